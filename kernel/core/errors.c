@@ -1,0 +1,40 @@
+/* Names and texts of the error codes (errors.h). */
+#include "priora/errors.h"
+
+static const struct {
+    const char *name;
+    const char *text;
+} table[] = {
+    {"PR_OK", "success"},
+    {"PR_EINVAL", "invalid argument or attribute"},
+    {"PR_EBADID", "id outside the pool"},
+    {"PR_ENOTALLOC", "object not allocated"},
+    {"PR_ENOSPC", "pool exhausted"},
+    {"PR_ETIMEDOUT", "timeout expired"},
+    {"PR_EAGAIN", "would block"},
+    {"PR_EPERM", "mutex not held by the caller"},
+    {"PR_EHELD", "mutex already held by the caller"},
+    {"PR_EDEADLK", "wait would close a cycle (deadlock)"},
+    {"PR_EBUSY", "object in use"},
+    {"PR_ECONTEXT", "call not allowed in this context"},
+    {"PR_ESTATE", "object not in a state where the call applies"},
+    {"PR_EOVERFLOW", "semaphore value would overflow"},
+};
+
+static int index_of(int err)
+{
+    int i = -err;
+    return (i >= 0 && i < (int)(sizeof table / sizeof table[0])) ? i : -1;
+}
+
+const char *pr_errname(int err)
+{
+    int i = index_of(err);
+    return i >= 0 ? table[i].name : "PR_E?";
+}
+
+const char *pr_strerror(int err)
+{
+    int i = index_of(err);
+    return i >= 0 ? table[i].text : "unknown error";
+}

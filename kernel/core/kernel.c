@@ -1,0 +1,89 @@
+/*
+ * The kernel's global state, its life cycle, interrupts and the tick.
+ */
+#include <string.h>
+#include "internal.h"
+
+pr_kernel_t pr_k;
+
+static void idle_start(void)
+{
+    for (;;)
+        pr_port_idle();
+}
+
+int pr_kernel_init(const pr_kernel_config_t *config)
+{
+    if (config == NULL || config->tick_hz < 1 || config->tick_hz > 1000000)
+        return PR_EINVAL;
+
+    memset(&pr_k, 0, sizeof pr_k);
+    pr_k.tick_hz = config->tick_hz;
+    pr_k.quantum = config->quantum;
+    pr_k.outside = 1;
+    sched_reset();
+    timers_reset();
+    sems_reset();
+    trace_reset();
+
+    for (int i = 0; i < PR_SLOTS; i++) {
+        pr_task_t *t = &pr_k.tasks[i];
+        t->id = i;
+        t->state = PR_TASK_FREE;
+        list_init(&t->qlink);
+        list_init(&t->held);
+    }
+    pr_task_t *idle = idle_task();
+    memcpy(idle->name, "idle", 5);
+    idle->state = PR_TASK_READY; /* never in the ready queue: chosen when it is empty */
+    idle->base = idle->effective = PRIO_NONE;
+    idle->blocked_on = NULL;
+    pr_port_context_init(PR_IDLE_SLOT, idle_start);
+    pr_k.current = idle;
+    return PR_OK;
+}
+
+pr_ticks_t pr_ticks_now(void) { return pr_k.ticks; }
+
+uint32_t pr_tick_hz(void) { return pr_k.tick_hz; }
+
+void pr_sched_set_quantum(pr_ticks_t quantum)
+{
+    pr_k.quantum = quantum;
+    pr_k.current->slice_left = quantum;
+}
+
+void pr_isr_enter(void) { pr_k.isr_nesting++; }
+
+/* Leaving the outermost interrupt: whatever it made ready (a release, a
+ * wakeup, an up) runs now if it is more urgent than the interrupted task. */
+void pr_isr_exit(void)
+{
+    if (--pr_k.isr_nesting == 0)
+        sched_reschedule();
+}
+
+/*
+ * One tick: the count advances, the timers due at the new count fire (in the
+ * order they were armed), then the running task is charged one tick of its
+ * round-robin quantum. A switch this causes happens at pr_isr_exit.
+ */
+void pr_kernel_tick(void)
+{
+    pr_k.ticks++;
+    pr_k.stats.ticks++;
+    timers_fire_due(pr_k.ticks);
+    sched_tick();
+}
+
+void pr_kernel_stats(pr_kernel_stats_t *stats)
+{
+    if (stats != NULL)
+        *stats = pr_k.stats;
+}
+
+void pr_kernel_set_outside(int outside) { pr_k.outside = outside; }
+
+int pr_kernel_timers_armed(void) { return pr_k.timers_armed; }
+
+int pr_kernel_current_slot(void) { return pr_k.current->id; }

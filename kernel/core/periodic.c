@@ -1,0 +1,108 @@
+/*
+ * Jobs: releases, completions, deadlines and watchdogs (seed 000 section 2;
+ * seed 003 section 2.1).
+ *
+ * Job k (k = 1, 2, ...) of a task is released at phase + (k-1) * period and
+ * must complete by that release + the relative deadline. Releases follow
+ * the nominal times whatever the task does: if a job is still running when
+ * the next one is released, the next one starts as soon as it completes
+ * (pr_task_wait_period returns at once). A task with period 0 has one job.
+ *
+ * Each task has two timers: the release timer (armed for the next release)
+ * and the deadline timer (armed for the deadline of the oldest job whose
+ * deadline has not been checked). When the deadline timer fires and that
+ * job has not completed, it is a miss: counted, traced, and the watchdog
+ * woken. Both timers cost O(1) per job.
+ */
+#include "internal.h"
+
+static pr_ticks_t release_tick(const pr_task_t *t, uint32_t job)
+{
+    return t->phase + (pr_ticks_t)(job - 1) * t->period;
+}
+
+static void notify_watchdog(pr_task_t *t)
+{
+    if (t->watchdog == PR_NO_TASK)
+        return;
+    pr_task_t *wd = &pr_k.tasks[t->watchdog];
+    wd->misses_pending++;
+    wd->miss_who = t->id;
+    if (wd->state == PR_TASK_WAIT_MISS) {
+        timer_cancel(&wd->timeout);
+        wd->wait_result = PR_OK;
+        trace_emit(PR_EV_WATCHDOG, trace_id(wd), trace_id(t), PR_OK, 0, 0, 0);
+        sched_make_ready(wd);
+    }
+}
+
+static void deadline_fire(pr_task_t *t)
+{
+    uint32_t job = t->deadline_job;
+    if (t->completed < job) {
+        t->misses++;
+        trace_emit(PR_EV_DEADLINE_MISS, trace_id(t),
+                   t->watchdog != PR_NO_TASK ? (uint8_t)t->watchdog : PR_TRACE_NONE, PR_OK, 0, 0,
+                   (int32_t)job);
+        notify_watchdog(t);
+    }
+    t->deadline_job = job + 1;
+    if (t->deadline_job <= t->released) /* already released: check it too */
+        timer_arm(&t->deadline_timer, release_tick(t, t->deadline_job) + t->rel_deadline);
+}
+
+static void release(pr_task_t *t)
+{
+    t->released++;
+    trace_emit(PR_EV_RELEASE, trace_id(t), PR_TRACE_NONE, PR_OK, 0, 0, (int32_t)t->released);
+    if (t->rel_deadline != 0 && !timer_armed(&t->deadline_timer)) {
+        t->deadline_job = t->released;
+        timer_arm(&t->deadline_timer, release_tick(t, t->released) + t->rel_deadline);
+    }
+    if (t->period != 0)
+        timer_arm(&t->release_timer, release_tick(t, t->released + 1));
+    if (t->state == PR_TASK_WAIT_RELEASE)
+        sched_make_ready(t);
+}
+
+static void release_fire(pr_task_t *t) { release(t); }
+
+void periodic_setup(pr_task_t *t)
+{
+    timer_init(&t->release_timer, release_fire, t);
+    timer_init(&t->deadline_timer, deadline_fire, t);
+    t->state = PR_TASK_WAIT_RELEASE;
+    if (t->phase <= pr_k.ticks) {
+        t->phase = pr_k.ticks;
+        release(t);
+    } else {
+        timer_arm(&t->release_timer, t->phase);
+    }
+}
+
+void periodic_stop(pr_task_t *t)
+{
+    timer_cancel(&t->release_timer);
+    timer_cancel(&t->deadline_timer);
+}
+
+void periodic_job_done(pr_task_t *t)
+{
+    t->completed++;
+    trace_emit(PR_EV_JOB_DONE, trace_id(t), PR_TRACE_NONE, PR_OK, 0, 0, (int32_t)t->completed);
+}
+
+int pr_task_wait_period(void)
+{
+    if (!in_task_context())
+        return PR_ECONTEXT;
+    pr_task_t *me = pr_k.current;
+    if (me->period == 0)
+        return PR_ESTATE;
+    periodic_job_done(me);
+    if (me->released > me->completed) /* overrun: the next job is already due */
+        return PR_OK;
+    sched_make_unready(me, PR_TASK_WAIT_RELEASE);
+    sched_reschedule();
+    return PR_OK;
+}

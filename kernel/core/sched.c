@@ -1,0 +1,128 @@
+/*
+ * The scheduler: fixed priorities, preemptive, round-robin among equals.
+ *
+ * The ready queue is a plist (plist.h) indexed by effective priority; the
+ * running task stays in it, at the head of its level. The next task to run
+ * is the head of the highest non-empty level, found in O(1); the idle task
+ * runs when the queue is empty.
+ *
+ * Placement rules (they decide who runs among equals):
+ *  - a task that becomes ready goes to the tail of its level;
+ *  - a task preempted by a more urgent one stays at the head of its level;
+ *  - a task whose effective priority changes goes to the tail of its new
+ *    level, except the running task, which goes to the head (a boost or an
+ *    unboost never makes it yield to an equal);
+ *  - at the end of its quantum (if the quantum is not 0), or on a yield, the
+ *    running task goes to the tail of its level.
+ *
+ * A switch happens at the instant a more urgent task becomes ready: in the
+ * call that readied it, or at the end of the interrupt that did.
+ */
+#include "internal.h"
+
+static void rq_push(pr_task_t *t, int front)
+{
+    if (front)
+        plist_push_front(&pr_k.ready, t->effective, &t->qlink);
+    else
+        plist_push_back(&pr_k.ready, t->effective, &t->qlink);
+    t->queue = &pr_k.ready;
+    t->queued_level = t->effective;
+}
+
+static void rq_remove(pr_task_t *t)
+{
+    plist_remove(&pr_k.ready, t->queued_level, &t->qlink);
+    t->queue = NULL;
+}
+
+void sched_reset(void) { plist_init(&pr_k.ready); }
+
+void sched_make_ready(pr_task_t *t)
+{
+    t->state = PR_TASK_READY;
+    t->slice_left = pr_k.quantum;
+    if (!t->suspended && t->queue == NULL)
+        rq_push(t, 0);
+}
+
+void sched_make_unready(pr_task_t *t, pr_task_state_t state)
+{
+    if (t->queue == &pr_k.ready)
+        rq_remove(t);
+    t->state = state;
+}
+
+void sched_requeue(pr_task_t *t)
+{
+    if (t->queue != &pr_k.ready)
+        return;
+    rq_remove(t);
+    rq_push(t, t == pr_k.current);
+}
+
+void sched_rotate(pr_task_t *t)
+{
+    t->slice_left = pr_k.quantum;
+    if (t->queue != &pr_k.ready)
+        return;
+    rq_remove(t);
+    rq_push(t, 0);
+}
+
+static pr_task_t *most_urgent_ready(void)
+{
+    pr_link_t *first = plist_first(&pr_k.ready);
+    return first != NULL ? container_of(first, pr_task_t, qlink) : idle_task();
+}
+
+/* Makes `next` the current task; the caller switches the CPU to it. */
+static void account_switch(pr_task_t *next)
+{
+    pr_task_t *prev = pr_k.current;
+    uint64_t now = pr_port_now();
+
+    prev->cpu_time += now - prev->dispatched_at;
+    next->dispatched_at = now;
+    pr_k.stats.context_switches++;
+    trace_emit(PR_EV_SWITCH, trace_id(next), trace_id(prev), PR_OK, (uint8_t)prev->state, 0, 0);
+    pr_k.current = next;
+}
+
+void sched_reschedule(void)
+{
+    if (pr_k.isr_nesting > 0 || pr_k.outside) {
+        pr_k.need_resched = 1;
+        return;
+    }
+    pr_k.need_resched = 0;
+    pr_task_t *prev = pr_k.current;
+    pr_task_t *next = most_urgent_ready();
+    if (next == prev)
+        return;
+    account_switch(next);
+    pr_port_switch(prev->id, next->id);
+}
+
+int pr_kernel_dispatch(void)
+{
+    pr_k.need_resched = 0;
+    pr_task_t *next = most_urgent_ready();
+    if (next != pr_k.current)
+        account_switch(next);
+    return next->id;
+}
+
+/* Round robin: charge the running task one tick of its quantum. */
+void sched_tick(void)
+{
+    pr_task_t *t = pr_k.current;
+    if (pr_k.quantum == 0 || t == idle_task() || t->queue != &pr_k.ready)
+        return;
+    if (t->slice_left > 1) {
+        t->slice_left--;
+        return;
+    }
+    sched_rotate(t); /* refills the slice; a no-op for the order if it is alone */
+    sched_reschedule();
+}

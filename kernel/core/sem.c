@@ -1,0 +1,357 @@
+/*
+ * The semaphore mechanism: the system pool, values, holders, wait lists,
+ * blocking and wakeup (seed 000, sections 4-6). How priorities react is the
+ * policy's business (kernel/policy/); this file calls its hooks.
+ *
+ * Invariants, true whenever no kernel call is running:
+ *  - value < 0  <=>  -value tasks wait (waiters == -value); value >= 0
+ *    means nobody waits.
+ *  - a mutex with value 1 has no holder; with value <= 0 it has one.
+ *  - an up that finds waiters wakes exactly one and hands it the unit
+ *    (for a mutex: the ownership); nobody can take the unit in between.
+ *
+ * Every call is O(1) in the number of waiters (plist.h); the policy's chain
+ * walk adds O(chain length) for mutexes (priority.c).
+ */
+#include <limits.h>
+#include <string.h>
+#include "../policy/policy.h"
+
+static pr_sem_t sems[PR_CONFIG_MAX_SEMS];
+static pr_link_t free_list;  /* freed descriptors go to the tail: reused last */
+static pr_link_t alloc_list;
+
+void sems_reset(void)
+{
+    list_init(&free_list);
+    list_init(&alloc_list);
+    for (int i = 0; i < PR_CONFIG_MAX_SEMS; i++) {
+        pr_sem_t *s = &sems[i];
+        memset(s, 0, sizeof *s);
+        s->index = i;
+        list_init(&s->held_link);
+        list_push_back(&free_list, &s->pool_link);
+    }
+}
+
+static int sem_lookup(pr_id_t id, pr_sem_t **out)
+{
+    if (id < 0 || id >= PR_CONFIG_MAX_SEMS)
+        return PR_EBADID;
+    if (!sems[id].allocated)
+        return PR_ENOTALLOC;
+    *out = &sems[id];
+    return PR_OK;
+}
+
+/* ---- wait lists ---- */
+
+pr_task_t *sem_first_waiter(const pr_sem_t *s)
+{
+    pr_link_t *first = plist_first(&s->waitq);
+    return first != NULL ? container_of(first, pr_task_t, qlink) : NULL;
+}
+
+/* Priority order: the level of the waiter's effective priority, FIFO within
+ * it. FIFO order: everybody at level 0, in arrival order. */
+static void waitq_insert(pr_sem_t *s, pr_task_t *t)
+{
+    int level = sem_is_prio(s) ? t->effective : 0;
+    plist_push_back(&s->waitq, level, &t->qlink);
+    t->queue = &s->waitq;
+    t->queued_level = level;
+}
+
+static void waitq_remove(pr_sem_t *s, pr_task_t *t)
+{
+    plist_remove(&s->waitq, t->queued_level, &t->qlink);
+    t->queue = NULL;
+}
+
+void sem_waiter_requeue(pr_task_t *t)
+{
+    pr_sem_t *s = t->blocked_on;
+    if (!sem_is_prio(s) || t->queued_level == t->effective)
+        return;
+    waitq_remove(s, t);
+    waitq_insert(s, t);
+}
+
+/* ---- holders ---- */
+
+static void take(pr_sem_t *s, pr_task_t *t)
+{
+    s->holder = t;
+    list_push_back(&t->held, &s->held_link);
+    t->held_count++;
+    s->policy->acquired(s, t);
+}
+
+static void give(pr_sem_t *s, pr_task_t *t)
+{
+    list_remove(&s->held_link);
+    t->held_count--;
+    prio_withdraw(s, PR_CAUSE_RELEASE);
+    s->holder = NULL;
+    s->policy->release(s, t);
+}
+
+/* ---- allocation ---- */
+
+void pr_sem_attr_init(pr_sem_attr_t *attr)
+{
+    if (attr == NULL)
+        return;
+    memset(attr, 0, sizeof *attr);
+    attr->protocol = PR_PROTOCOL_NONE;
+}
+
+static int check_attr(const pr_sem_attr_t *attr)
+{
+    const unsigned known = PR_SEM_PRIO | PR_SEM_MUTEX;
+    if ((attr->flags & ~known) != 0 || attr->value < 0 || attr->ceiling != 0)
+        return PR_EINVAL;
+    if ((attr->flags & PR_SEM_MUTEX) && attr->value != 1)
+        return PR_EINVAL;
+    const pr_policy_t *policy = policy_of(attr->protocol);
+    if (policy == NULL)
+        return PR_EINVAL;
+    if (attr->protocol != PR_PROTOCOL_NONE && !(attr->flags & PR_SEM_MUTEX))
+        return PR_EINVAL;
+    if (attr->name != NULL && strlen(attr->name) >= PR_CONFIG_NAME_LEN)
+        return PR_EINVAL;
+    return policy->check_attr(attr);
+}
+
+int pr_sem_alloc(const pr_sem_attr_t *attr, pr_id_t *id)
+{
+    int err = (attr == NULL || id == NULL) ? PR_EINVAL : check_attr(attr);
+    if (err == PR_OK && list_empty(&free_list))
+        err = PR_ENOSPC;
+    if (err != PR_OK) {
+        trace_emit(PR_EV_SEM_ALLOC, caller_trace_id(), PR_TRACE_NONE, err, 0, 0, attr ? attr->value : 0);
+        return err;
+    }
+
+    pr_sem_t *s = container_of(free_list.next, pr_sem_t, pool_link);
+    list_remove(&s->pool_link);
+    list_push_back(&alloc_list, &s->pool_link);
+
+    s->allocated = 1;
+    s->value = s->init_value = attr->value;
+    s->waiters = 0;
+    s->flags = attr->flags;
+    s->protocol = attr->protocol;
+    s->policy = policy_of(attr->protocol);
+    s->ceiling = attr->ceiling;
+    s->owner = in_task_context() ? pr_k.current->id : PR_NO_TASK;
+    s->holder = NULL;
+    s->lent = PRIO_NONE;
+    memset(&s->stats, 0, sizeof s->stats);
+    memset(s->name, 0, sizeof s->name);
+    if (attr->name != NULL)
+        strcpy(s->name, attr->name);
+    plist_init(&s->waitq);
+
+    *id = s->index;
+    trace_emit(PR_EV_SEM_ALLOC, caller_trace_id(), (uint8_t)s->index, PR_OK, 0, 0, s->value);
+    return PR_OK;
+}
+
+int pr_sem_free(pr_id_t id)
+{
+    pr_sem_t *s = NULL;
+    int err = sem_lookup(id, &s);
+    if (err == PR_OK && (s->waiters > 0 || s->holder != NULL))
+        err = PR_EBUSY;
+    trace_emit(PR_EV_SEM_FREE, caller_trace_id(), (uint8_t)id, err, 0, 0, 0);
+    if (err != PR_OK)
+        return err;
+
+    s->allocated = 0;
+    list_remove(&s->pool_link);
+    list_push_back(&free_list, &s->pool_link);
+    return PR_OK;
+}
+
+/* ---- down ---- */
+
+/* Would `t` waiting on mutex m close a cycle? Follows holder -> the mutex it
+ * waits on -> its holder ... (at most PR_CONFIG_MAX_TASKS steps: the chain
+ * has no cycle yet). */
+static int closes_cycle(const pr_sem_t *m, const pr_task_t *t)
+{
+    const pr_task_t *h = m->holder;
+    for (int step = 0; h != NULL && step < PR_CONFIG_MAX_TASKS; step++) {
+        if (h == t)
+            return 1;
+        const pr_sem_t *next = h->blocked_on;
+        if (next == NULL || !sem_is_mutex(next))
+            return 0;
+        h = next->holder;
+    }
+    return 0;
+}
+
+static int down_result(pr_sem_t *s, pr_id_t id, int err, int blocked)
+{
+    trace_emit(PR_EV_SEM_DOWN, caller_trace_id(), (uint8_t)id, err, (uint8_t)blocked, 0,
+               s != NULL ? s->value : 0);
+    return err;
+}
+
+int pr_sem_down(pr_id_t id, pr_timeout_t timeout)
+{
+    pr_sem_t *s = NULL;
+    pr_task_t *me = pr_k.current;
+    int err = sem_lookup(id, &s);
+    if (err != PR_OK)
+        return down_result(NULL, id, err, 0);
+    if (!in_task_context() && (timeout != PR_NO_WAIT || sem_is_mutex(s)))
+        return down_result(s, id, PR_ECONTEXT, 0);
+
+    s->stats.downs++;
+    if (sem_is_mutex(s) && s->holder == me)
+        return down_result(s, id, PR_EHELD, 0);
+
+    if (s->value > 0) {                       /* available: take it */
+        s->value--;
+        if (sem_is_mutex(s))
+            take(s, me);
+        return down_result(s, id, PR_OK, 0);
+    }
+    if (timeout == PR_NO_WAIT)
+        return down_result(s, id, PR_EAGAIN, 0);
+    if (sem_is_mutex(s)) {
+        if (closes_cycle(s, me))
+            return down_result(s, id, PR_EDEADLK, 0);
+        err = s->policy->conflict(s, me);
+        if (err != PR_OK)
+            return down_result(s, id, err, 0);
+    }
+
+    /* Block: one more waiter, so the value goes one further below zero. */
+    s->value--;
+    s->waiters++;
+    if ((uint32_t)s->waiters > s->stats.max_waiters)
+        s->stats.max_waiters = (uint32_t)s->waiters;
+    me->blocked_on = s;
+    me->wait_result = PR_OK;
+    sched_make_unready(me, PR_TASK_BLOCKED);
+    waitq_insert(s, me);
+    if (timeout != PR_FOREVER)
+        timer_arm(&me->timeout, pr_k.ticks + timeout);
+    trace_emit(PR_EV_BLOCK, trace_id(me), (uint8_t)id, PR_OK, 0, 0, (int32_t)timeout);
+    if (sem_is_mutex(s))
+        s->policy->not_acquired(s, me);
+
+    sched_reschedule(); /* returns once woken: by an up, or by the timeout */
+    return down_result(s, id, me->wait_result, 1);
+}
+
+int pr_sem_trydown(pr_id_t id) { return pr_sem_down(id, PR_NO_WAIT); }
+
+/* A waiter leaves without the semaphore: its timeout fired (result
+ * PR_ETIMEDOUT) or it is being deleted. */
+void sem_waiter_abort(pr_task_t *t, int result, int cause)
+{
+    pr_sem_t *s = t->blocked_on;
+    waitq_remove(s, t);
+    s->waiters--;
+    s->value++;
+    t->blocked_on = NULL;
+    t->wait_result = result;
+    timer_cancel(&t->timeout);
+    if (sem_is_mutex(s))
+        s->policy->abort(s, t, cause);
+}
+
+/* ---- up ---- */
+
+int pr_sem_up(pr_id_t id)
+{
+    pr_sem_t *s = NULL;
+    pr_task_t *me = pr_k.current;
+    pr_task_t *woken = NULL;
+    int err = sem_lookup(id, &s);
+    if (err == PR_OK && sem_is_mutex(s)) {
+        if (!in_task_context())
+            err = PR_ECONTEXT;
+        else if (s->holder != me)
+            err = PR_EPERM;
+    }
+    if (err == PR_OK) {
+        s->stats.ups++;
+        if (s->value == INT_MAX)
+            err = PR_EOVERFLOW;
+    }
+    if (err != PR_OK) {
+        trace_emit(PR_EV_SEM_UP, caller_trace_id(), (uint8_t)id, err, PR_TRACE_NONE, 0, s ? s->value : 0);
+        return err;
+    }
+
+    if (sem_is_mutex(s))
+        give(s, me);
+    s->value++;
+    if (s->value <= 0) { /* there was a waiter: it gets the unit */
+        woken = sem_first_waiter(s);
+        waitq_remove(s, woken);
+        s->waiters--;
+        timer_cancel(&woken->timeout);
+        woken->blocked_on = NULL;
+        woken->wait_result = PR_OK;
+        trace_emit(PR_EV_WAKE, trace_id(woken), (uint8_t)id, PR_OK, 0, 0, 0);
+        if (sem_is_mutex(s))
+            take(s, woken);
+        sched_make_ready(woken);
+    }
+    trace_emit(PR_EV_SEM_UP, caller_trace_id(), (uint8_t)id, PR_OK, trace_id(woken), 0, s->value);
+    sched_reschedule();
+    return PR_OK;
+}
+
+/* ---- statistics and status ---- */
+
+int pr_sem_stats(pr_id_t id, pr_sem_stats_t *stats)
+{
+    pr_sem_t *s;
+    int err = sem_lookup(id, &s);
+    if (err != PR_OK)
+        return err;
+    if (stats == NULL)
+        return PR_EINVAL;
+    *stats = s->stats;
+    return PR_OK;
+}
+
+int pr_sem_status(pr_id_t id, pr_sem_status_t *status)
+{
+    pr_sem_t *s;
+    int err = sem_lookup(id, &s);
+    if (err != PR_OK)
+        return err;
+    if (status == NULL)
+        return PR_EINVAL;
+    status->index = s->index;
+    status->owner = s->owner;
+    status->holder = s->holder != NULL ? s->holder->id : PR_NO_TASK;
+    status->waiters = s->waiters;
+    status->value = s->value;
+    return PR_OK;
+}
+
+int pr_sem_attr_get(pr_id_t id, pr_sem_attr_t *attr)
+{
+    pr_sem_t *s;
+    int err = sem_lookup(id, &s);
+    if (err != PR_OK)
+        return err;
+    if (attr == NULL)
+        return PR_EINVAL;
+    attr->value = s->init_value;
+    attr->flags = s->flags;
+    attr->protocol = s->protocol;
+    attr->ceiling = s->ceiling;
+    attr->name = s->name;
+    return PR_OK;
+}

@@ -1,0 +1,284 @@
+/*
+ * Task calls: create, delete, suspend, resume, delay, yield, set priority,
+ * watchdog wait, status; and the timed-wait timer that serves delays,
+ * semaphore timeouts and watchdog timeouts.
+ */
+#include <string.h>
+#include "internal.h"
+
+int task_lookup(pr_id_t id, pr_task_t **out)
+{
+    if (id < 0 || id >= PR_CONFIG_MAX_TASKS)
+        return PR_EBADID;
+    if (pr_k.tasks[id].state == PR_TASK_FREE)
+        return PR_ENOTALLOC;
+    *out = &pr_k.tasks[id];
+    return PR_OK;
+}
+
+int name_copy(char *dst, const char *src)
+{
+    memset(dst, 0, PR_CONFIG_NAME_LEN);
+    if (src == NULL)
+        return PR_OK;
+    if (strlen(src) >= PR_CONFIG_NAME_LEN)
+        return PR_EINVAL;
+    strcpy(dst, src);
+    return PR_OK;
+}
+
+pr_id_t pr_task_self(void) { return in_task_context() ? pr_k.current->id : PR_NO_TASK; }
+
+/* The timed-wait timer fired: a delay is over, a semaphore wait or a
+ * watchdog wait timed out. */
+static void timeout_fire(pr_task_t *t)
+{
+    switch (t->state) {
+    case PR_TASK_BLOCKED: {
+        uint8_t sem = (uint8_t)t->blocked_on->index;
+        trace_emit(PR_EV_TIMEOUT, trace_id(t), sem, PR_ETIMEDOUT, 0, 0, 0);
+        sem_waiter_abort(t, PR_ETIMEDOUT, PR_CAUSE_TIMEOUT);
+        trace_emit(PR_EV_WAKE, trace_id(t), sem, PR_ETIMEDOUT, 0, 0, 0);
+        break;
+    }
+    case PR_TASK_DELAYED:
+        trace_emit(PR_EV_DELAY_END, trace_id(t), PR_TRACE_NONE, PR_OK, 0, 0, 0);
+        t->wait_result = PR_OK;
+        break;
+    case PR_TASK_WAIT_MISS:
+        trace_emit(PR_EV_TIMEOUT, trace_id(t), PR_TRACE_NONE, PR_ETIMEDOUT, 0, 0, 0);
+        t->wait_result = PR_ETIMEDOUT;
+        break;
+    default:
+        return; /* cannot happen: the timer is cancelled when the wait ends */
+    }
+    sched_make_ready(t);
+}
+
+/* The task's body returned: its last job is complete and it is done. */
+static void task_start(void)
+{
+    pr_task_t *t = pr_k.current;
+    t->entry(t->arg);
+
+    periodic_job_done(t);
+    periodic_stop(t);
+    trace_emit(PR_EV_TASK_EXIT, trace_id(t), PR_TRACE_NONE, PR_OK, 0, 0, 0);
+    sched_make_unready(t, PR_TASK_DONE);
+    sched_reschedule(); /* never comes back */
+}
+
+void pr_task_attr_init(pr_task_attr_t *attr)
+{
+    if (attr == NULL)
+        return;
+    memset(attr, 0, sizeof *attr);
+    attr->watchdog = PR_NO_TASK;
+}
+
+static int check_task_attr(const pr_task_attr_t *attr)
+{
+    if (attr->entry == NULL || attr->priority < 0 || attr->priority > PR_PRIO_MAX)
+        return PR_EINVAL;
+    if (attr->name != NULL && strlen(attr->name) >= PR_CONFIG_NAME_LEN)
+        return PR_EINVAL;
+    if (attr->period > UINT32_MAX || attr->deadline > UINT32_MAX)
+        return PR_EINVAL;
+    if (attr->watchdog != PR_NO_TASK) {
+        pr_task_t *wd;
+        return task_lookup(attr->watchdog, &wd);
+    }
+    return PR_OK;
+}
+
+int pr_task_create(const pr_task_attr_t *attr, pr_id_t *id)
+{
+    if (attr == NULL || id == NULL)
+        return PR_EINVAL;
+    int err = check_task_attr(attr);
+    if (err != PR_OK)
+        return err;
+
+    pr_task_t *t = NULL;
+    for (int i = 0; i < PR_CONFIG_MAX_TASKS && t == NULL; i++) /* lowest free id */
+        if (pr_k.tasks[i].state == PR_TASK_FREE)
+            t = &pr_k.tasks[i];
+    if (t == NULL)
+        return PR_ENOSPC;
+
+    pr_id_t tid = t->id;
+    memset(t, 0, sizeof *t);
+    t->id = tid;
+    name_copy(t->name, attr->name);
+    list_init(&t->qlink);
+    list_init(&t->held);
+    t->entry = attr->entry;
+    t->arg = attr->arg;
+    t->base = t->effective = attr->priority;
+    t->period = attr->period;
+    t->phase = attr->phase;
+    t->rel_deadline = attr->deadline != 0 ? attr->deadline : attr->period;
+    t->watchdog = attr->watchdog;
+    t->miss_who = PR_NO_TASK;
+    timer_init(&t->timeout, timeout_fire, t);
+    pr_port_context_init(t->id, task_start);
+
+    trace_emit(PR_EV_TASK_CREATE, trace_id(t), caller_trace_id(), PR_OK, (uint8_t)t->base, 0,
+               (int32_t)t->period);
+    periodic_setup(t); /* first release now or at its phase */
+    *id = t->id;
+    sched_reschedule();
+    return PR_OK;
+}
+
+int pr_task_delete(pr_id_t id)
+{
+    pr_task_t *t;
+    int err = task_lookup(id, &t);
+    if (err == PR_OK && t->held_count > 0)
+        err = PR_EBUSY;
+    if (err != PR_OK)
+        return err;
+
+    trace_emit(PR_EV_TASK_DELETE, trace_id(t), caller_trace_id(), PR_OK, 0, 0, 0);
+    timer_cancel(&t->timeout);
+    periodic_stop(t);
+    if (t->state == PR_TASK_BLOCKED)
+        sem_waiter_abort(t, PR_ENOTALLOC, PR_CAUSE_DELETE);
+    sched_make_unready(t, PR_TASK_FREE);
+    for (int i = 0; i < PR_CONFIG_MAX_TASKS; i++) /* forget it as a watchdog */
+        if (pr_k.tasks[i].watchdog == id)
+            pr_k.tasks[i].watchdog = PR_NO_TASK;
+    sched_reschedule(); /* if t was the caller, this never returns */
+    return PR_OK;
+}
+
+int pr_task_suspend(pr_id_t id)
+{
+    pr_task_t *t;
+    int err = task_lookup(id, &t);
+    if (err == PR_OK && (t->suspended || t->state == PR_TASK_DONE))
+        err = PR_ESTATE;
+    if (err != PR_OK)
+        return err;
+    t->suspended = 1;
+    if (t->queue == &pr_k.ready) {
+        pr_task_state_t state = t->state;
+        sched_make_unready(t, state);
+    }
+    trace_emit(PR_EV_SUSPEND, trace_id(t), caller_trace_id(), PR_OK, 0, 0, 0);
+    sched_reschedule();
+    return PR_OK;
+}
+
+int pr_task_resume(pr_id_t id)
+{
+    pr_task_t *t;
+    int err = task_lookup(id, &t);
+    if (err == PR_OK && !t->suspended)
+        err = PR_ESTATE;
+    if (err != PR_OK)
+        return err;
+    t->suspended = 0;
+    trace_emit(PR_EV_RESUME, trace_id(t), caller_trace_id(), PR_OK, 0, 0, 0);
+    if (t->state == PR_TASK_READY)
+        sched_make_ready(t);
+    sched_reschedule();
+    return PR_OK;
+}
+
+int pr_task_delay(pr_timeout_t ticks)
+{
+    if (!in_task_context())
+        return PR_ECONTEXT;
+    if (ticks == PR_FOREVER)
+        return PR_EINVAL;
+    if (ticks == 0)
+        return pr_task_yield();
+    pr_task_t *me = pr_k.current;
+    trace_emit(PR_EV_DELAY, trace_id(me), PR_TRACE_NONE, PR_OK, 0, 0, (int32_t)ticks);
+    sched_make_unready(me, PR_TASK_DELAYED);
+    timer_arm(&me->timeout, pr_k.ticks + ticks);
+    sched_reschedule();
+    return PR_OK;
+}
+
+int pr_task_yield(void)
+{
+    if (!in_task_context())
+        return PR_ECONTEXT;
+    sched_rotate(pr_k.current);
+    sched_reschedule();
+    return PR_OK;
+}
+
+int pr_task_set_priority(pr_id_t id, pr_prio_t priority)
+{
+    pr_task_t *t;
+    int err = task_lookup(id, &t);
+    if (err == PR_OK && (priority < 0 || priority > PR_PRIO_MAX))
+        err = PR_EINVAL;
+    if (err == PR_OK && t->state == PR_TASK_DONE)
+        err = PR_ESTATE;
+    trace_emit(PR_EV_PRIO_SET, err == PR_OK ? trace_id(t) : (uint8_t)id, caller_trace_id(), err,
+               err == PR_OK ? (uint8_t)t->base : 0, (uint8_t)priority, 0);
+    if (err != PR_OK)
+        return err;
+    t->base = priority;
+    prio_task_base_changed(t);
+    sched_reschedule();
+    return PR_OK;
+}
+
+int pr_task_wait_miss(pr_timeout_t timeout, pr_id_t *who)
+{
+    if (!in_task_context())
+        return PR_ECONTEXT;
+    pr_task_t *me = pr_k.current;
+    if (me->misses_pending == 0) {
+        if (timeout == PR_NO_WAIT)
+            return PR_EAGAIN;
+        me->wait_result = PR_OK;
+        sched_make_unready(me, PR_TASK_WAIT_MISS);
+        if (timeout != PR_FOREVER)
+            timer_arm(&me->timeout, pr_k.ticks + timeout);
+        sched_reschedule();
+        if (me->wait_result != PR_OK)
+            return me->wait_result;
+    }
+    int n = (int)me->misses_pending;
+    me->misses_pending = 0;
+    if (who != NULL)
+        *who = me->miss_who;
+    return n;
+}
+
+int pr_task_status(pr_id_t id, pr_task_status_t *st)
+{
+    pr_task_t *t;
+    int err = task_lookup(id, &t);
+    if (err != PR_OK)
+        return err;
+    if (st == NULL)
+        return PR_EINVAL;
+    memset(st, 0, sizeof *st);
+    st->id = t->id;
+    memcpy(st->name, t->name, PR_CONFIG_NAME_LEN);
+    st->state = t->state;
+    st->suspended = t->suspended;
+    st->base_priority = t->base;
+    st->effective_priority = t->effective;
+    st->blocked_on = t->blocked_on != NULL ? t->blocked_on->index : PR_NO_SEM;
+    st->mutexes_held = t->held_count;
+    st->jobs_released = t->released;
+    st->jobs_completed = t->completed;
+    st->deadline_misses = t->misses;
+    st->cpu_time = t->cpu_time;
+    if (t == pr_k.current && !pr_k.outside)
+        st->cpu_time += pr_port_now() - t->dispatched_at;
+    st->period = t->period;
+    st->phase = t->phase;
+    st->deadline = t->rel_deadline;
+    st->watchdog = t->watchdog;
+    return PR_OK;
+}

@@ -1,0 +1,70 @@
+/*
+ * Timers: a wheel of PR_CONFIG_TIMER_SLOTS lists. A timer due at tick e sits
+ * in slot e mod SLOTS, at the tail (so timers due at the same tick fire in
+ * the order they were armed: the trace is deterministic).
+ *
+ * Costs (docs/costs.md): arm O(1), cancel O(1). The tick scans one slot:
+ * O(timers in that slot), and fires the due ones, each O(its action). With
+ * every timeout shorter than SLOTS ticks, every timer in the slot is due.
+ * At most 3 timers per task exist (timeout, release, deadline).
+ */
+#include "internal.h"
+
+static pr_link_t wheel[PR_CONFIG_TIMER_SLOTS];
+
+void timers_reset(void)
+{
+    for (int i = 0; i < PR_CONFIG_TIMER_SLOTS; i++)
+        list_init(&wheel[i]);
+    pr_k.timers_armed = 0;
+}
+
+void timer_init(pr_timer_t *tm, void (*fire)(pr_task_t *), pr_task_t *task)
+{
+    list_init(&tm->link);
+    tm->expiry = 0;
+    tm->fire = fire;
+    tm->task = task;
+}
+
+void timer_arm(pr_timer_t *tm, pr_ticks_t expiry)
+{
+    timer_cancel(tm);
+    tm->expiry = expiry;
+    list_push_back(&wheel[expiry & (PR_CONFIG_TIMER_SLOTS - 1)], &tm->link);
+    pr_k.timers_armed++;
+}
+
+void timer_cancel(pr_timer_t *tm)
+{
+    if (!timer_armed(tm))
+        return;
+    list_remove(&tm->link);
+    pr_k.timers_armed--;
+}
+
+/*
+ * Fires the timers due at `now`. They are first moved, in order, to a local
+ * list, because firing one may cancel or re-arm others of the same slot (a
+ * deadline miss wakes a watchdog and cancels its timeout); a cancelled timer
+ * simply leaves the local list.
+ */
+void timers_fire_due(pr_ticks_t now)
+{
+    pr_link_t *slot = &wheel[now & (PR_CONFIG_TIMER_SLOTS - 1)];
+    pr_link_t due;
+    list_init(&due);
+
+    for (pr_link_t *l = slot->next, *next; l != slot; l = next) {
+        next = l->next;
+        if (container_of(l, pr_timer_t, link)->expiry == now) {
+            list_remove(l);
+            list_push_back(&due, l);
+        }
+    }
+    while (!list_empty(&due)) {
+        pr_timer_t *tm = container_of(due.next, pr_timer_t, link);
+        timer_cancel(tm);
+        tm->fire(tm->task);
+    }
+}

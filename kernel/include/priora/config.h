@@ -1,0 +1,71 @@
+/*
+ * Build-time configuration of the Priora kernel.
+ *
+ * Every pool is sized here, at build time: the kernel never allocates after
+ * start. Each value can be overridden on the compiler command line
+ * (-DPR_CONFIG_MAX_TASKS=16, ...). The worst-case bounds in docs/costs.md are
+ * written in terms of these names.
+ */
+#ifndef PRIORA_CONFIG_H
+#define PRIORA_CONFIG_H
+
+/* Priority levels. Larger number = more urgent. One 32-bit word is the
+ * ready/wait bitmap, so at most 32 levels (0 .. PR_CONFIG_PRIORITIES-1). The
+ * idle task sits below level 0 and takes no level of its own. */
+#ifndef PR_CONFIG_PRIORITIES
+#define PR_CONFIG_PRIORITIES 32
+#endif
+
+/* Task descriptors in the static pool (the idle task is extra). */
+#ifndef PR_CONFIG_MAX_TASKS
+#define PR_CONFIG_MAX_TASKS 32
+#endif
+
+/* Semaphore descriptors in the system semaphore pool. */
+#ifndef PR_CONFIG_MAX_SEMS
+#define PR_CONFIG_MAX_SEMS 64
+#endif
+
+/* Bytes of stack per task (the port may round it). */
+#ifndef PR_CONFIG_STACK_SIZE
+#define PR_CONFIG_STACK_SIZE 65536
+#endif
+
+/* Slots of the timer wheel; a power of two. A timer due within this many
+ * ticks is found by the tick handler without looking at any other timer. */
+#ifndef PR_CONFIG_TIMER_SLOTS
+#define PR_CONFIG_TIMER_SLOTS 64
+#endif
+
+/* Records in the trace ring buffer; a power of two. */
+#ifndef PR_CONFIG_TRACE_RECORDS
+#define PR_CONFIG_TRACE_RECORDS 1024
+#endif
+
+/* 1 = trace compiled in, 0 = every trace point compiles to nothing. */
+#ifndef PR_CONFIG_TRACE
+#define PR_CONFIG_TRACE 1
+#endif
+
+/* Longest task or semaphore name, terminating NUL included. */
+#ifndef PR_CONFIG_NAME_LEN
+#define PR_CONFIG_NAME_LEN 16
+#endif
+
+#if PR_CONFIG_PRIORITIES < 2 || PR_CONFIG_PRIORITIES > 32
+#error "PR_CONFIG_PRIORITIES must be in 2..32 (one 32-bit bitmap word)"
+#endif
+#if PR_CONFIG_MAX_TASKS < 1 || PR_CONFIG_MAX_TASKS > 254
+#error "PR_CONFIG_MAX_TASKS must be in 1..254 (trace records hold ids in one byte)"
+#endif
+#if PR_CONFIG_MAX_SEMS < 1 || PR_CONFIG_MAX_SEMS > 254
+#error "PR_CONFIG_MAX_SEMS must be in 1..254 (trace records hold ids in one byte)"
+#endif
+#if (PR_CONFIG_TIMER_SLOTS & (PR_CONFIG_TIMER_SLOTS - 1)) != 0
+#error "PR_CONFIG_TIMER_SLOTS must be a power of two"
+#endif
+#if (PR_CONFIG_TRACE_RECORDS & (PR_CONFIG_TRACE_RECORDS - 1)) != 0
+#error "PR_CONFIG_TRACE_RECORDS must be a power of two"
+#endif
+
+#endif /* PRIORA_CONFIG_H */

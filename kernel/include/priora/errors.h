@@ -1,0 +1,32 @@
+/*
+ * Error codes. Every Priora call returns PR_OK (0) or one of these negative
+ * codes; none of them crashes or changes state when it fails, except where
+ * its description says so (PR_ETIMEDOUT: the wait is over).
+ */
+#ifndef PRIORA_ERRORS_H
+#define PRIORA_ERRORS_H
+
+typedef enum pr_err {
+    PR_OK = 0,
+    PR_EINVAL = -1,    /* an argument or attribute is invalid (or an invalid combination) */
+    PR_EBADID = -2,    /* the id is outside the pool */
+    PR_ENOTALLOC = -3, /* the id is in the pool but not allocated (never, or freed) */
+    PR_ENOSPC = -4,    /* the pool is exhausted */
+    PR_ETIMEDOUT = -5, /* the timeout expired before the semaphore was obtained */
+    PR_EAGAIN = -6,    /* PR_NO_WAIT was given and the call would have blocked */
+    PR_EPERM = -7,     /* up on a mutex by a task that does not hold it */
+    PR_EHELD = -8,     /* down on a mutex the caller already holds (self-deadlock) */
+    PR_EDEADLK = -9,   /* blocking would close a cycle of mutex waits (deadlock) */
+    PR_EBUSY = -10,    /* free of a semaphore with waiters or a holder; delete of a task holding a mutex */
+    PR_ECONTEXT = -11, /* the call needs a calling task that may block (not an interrupt, not outside the kernel) */
+    PR_ESTATE = -12,   /* the object is not in a state where the call applies */
+    PR_EOVERFLOW = -13 /* the semaphore value would overflow */
+} pr_err_t;
+
+/* A short constant text for a code ("PR_ETIMEDOUT: timeout expired"). */
+const char *pr_strerror(int err);
+
+/* The symbolic name of a code ("PR_ETIMEDOUT"). */
+const char *pr_errname(int err);
+
+#endif /* PRIORA_ERRORS_H */

@@ -1,0 +1,49 @@
+/*
+ * Kernel life cycle, time and scheduling configuration.
+ *
+ * A port calls pr_kernel_init(), lets the application create tasks and
+ * semaphores, then starts the scheduler (pr_kernel_start, through the port).
+ * Time is kept in ticks; the port calls pr_kernel_tick() from its timer
+ * interrupt, bracketed by pr_isr_enter()/pr_isr_exit().
+ */
+#ifndef PRIORA_KERNEL_H
+#define PRIORA_KERNEL_H
+
+#include "priora/types.h"
+
+typedef struct pr_kernel_config {
+    uint32_t tick_hz;      /* tick rate, for the port's timer: 1 .. 1000000 */
+    pr_ticks_t quantum;    /* round-robin quantum in ticks; 0 = run until it blocks */
+} pr_kernel_config_t;
+
+/* Resets every pool and the clock. Errors: PR_EINVAL (NULL, tick_hz out of
+ * range). Calling it again discards all kernel state (for tests). */
+int pr_kernel_init(const pr_kernel_config_t *config);
+
+/* The tick count since start, and the configured tick rate. */
+pr_ticks_t pr_ticks_now(void);
+uint32_t pr_tick_hz(void);
+
+/* Changes the round-robin quantum (ticks, 0 = off); the running task's
+ * current slice is refilled to the new quantum. */
+void pr_sched_set_quantum(pr_ticks_t quantum);
+
+/* Interrupt bracketing, called by ports. Inside, calls that would block fail
+ * with PR_ECONTEXT and rescheduling waits for the outermost pr_isr_exit. */
+void pr_isr_enter(void);
+void pr_isr_exit(void);
+
+/* The timer interrupt's work: advances the tick count, fires the timers due
+ * (releases, deadlines, timeouts, delays) and charges the round-robin
+ * quantum. Called by the port between pr_isr_enter and pr_isr_exit. */
+void pr_kernel_tick(void);
+
+/* Scheduler counters (for reports). */
+typedef struct pr_kernel_stats {
+    uint64_t context_switches;
+    uint64_t priority_changes;
+    uint64_t ticks;
+} pr_kernel_stats_t;
+void pr_kernel_stats(pr_kernel_stats_t *stats);
+
+#endif /* PRIORA_KERNEL_H */

@@ -1,0 +1,60 @@
+/*
+ * The boundary between the kernel and a port. Only a port touches the CPU,
+ * the timer and the console; the kernel core calls the pr_port_* functions
+ * below, and a port calls the pr_kernel_* functions at the bottom.
+ *
+ * Contexts are numbered by slot: task id i uses slot i, and the idle task
+ * uses slot PR_IDLE_SLOT. The port owns the stacks and saved registers.
+ */
+#ifndef PRIORA_PORT_H
+#define PRIORA_PORT_H
+
+#include "priora/types.h"
+
+#define PR_IDLE_SLOT PR_CONFIG_MAX_TASKS
+#define PR_SLOTS (PR_CONFIG_MAX_TASKS + 1)
+
+/* ---- implemented by the port ---- */
+
+/* Prepares slot's stack so that the first switch to it calls start(), which
+ * never returns. */
+void pr_port_context_init(int slot, void (*start)(void));
+
+/* Saves the running context into from_slot and resumes to_slot. Returns when
+ * some later switch resumes from_slot. */
+void pr_port_switch(int from_slot, int to_slot);
+
+/* Current time in port units (ns on the host port; the riscv port converts
+ * its timer). Used for trace timestamps and CPU time. */
+uint64_t pr_port_now(void);
+
+/* The idle task's body calls this in a loop: wait for the next interrupt. */
+void pr_port_idle(void);
+
+/* The trace ring is full: drain it now if the port can (pr_trace_drain). */
+void pr_port_trace_full(void);
+
+/* Consumes `amount` units of CPU time in the calling task (interruptible,
+ * preemptible). Used by the scenario interpreter's "compute" action. */
+void pr_port_consume(uint64_t amount);
+
+/* ---- implemented by the kernel, called by ports ---- */
+
+/* Makes the most urgent ready task (or idle) the current one and returns its
+ * slot; the port then resumes that slot. Used to start the kernel and, on the
+ * host port, to resume it after a pause. */
+int pr_kernel_dispatch(void);
+
+/* The port's code is outside the kernel's tasks (host: the simulation driver
+ * between runs; any port: before start). Calls made there act as from an
+ * interrupt: they never block. */
+void pr_kernel_set_outside(int outside);
+
+
+/* Number of timers armed (0 with nothing ready means nothing can happen). */
+int pr_kernel_timers_armed(void);
+
+/* Slot of the running context. */
+int pr_kernel_current_slot(void);
+
+#endif /* PRIORA_PORT_H */

@@ -1,0 +1,13 @@
+/* The whole Priora kernel API. */
+#ifndef PRIORA_H
+#define PRIORA_H
+
+#include "priora/config.h"
+#include "priora/types.h"
+#include "priora/errors.h"
+#include "priora/kernel.h"
+#include "priora/task.h"
+#include "priora/sem.h"
+#include "priora/trace.h"
+
+#endif /* PRIORA_H */

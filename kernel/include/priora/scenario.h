@@ -1,0 +1,72 @@
+/*
+ * The scenario interpreter: a generic task body that executes a list of
+ * actions, so that task sets can be given as data (the lab compiles scenario
+ * files into these lists).
+ *
+ * A job runs the actions in order. At the end of the list a periodic task
+ * waits for its next release and starts again at the first action; a task
+ * with period 0 ends.
+ *
+ * Actions:
+ *   PR_ACT_COMPUTE      consume `amount` units of CPU time (port units: ns
+ *                       on the host port); preemptible.
+ *   PR_ACT_LOCK         pr_sem_down(sem, timeout) on a mutex. If it fails
+ *                       (timeout, or any error), the job skips its critical
+ *                       section: it goes on after the matching PR_ACT_UNLOCK.
+ *   PR_ACT_UNLOCK       pr_sem_up(sem) on a mutex.
+ *   PR_ACT_DOWN         pr_sem_down(sem, timeout); on failure the job goes on
+ *                       with the next action.
+ *   PR_ACT_UP           pr_sem_up(sem).
+ *   PR_ACT_DELAY        pr_task_delay(amount ticks).
+ *   PR_ACT_WAIT_PERIOD  end the job here and wait for the next release; the
+ *                       next job continues with the next action.
+ *   PR_ACT_SET_PRIORITY set the task's own base priority to `amount`.
+ *
+ * Timeouts and errors are counted in the script (per task); each result is
+ * in the kernel trace as well.
+ */
+#ifndef PRIORA_SCENARIO_H
+#define PRIORA_SCENARIO_H
+
+#include "priora/types.h"
+
+typedef enum pr_action_kind {
+    PR_ACT_COMPUTE = 1,
+    PR_ACT_LOCK,
+    PR_ACT_UNLOCK,
+    PR_ACT_DOWN,
+    PR_ACT_UP,
+    PR_ACT_DELAY,
+    PR_ACT_WAIT_PERIOD,
+    PR_ACT_SET_PRIORITY
+} pr_action_kind_t;
+
+typedef struct pr_action {
+    pr_action_kind_t kind;
+    pr_id_t sem;            /* LOCK, UNLOCK, DOWN, UP */
+    pr_timeout_t timeout;   /* LOCK, DOWN: PR_FOREVER, PR_NO_WAIT or ticks */
+    uint64_t amount;        /* COMPUTE: time units; DELAY: ticks; SET_PRIORITY: priority */
+} pr_action_t;
+
+typedef struct pr_script {
+    const pr_action_t *actions;
+    uint32_t count;
+    /* Filled in while it runs: */
+    uint32_t timeouts;      /* PR_ETIMEDOUT or PR_EAGAIN results of LOCK/DOWN */
+    uint32_t errors;        /* any other error result */
+    int last_error;         /* the latest such error (PR_OK if none) */
+    uint32_t last_error_action;
+} pr_script_t;
+
+/* Checks a script before it runs: known kinds, an UNLOCK for every LOCK (same
+ * semaphore, later in the list, not nested on the same semaphore), no
+ * UNLOCK of a semaphore the body does not hold at that point, a body that
+ * ends holding nothing. Returns PR_OK, or PR_EINVAL with the index of the
+ * first bad action in *bad_action (if not NULL). */
+int pr_script_check(const pr_script_t *script, uint32_t *bad_action);
+
+/* The task body: create a task with entry = pr_script_body and arg = the
+ * pr_script_t (which must outlive the task). */
+void pr_script_body(void *script);
+
+#endif /* PRIORA_SCENARIO_H */

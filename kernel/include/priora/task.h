@@ -1,0 +1,122 @@
+/*
+ * Tasks: creation, deletion, suspension, delays, priorities, periodic jobs.
+ *
+ * A task has a base priority (set by its creator or pr_task_set_priority) and
+ * an effective priority, which the scheduler uses. The effective priority is
+ * never stored as a snapshot: it is always recomputed as the maximum of the
+ * base priority and what every mutex the task still holds lends it (under
+ * priority inheritance: the effective priority of that mutex's most urgent
+ * waiter). See docs/semantics.md.
+ *
+ * Periodic tasks: a task with period T > 0 is released at its phase and every
+ * T ticks after it. Job k (k = 1, 2, ...) is released at phase + (k-1) T and
+ * has the absolute deadline phase + (k-1) T + D. The task's body ends a job
+ * with pr_task_wait_period(). A task with period 0 has exactly one job,
+ * released at its phase, which ends when its entry function returns.
+ *
+ * A deadline miss is detected at the deadline tick of a job that has not
+ * completed: it is counted, traced, and the task's watchdog (if any) is woken.
+ */
+#ifndef PRIORA_TASK_H
+#define PRIORA_TASK_H
+
+#include "priora/types.h"
+
+typedef void (*pr_entry_t)(void *arg);
+
+typedef struct pr_task_attr {
+    const char *name;     /* up to PR_CONFIG_NAME_LEN-1 characters; NULL = "" */
+    pr_prio_t priority;   /* base priority, 0 .. PR_PRIO_MAX */
+    pr_entry_t entry;     /* the task's body; required */
+    void *arg;            /* passed to entry */
+    pr_ticks_t period;    /* ticks; 0 = one job only */
+    pr_ticks_t phase;     /* absolute tick of the first release; 0 or past = at once */
+    pr_ticks_t deadline;  /* relative, ticks; 0 = the period (none if period is 0) */
+    pr_id_t watchdog;     /* task woken on each deadline miss, or PR_NO_TASK */
+} pr_task_attr_t;
+
+/* Fills *attr with defaults: no name, priority 0, no entry, one job at once,
+ * no deadline, no watchdog. */
+void pr_task_attr_init(pr_task_attr_t *attr);
+
+typedef enum pr_task_state {
+    PR_TASK_FREE = 0,     /* not allocated */
+    PR_TASK_READY,        /* ready or running */
+    PR_TASK_BLOCKED,      /* waiting on a semaphore */
+    PR_TASK_DELAYED,      /* in pr_task_delay */
+    PR_TASK_WAIT_RELEASE, /* waiting for its next (or first) release */
+    PR_TASK_WAIT_MISS,    /* a watchdog waiting in pr_task_wait_miss */
+    PR_TASK_DONE          /* its body returned: nothing more will run */
+} pr_task_state_t;
+
+typedef struct pr_task_status {
+    pr_id_t id;
+    char name[PR_CONFIG_NAME_LEN];
+    pr_task_state_t state;
+    int suspended;             /* 1 if suspended (whatever the state) */
+    pr_prio_t base_priority;
+    pr_prio_t effective_priority;
+    pr_id_t blocked_on;        /* semaphore waited on, or PR_NO_SEM */
+    int mutexes_held;
+    uint32_t jobs_released;
+    uint32_t jobs_completed;
+    uint32_t deadline_misses;
+    uint64_t cpu_time;         /* in port time units (ns on the host port) */
+    pr_ticks_t period, phase, deadline;
+    pr_id_t watchdog;
+} pr_task_status_t;
+
+/* Creates a task from the pool and returns its id in *id.
+ * Errors: PR_EINVAL (attr or id NULL, no entry, priority out of range, name
+ * too long, deadline without period... see docs/api.md), PR_EBADID (watchdog
+ * id outside the pool), PR_ENOTALLOC (watchdog not allocated), PR_ENOSPC (no
+ * free descriptor). Callable from a task or from outside the kernel; a
+ * created task more urgent than the caller preempts it at once. */
+int pr_task_create(const pr_task_attr_t *attr, pr_id_t *id);
+
+/* Deletes a task (possibly the caller). A task waiting on a semaphore is
+ * removed from its wait list, and the holder's priority is recomputed.
+ * Errors: PR_EBADID, PR_ENOTALLOC, PR_EBUSY (the task holds a mutex: its
+ * waiters would wait forever; release first). */
+int pr_task_delete(pr_id_t id);
+
+/* Suspends a task (possibly the caller) until pr_task_resume. A suspended
+ * task that is woken (its semaphore, its delay) stays suspended. Errors:
+ * PR_EBADID, PR_ENOTALLOC, PR_ESTATE (already suspended or done). */
+int pr_task_suspend(pr_id_t id);
+int pr_task_resume(pr_id_t id); /* PR_ESTATE if not suspended */
+
+/* Blocks the caller for `ticks` ticks: it becomes ready at tick now+ticks.
+ * 0 yields to the other ready tasks of its priority. Errors: PR_ECONTEXT
+ * (not called from a task), PR_EINVAL (PR_FOREVER). */
+int pr_task_delay(pr_timeout_t ticks);
+
+/* Puts the caller behind the other ready tasks of its priority. */
+int pr_task_yield(void);
+
+/* Sets a task's base priority; the effective priority is recomputed and the
+ * task moves to its new place in the ready queue or in the wait list it sits
+ * in; inheritance along a chain follows. Errors: PR_EBADID, PR_ENOTALLOC,
+ * PR_EINVAL (priority out of range), PR_ESTATE (task done). */
+int pr_task_set_priority(pr_id_t id, pr_prio_t priority);
+
+/* Ends the caller's current job and waits for its next release. Returns at
+ * once if that release is already due (an overrun). Errors: PR_ECONTEXT,
+ * PR_ESTATE (the caller is not periodic). */
+int pr_task_wait_period(void);
+
+/* For a watchdog: waits until a task that names the caller as its watchdog
+ * misses a deadline. Returns the number of misses reported since the last
+ * call (>= 1) and stores the id of the latest missing task in *who (if not
+ * NULL). Errors: PR_ECONTEXT, PR_EAGAIN (PR_NO_WAIT and no miss pending),
+ * PR_ETIMEDOUT. */
+int pr_task_wait_miss(pr_timeout_t timeout, pr_id_t *who);
+
+/* The calling task's id, or PR_NO_TASK outside a task (interrupt, before the
+ * kernel started, the idle task). */
+pr_id_t pr_task_self(void);
+
+/* Reads a task's status. Errors: PR_EBADID, PR_ENOTALLOC, PR_EINVAL (NULL). */
+int pr_task_status(pr_id_t id, pr_task_status_t *status);
+
+#endif /* PRIORA_TASK_H */

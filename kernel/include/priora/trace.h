@@ -1,0 +1,74 @@
+/*
+ * The kernel trace: one fixed-size binary record per scheduling or
+ * synchronization event, in a ring buffer that the port drains. The format is
+ * the same on every port; docs/trace-format.md describes every field of every
+ * event. Compile with PR_CONFIG_TRACE=0 to remove every trace point.
+ */
+#ifndef PRIORA_TRACE_H
+#define PRIORA_TRACE_H
+
+#include "priora/types.h"
+
+/* Event codes (the record's `event` byte). Values are stable. */
+typedef enum pr_trace_event {
+    PR_EV_TASK_CREATE = 1,  /* task; arg0 = base priority; value = period */
+    PR_EV_TASK_DELETE = 2,  /* task = deleted task; object = caller */
+    PR_EV_RELEASE = 3,      /* task; value = job number */
+    PR_EV_SWITCH = 4,       /* task = task switched in (0xFF idle); object = task switched out (0xFF idle); arg0 = state of the task switched out */
+    PR_EV_BLOCK = 5,        /* task; object = semaphore; value = timeout ticks (0xFFFFFFFF forever) */
+    PR_EV_WAKE = 6,         /* task; object = semaphore; result = PR_OK or PR_ETIMEDOUT */
+    PR_EV_PRIO = 7,         /* task; arg0 = old, arg1 = new effective priority; object = semaphore involved or 0xFF; value = cause (pr_prio_cause) */
+    PR_EV_TIMEOUT = 8,      /* task; object = semaphore */
+    PR_EV_DEADLINE_MISS = 9,/* task; value = job number; object = watchdog or 0xFF */
+    PR_EV_JOB_DONE = 10,    /* task; value = job number */
+    PR_EV_SEM_ALLOC = 11,   /* task = caller; object = semaphore (0xFF on error); result; value = initial value */
+    PR_EV_SEM_FREE = 12,    /* task = caller; object; result */
+    PR_EV_SEM_DOWN = 13,    /* task; object; result; value = semaphore value after; arg0 = 1 if the call blocked */
+    PR_EV_SEM_UP = 14,      /* task = caller (0xFF interrupt); object; result; value = value after; arg0 = task woken or 0xFF */
+    PR_EV_DELAY = 15,       /* task; value = ticks */
+    PR_EV_SUSPEND = 16,     /* task = suspended; object = caller */
+    PR_EV_RESUME = 17,      /* task = resumed; object = caller */
+    PR_EV_TASK_EXIT = 18,   /* task (its body returned) */
+    PR_EV_LOST = 19,        /* value = records lost before this one (ring full) */
+    PR_EV_WATCHDOG = 20,    /* task = watchdog woken; object = task that missed */
+    PR_EV_DELAY_END = 21,   /* task (its delay or period wait is over) */
+    PR_EV_PRIO_SET = 22     /* task = target; object = caller; arg0 = old base, arg1 = new base; result */
+} pr_trace_event_t;
+
+/* Why an effective priority changed (PR_EV_PRIO value). */
+typedef enum pr_prio_cause {
+    PR_CAUSE_SET = 1,      /* pr_task_set_priority on this task */
+    PR_CAUSE_INHERIT = 2,  /* a waiter's priority reached it through a mutex (block or chain) */
+    PR_CAUSE_RELEASE = 3,  /* it released a mutex */
+    PR_CAUSE_ACQUIRE = 4,  /* it was handed a mutex that has waiters */
+    PR_CAUSE_TIMEOUT = 5,  /* a waiter of one of its mutexes timed out */
+    PR_CAUSE_DELETE = 6    /* a waiter of one of its mutexes was deleted */
+} pr_prio_cause_t;
+
+#define PR_TRACE_NONE 0xFF /* "no task / no object" in the one-byte fields */
+
+/* One record: 24 bytes, little-endian on every port. */
+typedef struct pr_trace_record {
+    uint64_t time;   /* port time (ns on the host port) */
+    uint32_t seq;    /* record number since init; a gap means records were lost */
+    int32_t value;   /* event-specific */
+    uint8_t event;   /* pr_trace_event_t */
+    uint8_t task;    /* subject task id, or PR_TRACE_NONE */
+    uint8_t object;  /* semaphore or second task id, or PR_TRACE_NONE */
+    int8_t result;   /* PR_OK or a pr_err_t code */
+    uint8_t arg0;
+    uint8_t arg1;
+    uint16_t tick_low; /* low 16 bits of the tick count */
+} pr_trace_record_t;
+
+/* Copies up to max records out of the ring (oldest first) and removes them.
+ * Returns the number copied. Ports call it; it never blocks. */
+size_t pr_trace_drain(pr_trace_record_t *out, size_t max);
+
+/* Records dropped because the ring was full and the port could not drain. */
+uint32_t pr_trace_lost(void);
+
+/* A short name of an event code ("SWITCH"), for tools. */
+const char *pr_trace_event_name(int event);
+
+#endif /* PRIORA_TRACE_H */

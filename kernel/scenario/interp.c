@@ -1,0 +1,121 @@
+/*
+ * The scenario interpreter (scenario.h): a task body driven by data.
+ */
+#include "priora/priora.h"
+#include "priora/port.h"
+#include "priora/scenario.h"
+
+/* Index of the UNLOCK that closes the LOCK at `lock`; count if none. */
+static uint32_t matching_unlock(const pr_script_t *sc, uint32_t lock)
+{
+    for (uint32_t i = lock + 1; i < sc->count; i++)
+        if (sc->actions[i].kind == PR_ACT_UNLOCK && sc->actions[i].sem == sc->actions[lock].sem)
+            return i;
+    return sc->count;
+}
+
+int pr_script_check(const pr_script_t *sc, uint32_t *bad_action)
+{
+    if (sc == NULL || (sc->actions == NULL && sc->count > 0))
+        return PR_EINVAL;
+    /* Which mutexes the body holds at each point: a small set of ids. */
+    pr_id_t held[PR_CONFIG_MAX_SEMS];
+    int nheld = 0;
+    for (uint32_t i = 0; i < sc->count; i++) {
+        const pr_action_t *a = &sc->actions[i];
+        int ok = 1;
+        int at = -1;
+        for (int h = 0; h < nheld; h++)
+            if (held[h] == a->sem)
+                at = h;
+        switch (a->kind) {
+        case PR_ACT_LOCK:
+            ok = at < 0 && nheld < PR_CONFIG_MAX_SEMS && matching_unlock(sc, i) < sc->count;
+            if (ok)
+                held[nheld++] = a->sem;
+            break;
+        case PR_ACT_UNLOCK:
+            ok = at >= 0;
+            if (ok)
+                held[at] = held[--nheld];
+            break;
+        case PR_ACT_WAIT_PERIOD:
+            ok = nheld == 0; /* a job must not end inside a critical section */
+            break;
+        case PR_ACT_SET_PRIORITY:
+            ok = a->amount <= PR_PRIO_MAX;
+            break;
+        case PR_ACT_DELAY:
+            ok = a->amount < PR_FOREVER;
+            break;
+        case PR_ACT_COMPUTE:
+        case PR_ACT_DOWN:
+        case PR_ACT_UP:
+            break;
+        default:
+            ok = 0;
+        }
+        if (!ok) {
+            if (bad_action != NULL)
+                *bad_action = i;
+            return PR_EINVAL;
+        }
+    }
+    if (nheld != 0) {
+        if (bad_action != NULL)
+            *bad_action = sc->count;
+        return PR_EINVAL;
+    }
+    return PR_OK;
+}
+
+static void note_result(pr_script_t *sc, uint32_t action, int err)
+{
+    if (err == PR_ETIMEDOUT || err == PR_EAGAIN) {
+        sc->timeouts++;
+    } else if (err != PR_OK) {
+        sc->errors++;
+        sc->last_error = err;
+        sc->last_error_action = action;
+    }
+}
+
+void pr_script_body(void *arg)
+{
+    pr_script_t *sc = arg;
+    for (;;) {
+        for (uint32_t i = 0; i < sc->count; i++) {
+            const pr_action_t *a = &sc->actions[i];
+            int err = PR_OK;
+            switch (a->kind) {
+            case PR_ACT_COMPUTE:
+                pr_port_consume(a->amount);
+                break;
+            case PR_ACT_LOCK:
+                err = pr_sem_down(a->sem, a->timeout);
+                if (err != PR_OK)
+                    i = matching_unlock(sc, i); /* skip the critical section */
+                break;
+            case PR_ACT_DOWN:
+                err = pr_sem_down(a->sem, a->timeout);
+                break;
+            case PR_ACT_UNLOCK:
+            case PR_ACT_UP:
+                err = pr_sem_up(a->sem);
+                break;
+            case PR_ACT_DELAY:
+                err = pr_task_delay((pr_timeout_t)a->amount);
+                break;
+            case PR_ACT_WAIT_PERIOD:
+                err = pr_task_wait_period();
+                break;
+            case PR_ACT_SET_PRIORITY:
+                err = pr_task_set_priority(pr_task_self(), (pr_prio_t)a->amount);
+                break;
+            }
+            note_result(sc, i, err);
+        }
+        if (pr_task_wait_period() != PR_OK)
+            return; /* not periodic: the single job is over */
+    }
+}

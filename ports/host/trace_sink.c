@@ -1,0 +1,150 @@
+/*
+ * Host port, part 3: where the trace goes. The kernel's ring is drained into
+ * a growing array (the host port may allocate; the kernel never does), and
+ * records can be printed as a readable timeline.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "host_internal.h"
+
+static pr_trace_record_t *records;
+static size_t count, capacity;
+
+void host_trace_reset(void) { count = 0; }
+
+static void drain_all(void)
+{
+    for (;;) {
+        if (count == capacity) {
+            size_t more = capacity ? capacity * 2 : 4096;
+            pr_trace_record_t *grown = realloc(records, more * sizeof *records);
+            if (grown == NULL)
+                return; /* the kernel counts what it cannot keep */
+            records = grown;
+            capacity = more;
+        }
+        size_t got = pr_trace_drain(records + count, capacity - count);
+        count += got;
+        if (got == 0)
+            return;
+    }
+}
+
+void pr_port_trace_full(void) { drain_all(); }
+
+const pr_trace_record_t *pr_host_trace(size_t *n)
+{
+    drain_all();
+    *n = count;
+    return records;
+}
+
+static const char *task_name(uint8_t id, char *buf, size_t size)
+{
+    pr_task_status_t st;
+    if (id == PR_TRACE_NONE)
+        return "idle";
+    if (pr_task_status(id, &st) == PR_OK && st.name[0] != '\0')
+        return strcpy(buf, st.name);
+    snprintf(buf, size, "T%u", id);
+    return buf;
+}
+
+static const char *sem_name(uint8_t id, char *buf, size_t size)
+{
+    pr_sem_attr_t attr;
+    if (id == PR_TRACE_NONE)
+        return "-";
+    if (pr_sem_attr_get(id, &attr) == PR_OK && attr.name[0] != '\0')
+        return strcpy(buf, attr.name);
+    snprintf(buf, size, "S%u", id);
+    return buf;
+}
+
+static void format_time(uint64_t t, char *buf, size_t size)
+{
+    uint64_t tick_ns = 1000000000u / pr_tick_hz();
+    uint64_t whole = t / tick_ns, part = (t % tick_ns) * 1000 / tick_ns;
+    if (part == 0)
+        snprintf(buf, size, "%llu", (unsigned long long)whole);
+    else if (part % 100 == 0)
+        snprintf(buf, size, "%llu.%llu", (unsigned long long)whole, (unsigned long long)(part / 100));
+    else
+        snprintf(buf, size, "%llu.%03llu", (unsigned long long)whole, (unsigned long long)part);
+}
+
+static const char *cause_name(int cause)
+{
+    switch (cause) {
+    case PR_CAUSE_SET: return "set";
+    case PR_CAUSE_INHERIT: return "inherit";
+    case PR_CAUSE_RELEASE: return "release";
+    case PR_CAUSE_ACQUIRE: return "acquire";
+    case PR_CAUSE_TIMEOUT: return "timeout";
+    case PR_CAUSE_DELETE: return "delete";
+    }
+    return "?";
+}
+
+char *pr_host_trace_line(const pr_trace_record_t *r, char *buf, size_t size)
+{
+    char when[32], tbuf[PR_CONFIG_NAME_LEN + 8], o[PR_CONFIG_NAME_LEN + 8];
+    const char *ev = pr_trace_event_name(r->event);
+    const char *res = r->result != PR_OK ? pr_errname(r->result) : "ok";
+    format_time(r->time, when, sizeof when);
+    /* In a SWITCH, "no task" is the idle task; elsewhere it is a caller
+     * outside any task (an interrupt, or the program driving the host). */
+    const char *t = (r->task == PR_TRACE_NONE && r->event != PR_EV_SWITCH) ? "-" : task_name(r->task, tbuf, sizeof tbuf);
+
+    switch (r->event) {
+    case PR_EV_SWITCH:
+        snprintf(buf, size, "%s %s %s<-%s", when, ev, t, task_name(r->object, o, sizeof o));
+        break;
+    case PR_EV_RELEASE:
+    case PR_EV_JOB_DONE:
+        snprintf(buf, size, "%s %s %s job=%d", when, ev, t, r->value);
+        break;
+    case PR_EV_DEADLINE_MISS:
+        snprintf(buf, size, "%s %s %s job=%d", when, ev, t, r->value);
+        break;
+    case PR_EV_PRIO:
+        snprintf(buf, size, "%s %s %s %u->%u %s %s", when, ev, t, r->arg0, r->arg1, cause_name(r->value),
+                 sem_name(r->object, o, sizeof o));
+        break;
+    case PR_EV_PRIO_SET:
+        snprintf(buf, size, "%s %s %s %u->%u %s", when, ev, t, r->arg0, r->arg1, res);
+        break;
+    case PR_EV_BLOCK:
+    case PR_EV_WAKE:
+    case PR_EV_TIMEOUT:
+    case PR_EV_SEM_ALLOC:
+    case PR_EV_SEM_FREE:
+        snprintf(buf, size, "%s %s %s %s %s", when, ev, t, sem_name(r->object, o, sizeof o), res);
+        break;
+    case PR_EV_SEM_DOWN:
+    case PR_EV_SEM_UP:
+        snprintf(buf, size, "%s %s %s %s %s value=%d", when, ev, t, sem_name(r->object, o, sizeof o), res,
+                 r->value);
+        break;
+    case PR_EV_DELAY:
+    case PR_EV_LOST:
+        snprintf(buf, size, "%s %s %s %d", when, ev, t, r->value);
+        break;
+    case PR_EV_WATCHDOG:
+        snprintf(buf, size, "%s %s %s missed=%s", when, ev, t, task_name(r->object, o, sizeof o));
+        break;
+    default:
+        snprintf(buf, size, "%s %s %s", when, ev, t);
+    }
+    return buf;
+}
+
+void pr_host_trace_print(FILE *out, uint32_t events)
+{
+    size_t n;
+    const pr_trace_record_t *recs = pr_host_trace(&n);
+    char line[160];
+    for (size_t i = 0; i < n; i++)
+        if (events == 0 || (events & (1u << recs[i].event)))
+            fprintf(out, "%s\n", pr_host_trace_line(&recs[i], line, sizeof line));
+}

@@ -1,0 +1,164 @@
+#include "harness.h"
+
+int harness_failed;
+
+void harness_reset(pr_ticks_t quantum)
+{
+    pr_kernel_config_t cfg = {.tick_hz = 1000, .quantum = quantum};
+    int err = pr_host_init(&cfg);
+    if (err != PR_OK) {
+        fprintf(stderr, "pr_host_init: %s\n", pr_errname(err));
+        harness_failed = 1;
+    }
+}
+
+static pr_id_t create(const pr_task_attr_t *attr)
+{
+    pr_id_t id = PR_NO_TASK;
+    int err = pr_task_create(attr, &id);
+    if (err != PR_OK) {
+        fprintf(stderr, "pr_task_create(%s): %s\n", attr->name, pr_errname(err));
+        harness_failed = 1;
+    }
+    return id;
+}
+
+pr_id_t periodic_task(const char *name, pr_prio_t prio, pr_ticks_t period, pr_ticks_t phase,
+                      pr_ticks_t deadline, pr_entry_t entry, void *arg)
+{
+    pr_task_attr_t attr;
+    pr_task_attr_init(&attr);
+    attr.name = name;
+    attr.priority = prio;
+    attr.period = period;
+    attr.phase = phase;
+    attr.deadline = deadline;
+    attr.entry = entry;
+    attr.arg = arg;
+    return create(&attr);
+}
+
+pr_id_t task_at(const char *name, pr_prio_t prio, pr_ticks_t phase, pr_entry_t entry, void *arg)
+{
+    return periodic_task(name, prio, 0, phase, 0, entry, arg);
+}
+
+pr_id_t script_task(const char *name, pr_prio_t prio, pr_ticks_t phase, pr_script_t *script)
+{
+    uint32_t bad = 0;
+    if (pr_script_check(script, &bad) != PR_OK) {
+        fprintf(stderr, "script of %s: bad action %u\n", name, bad);
+        harness_failed = 1;
+    }
+    return task_at(name, prio, phase, pr_script_body, script);
+}
+
+static pr_id_t alloc(const pr_sem_attr_t *attr)
+{
+    pr_id_t id = PR_NO_SEM;
+    int err = pr_sem_alloc(attr, &id);
+    if (err != PR_OK) {
+        fprintf(stderr, "pr_sem_alloc(%s): %s\n", attr->name, pr_errname(err));
+        harness_failed = 1;
+    }
+    return id;
+}
+
+pr_id_t mutex(const char *name, pr_protocol_t protocol)
+{
+    pr_sem_attr_t attr;
+    pr_sem_attr_init(&attr);
+    attr.name = name;
+    attr.value = 1;
+    attr.flags = PR_SEM_MUTEX | PR_SEM_PRIO;
+    attr.protocol = protocol;
+    return alloc(&attr);
+}
+
+pr_id_t counting(const char *name, int value, unsigned flags)
+{
+    pr_sem_attr_t attr;
+    pr_sem_attr_init(&attr);
+    attr.name = name;
+    attr.value = value;
+    attr.flags = flags;
+    return alloc(&attr);
+}
+
+pr_task_status_t status_of(pr_id_t id)
+{
+    pr_task_status_t st;
+    memset(&st, 0, sizeof st);
+    int err = pr_task_status(id, &st);
+    if (err != PR_OK) {
+        fprintf(stderr, "pr_task_status(%d): %s\n", id, pr_errname(err));
+        harness_failed = 1;
+    }
+    return st;
+}
+
+pr_sem_status_t sem_status_of(pr_id_t id)
+{
+    pr_sem_status_t st;
+    memset(&st, 0, sizeof st);
+    int err = pr_sem_status(id, &st);
+    if (err != PR_OK) {
+        fprintf(stderr, "pr_sem_status(%d): %s\n", id, pr_errname(err));
+        harness_failed = 1;
+    }
+    return st;
+}
+
+void expect_trace_at(const char *file, int line, uint32_t mask, const char *const *lines, size_t n)
+{
+    size_t count;
+    const pr_trace_record_t *recs = pr_host_trace(&count);
+    char buf[160];
+    size_t k = 0;
+    int ok = 1;
+    for (size_t i = 0; i < count && ok; i++) {
+        if (mask != 0 && !(mask & (1u << recs[i].event)))
+            continue;
+        pr_host_trace_line(&recs[i], buf, sizeof buf);
+        if (k >= n || strcmp(buf, lines[k]) != 0)
+            ok = 0;
+        else
+            k++;
+    }
+    if (ok && k == n)
+        return;
+    harness_failed = 1;
+    fprintf(stderr, "%s:%d: trace differs. Expected:\n", file, line);
+    for (size_t j = 0; j < n; j++)
+        fprintf(stderr, "  %s\n", lines[j]);
+    fprintf(stderr, "Actual:\n");
+    dump_trace(mask);
+}
+
+void dump_trace(uint32_t mask)
+{
+    size_t count;
+    const pr_trace_record_t *recs = pr_host_trace(&count);
+    char buf[160];
+    for (size_t i = 0; i < count; i++)
+        if (mask == 0 || (mask & (1u << recs[i].event)))
+            fprintf(stderr, "  \"%s\",\n", pr_host_trace_line(&recs[i], buf, sizeof buf));
+}
+
+int harness_main(const harness_case_t *cases, size_t n)
+{
+    int passed = 0, failed = 0;
+    for (size_t i = 0; i < n; i++) {
+        harness_failed = 0;
+        cases[i].fn();
+        if (harness_failed) {
+            failed++;
+            printf("FAIL %s\n", cases[i].name);
+        } else {
+            passed++;
+            printf("ok   %s\n", cases[i].name);
+        }
+    }
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed == 0 ? 0 : 1;
+}

@@ -1,0 +1,87 @@
+/*
+ * A small test harness for the kernel on the host port.
+ *
+ * Each test builds a scenario, runs the kernel on the virtual clock and
+ * asserts exact behaviour: the trace (event order and times), task and
+ * semaphore status, error codes. Times in expected trace lines are in ticks;
+ * the harness runs the kernel at 1000 Hz, so one tick is 1 ms (TICKS(n) in
+ * nanoseconds for compute amounts).
+ */
+#ifndef PRIORA_HARNESS_H
+#define PRIORA_HARNESS_H
+
+#include <stdio.h>
+#include <string.h>
+#include "priora/host.h"
+#include "priora/scenario.h"
+
+#define TICKS(n) ((uint64_t)(n) * 1000000u)
+
+/* Event masks for EXPECT_TRACE. */
+#define EV(e) (1u << (e))
+#define EV_SCHED (EV(PR_EV_SWITCH) | EV(PR_EV_PRIO) | EV(PR_EV_BLOCK) | EV(PR_EV_WAKE) | EV(PR_EV_TIMEOUT))
+#define EV_ALL 0u
+
+extern int harness_failed;
+
+/* Starts a fresh kernel: 1000 Hz tick, round-robin quantum (0 = off). */
+void harness_reset(pr_ticks_t quantum);
+
+/* Shorthands that fail the test if the kernel refuses. */
+pr_id_t task_at(const char *name, pr_prio_t prio, pr_ticks_t phase, pr_entry_t entry, void *arg);
+pr_id_t periodic_task(const char *name, pr_prio_t prio, pr_ticks_t period, pr_ticks_t phase,
+                      pr_ticks_t deadline, pr_entry_t entry, void *arg);
+pr_id_t script_task(const char *name, pr_prio_t prio, pr_ticks_t phase, pr_script_t *script);
+pr_id_t mutex(const char *name, pr_protocol_t protocol);
+pr_id_t counting(const char *name, int value, unsigned flags);
+
+/* Compares the collected trace, filtered to the events in `mask` (0 = all),
+ * with the expected lines. On a mismatch prints both and fails. */
+void expect_trace_at(const char *file, int line, uint32_t mask, const char *const *lines, size_t n);
+#define EXPECT_TRACE(mask, ...)                                                                    \
+    do {                                                                                           \
+        static const char *const expected_[] = {__VA_ARGS__};                                     \
+        expect_trace_at(__FILE__, __LINE__, (mask), expected_, sizeof expected_ / sizeof *expected_); \
+    } while (0)
+
+/* Prints the collected trace (for writing a test). */
+void dump_trace(uint32_t mask);
+
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);              \
+            harness_failed = 1;                                                                    \
+        }                                                                                          \
+    } while (0)
+
+#define CHECK_EQ(actual, expected)                                                                 \
+    do {                                                                                           \
+        long long a_ = (long long)(actual), e_ = (long long)(expected);                            \
+        if (a_ != e_) {                                                                            \
+            fprintf(stderr, "%s:%d: %s is %lld, expected %lld (%s)\n", __FILE__, __LINE__, #actual, \
+                    a_, e_, #expected);                                                            \
+            harness_failed = 1;                                                                    \
+        }                                                                                          \
+    } while (0)
+
+/* A task's status (the test fails if it cannot be read). */
+pr_task_status_t status_of(pr_id_t id);
+pr_sem_status_t sem_status_of(pr_id_t id);
+
+/* Runs each test function, prints one line per test and a summary line
+ * "N passed, N failed"; returns the process exit code. */
+typedef struct harness_case {
+    const char *name;
+    void (*fn)(void);
+} harness_case_t;
+int harness_main(const harness_case_t *cases, size_t n);
+#define TEST_CASE(f) {#f, f}
+#define HARNESS_MAIN(...)                                                                          \
+    int main(void)                                                                                 \
+    {                                                                                              \
+        static const harness_case_t cases_[] = {__VA_ARGS__};                                     \
+        return harness_main(cases_, sizeof cases_ / sizeof *cases_);                               \
+    }
+
+#endif
