@@ -170,9 +170,13 @@ void periodic_job_done(pr_task_t *t);
 void trace_reset(void);
 void trace_emit(uint8_t event, uint8_t task, uint8_t object, int result,
                 uint8_t arg0, uint8_t arg1, int32_t value);
-#else
+#else /* compiled out: an empty function the compiler removes with its arguments */
 static inline void trace_reset(void) {}
-#define trace_emit(...) ((void)0)
+static inline void trace_emit(uint8_t event, uint8_t task, uint8_t object, int result,
+                              uint8_t arg0, uint8_t arg1, int32_t value)
+{
+    (void)event, (void)task, (void)object, (void)result, (void)arg0, (void)arg1, (void)value;
+}
 #endif
 
 static inline uint8_t trace_id(const pr_task_t *t)
