@@ -355,3 +355,18 @@ int pr_sem_attr_get(pr_id_t id, pr_sem_attr_t *attr)
     attr->name = s->name;
     return PR_OK;
 }
+
+int pr_sem_control(pr_id_t id, int cmd, void *arg)
+{
+    pr_sem_t *s;
+    int err = sem_lookup(id, &s);
+    if (err != PR_OK)
+        return err;
+    if (cmd == PR_SEM_CTL_PROTOCOL_NAME) {
+        if (arg == NULL)
+            return PR_EINVAL;
+        *(const char **)arg = s->policy->name;
+        return PR_OK;
+    }
+    return s->policy->control(s, cmd, arg);
+}

@@ -93,4 +93,14 @@ int pr_sem_status(pr_id_t id, pr_sem_status_t *status);
 /* The attributes given at allocation (name points into the descriptor). */
 int pr_sem_attr_get(pr_id_t id, pr_sem_attr_t *attr);
 
+/* Commands of pr_sem_control. The mechanism answers the generic ones; any
+ * other goes to the semaphore's policy (its control hook), which answers
+ * PR_EINVAL to commands it does not know. */
+#define PR_SEM_CTL_PROTOCOL_NAME 1 /* arg: const char ** <- the policy's name ("none", "pip") */
+
+/* Controls a semaphore's policy (seed 003's control operation).
+ * Errors: PR_EBADID, PR_ENOTALLOC, PR_EINVAL (NULL arg, or a command neither
+ * the mechanism nor the policy knows). */
+int pr_sem_control(pr_id_t id, int cmd, void *arg);
+
 #endif /* PRIORA_SEM_H */
