@@ -26,13 +26,6 @@ static int pip_check_attr(const pr_sem_attr_t *attr)
     return (attr->flags & needed) == needed ? PR_OK : PR_EINVAL;
 }
 
-static int pip_conflict(pr_sem_t *m, pr_task_t *t)
-{
-    (void)m;
-    (void)t;
-    return PR_OK;
-}
-
 static void pip_acquired(pr_sem_t *m, pr_task_t *t)
 {
     (void)t;
@@ -43,14 +36,6 @@ static void pip_not_acquired(pr_sem_t *m, pr_task_t *t)
 {
     (void)t;
     prio_relend(m, PR_CAUSE_INHERIT);
-}
-
-static void pip_release(pr_sem_t *m, pr_task_t *t)
-{
-    /* The mechanism already withdrew what m lent t; nothing is saved, so
-     * nothing is left to restore. */
-    (void)m;
-    (void)t;
 }
 
 static void pip_abort(pr_sem_t *m, pr_task_t *t, int cause)
@@ -65,22 +50,16 @@ static pr_prio_t pip_lend(const pr_sem_t *m)
     return top != NULL ? top->effective : PRIO_NONE;
 }
 
-static int pip_control(pr_sem_t *m, int cmd, void *arg)
-{
-    (void)m;
-    (void)cmd;
-    (void)arg;
-    return PR_EINVAL;
-}
-
 const pr_policy_t pr_policy_pip = {
     .name = "pip",
     .check_attr = pip_check_attr,
-    .conflict = pip_conflict,
+    .conflict = policy_allow_block, /* a conflict simply blocks */
     .acquired = pip_acquired,
     .not_acquired = pip_not_acquired,
-    .release = pip_release,
+    /* On release the mechanism has already withdrawn what the mutex lent:
+     * nothing was saved, so nothing is left to restore. */
+    .release = policy_ignore,
     .abort = pip_abort,
     .lend = pip_lend,
-    .control = pip_control,
+    .control = policy_no_commands,
 };

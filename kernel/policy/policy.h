@@ -21,7 +21,7 @@
  *   control       policy-specific commands (PR_EINVAL for unknown ones).
  *
  * A new protocol is a new file in this folder and one entry in
- * policy_table.c; the mechanism does not change.
+ * policy.c; the mechanism does not change.
  */
 #ifndef PRIORA_POLICY_H
 #define PRIORA_POLICY_H
@@ -45,5 +45,13 @@ extern const pr_policy_t pr_policy_pip;
 
 /* The policy of a protocol number, or NULL if unknown. */
 const pr_policy_t *policy_of(pr_protocol_t protocol);
+
+/* Hooks for a policy that does nothing at that point (policy.c). */
+int policy_accept_attr(const pr_sem_attr_t *attr);            /* check_attr: PR_OK */
+int policy_allow_block(pr_sem_t *m, pr_task_t *t);             /* conflict: PR_OK */
+void policy_ignore(pr_sem_t *m, pr_task_t *t);                 /* acquired, not_acquired, release */
+void policy_ignore_abort(pr_sem_t *m, pr_task_t *t, int cause);/* abort */
+pr_prio_t policy_lend_nothing(const pr_sem_t *m);              /* lend: PRIO_NONE */
+int policy_no_commands(pr_sem_t *m, int cmd, void *arg);       /* control: PR_EINVAL */
 
 #endif /* PRIORA_POLICY_H */
