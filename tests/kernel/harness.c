@@ -162,3 +162,26 @@ int harness_main(const harness_case_t *cases, size_t n)
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }
+
+long trace_tick_of(int event, int task, size_t nth)
+{
+    size_t count;
+    const pr_trace_record_t *recs = pr_host_trace(&count);
+    for (size_t i = 0; i < count; i++) {
+        if (recs[i].event != event || (task != PR_TRACE_NONE && recs[i].task != task))
+            continue;
+        if (nth-- == 0)
+            return (long)(recs[i].time / TICKS(1));
+    }
+    return -1;
+}
+
+size_t trace_count(int event, int task)
+{
+    size_t count, n = 0;
+    const pr_trace_record_t *recs = pr_host_trace(&count);
+    for (size_t i = 0; i < count; i++)
+        if (recs[i].event == event && (task == PR_TRACE_NONE || recs[i].task == task))
+            n++;
+    return n;
+}

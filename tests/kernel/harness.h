@@ -47,6 +47,24 @@ void expect_trace_at(const char *file, int line, uint32_t mask, const char *cons
 /* Prints the collected trace (for writing a test). */
 void dump_trace(uint32_t mask);
 
+/* Queries on the collected trace. `task` is a task id, or PR_TRACE_NONE for
+ * any task. trace_tick_of returns the time (in ticks, rounded down) of the
+ * nth (0-based) matching record, or -1 if there is none. */
+long trace_tick_of(int event, int task, size_t nth);
+size_t trace_count(int event, int task);
+
+/* Script actions, for pr_script_t bodies given as data. */
+#define A_COMPUTE(n) {PR_ACT_COMPUTE, 0, 0, TICKS(n)}
+#define A_LOCK(s) {PR_ACT_LOCK, (s), PR_FOREVER, 0}
+#define A_LOCK_TO(s, t) {PR_ACT_LOCK, (s), (t), 0}
+#define A_UNLOCK(s) {PR_ACT_UNLOCK, (s), 0, 0}
+#define A_DOWN(s, t) {PR_ACT_DOWN, (s), (t), 0}
+#define A_UP(s) {PR_ACT_UP, (s), 0, 0}
+#define A_DELAY(n) {PR_ACT_DELAY, 0, 0, (n)}
+#define A_WAIT_PERIOD {PR_ACT_WAIT_PERIOD, 0, 0, 0}
+#define A_SET_PRIORITY(p) {PR_ACT_SET_PRIORITY, 0, 0, (p)}
+#define SCRIPT(actions) ((pr_script_t){(actions), sizeof(actions) / sizeof *(actions), 0, 0, PR_OK, 0})
+
 #define CHECK(cond)                                                                                \
     do {                                                                                           \
         if (!(cond)) {                                                                             \
