@@ -185,3 +185,17 @@ size_t trace_count(int event, int task)
             n++;
     return n;
 }
+
+void downer_body(void *arg)
+{
+    downer_t *d = arg;
+    pr_host_consume(d->before);
+    d->rc = pr_sem_down(d->sem, d->timeout);
+    d->at = (long)pr_ticks_now();
+    d->at_ns = pr_host_now();
+    if (d->rc != PR_OK)
+        return;
+    pr_host_consume(d->hold);
+    if (d->up)
+        d->rc_up = pr_sem_up(d->sem);
+}

@@ -53,6 +53,24 @@ void dump_trace(uint32_t mask);
 long trace_tick_of(int event, int task, size_t nth);
 size_t trace_count(int event, int task);
 
+/* A task body that downs a semaphore and records the result: computes
+ * `before` ns, calls pr_sem_down(sem, timeout), stores the result in rc,
+ * the tick count it returned at in at and the virtual time in at_ns (a call
+ * at the instant of tick k, before its interrupt, sees the count k - 1);
+ * if it got the semaphore, computes
+ * `hold` ns and, if `up` is set, ups it (result in rc_up). */
+typedef struct downer {
+    pr_id_t sem;
+    pr_timeout_t timeout;
+    uint64_t before, hold;
+    int up;
+    int rc, rc_up;
+    long at;
+    uint64_t at_ns;
+} downer_t;
+#define DOWNER(s, t, b, h, u) ((downer_t){(s), (t), (b), (h), (u), 1, 1, -1, 0})
+void downer_body(void *arg);
+
 /* Script actions, for pr_script_t bodies given as data. */
 #define A_COMPUTE(n) {PR_ACT_COMPUTE, 0, 0, TICKS(n)}
 #define A_LOCK(s) {PR_ACT_LOCK, (s), PR_FOREVER, 0}
