@@ -210,9 +210,11 @@ int pr_sem_down(pr_id_t id, pr_timeout_t timeout)
     if (!in_task_context() && (timeout != PR_NO_WAIT || sem_is_mutex(s)))
         return down_result(s, id, PR_ECONTEXT, 0);
 
-    s->stats.downs++;
+    /* A down on a mutex the caller holds is refused like an up by a
+     * non-holder: it does not pass validation, so it is not counted. */
     if (sem_is_mutex(s) && s->holder == me)
         return down_result(s, id, PR_EHELD, 0);
+    s->stats.downs++;
 
     if (s->value > 0) {                       /* available: take it */
         s->value--;

@@ -274,7 +274,11 @@ int pr_task_status(pr_id_t id, pr_task_status_t *st)
     st->jobs_completed = t->completed;
     st->deadline_misses = t->misses;
     st->cpu_time = t->cpu_time;
-    if (t == pr_k.current && !pr_k.outside)
+    /* The current task's time since its dispatch is not in cpu_time yet.
+     * That holds outside the kernel too: a port that paused the kernel
+     * (host: the driver between runs) left that task current, and port
+     * time does not advance while it is paused. */
+    if (t == pr_k.current)
         st->cpu_time += pr_port_now() - t->dispatched_at;
     st->period = t->period;
     st->phase = t->phase;
