@@ -86,6 +86,7 @@ void pr_script_body(void *arg)
     for (;;) {
         for (uint32_t i = 0; i < sc->count; i++) {
             const pr_action_t *a = &sc->actions[i];
+            const uint32_t at = i; /* a failed LOCK moves i past its section */
             int err = PR_OK;
             switch (a->kind) {
             case PR_ACT_COMPUTE:
@@ -113,7 +114,7 @@ void pr_script_body(void *arg)
                 err = pr_task_set_priority(pr_task_self(), (pr_prio_t)a->amount);
                 break;
             }
-            note_result(sc, i, err);
+            note_result(sc, at, err);
         }
         if (pr_task_wait_period() != PR_OK)
             return; /* not periodic: the single job is over */

@@ -31,7 +31,7 @@ typedef struct pr_task_attr {
     void *arg;            /* passed to entry */
     pr_ticks_t period;    /* ticks; 0 = one job only */
     pr_ticks_t phase;     /* absolute tick of the first release; 0 or past = at once */
-    pr_ticks_t deadline;  /* relative, ticks; 0 = the period (none if period is 0) */
+    pr_ticks_t deadline;  /* relative, ticks; 0 = the period (no deadline if both are 0) */
     pr_id_t watchdog;     /* task woken on each deadline miss, or PR_NO_TASK */
 } pr_task_attr_t;
 
@@ -66,9 +66,10 @@ typedef struct pr_task_status {
     pr_id_t watchdog;
 } pr_task_status_t;
 
-/* Creates a task from the pool and returns its id in *id.
+/* Creates a task from the pool and returns its id in *id. A deadline with
+ * period 0 gives the single job that deadline.
  * Errors: PR_EINVAL (attr or id NULL, no entry, priority out of range, name
- * too long, deadline without period... see docs/api.md), PR_EBADID (watchdog
+ * too long, period or deadline above UINT32_MAX; see docs/api.md), PR_EBADID (watchdog
  * id outside the pool), PR_ENOTALLOC (watchdog not allocated), PR_ENOSPC (no
  * free descriptor). Callable from a task or from outside the kernel; a
  * created task more urgent than the caller preempts it at once. */
