@@ -119,6 +119,17 @@ void sched_tick(void)
     pr_task_t *t = pr_k.current;
     if (pr_k.quantum == 0 || t == idle_task() || t->queue != &pr_k.ready)
         return;
+    /* Switched in at this very instant (a task blocked, yielded or ended at
+     * the instant of the tick, before the tick was taken): it has not run
+     * during the tick that just ended, so that tick is not its to pay.
+     * Charging it would cut a slice that starts at a tick instant short. */
+    if (t->dispatched_at == pr_port_now())
+        return;
+    /* A slice given under another quantum (pr_sched_set_quantum changed it
+     * since the task last became ready; 0 if the quantum was off then) is
+     * cut to the current quantum, or starts now with a full one. */
+    if (t->slice_left == 0 || t->slice_left > pr_k.quantum)
+        t->slice_left = pr_k.quantum;
     if (t->slice_left > 1) {
         t->slice_left--;
         return;
