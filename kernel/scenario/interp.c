@@ -80,6 +80,27 @@ static void note_result(pr_script_t *sc, uint32_t action, int err)
     }
 }
 
+/*
+ * A LOCK failed: the job skips its critical section and goes on after the
+ * matching UNLOCK, whose index this returns. Sections may overlap without
+ * nesting (LOCK A, LOCK B, UNLOCK A, UNLOCK B: pr_script_check accepts it),
+ * so an UNLOCK inside the skipped range may close a section entered before
+ * the failed LOCK. That mutex is held: it is released here, or the job
+ * would end holding it. Sections nested inside the skipped one were never
+ * entered: their mutexes are not held, and nothing is done for them.
+ */
+static uint32_t skip_section(pr_script_t *sc, uint32_t lock)
+{
+    uint32_t end = matching_unlock(sc, lock);
+    for (uint32_t k = lock + 1; k < end; k++) {
+        const pr_action_t *a = &sc->actions[k];
+        pr_sem_status_t st;
+        if (a->kind == PR_ACT_UNLOCK && pr_sem_status(a->sem, &st) == PR_OK && st.holder == pr_task_self())
+            note_result(sc, k, pr_sem_up(a->sem));
+    }
+    return end;
+}
+
 void pr_script_body(void *arg)
 {
     pr_script_t *sc = arg;
@@ -95,7 +116,7 @@ void pr_script_body(void *arg)
             case PR_ACT_LOCK:
                 err = pr_sem_down(a->sem, a->timeout);
                 if (err != PR_OK)
-                    i = matching_unlock(sc, i); /* skip the critical section */
+                    i = skip_section(sc, i);
                 break;
             case PR_ACT_DOWN:
                 err = pr_sem_down(a->sem, a->timeout);
