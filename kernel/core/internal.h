@@ -120,7 +120,6 @@ typedef struct pr_kernel {
     pr_ticks_t quantum;
     int isr_nesting;
     int outside;                    /* port code outside any task */
-    int need_resched;               /* a switch was deferred */
     int timers_armed;
     pr_kernel_stats_t stats;
 } pr_kernel_t;
@@ -178,6 +177,14 @@ static inline void trace_emit(uint8_t event, uint8_t task, uint8_t object, int r
     (void)event, (void)task, (void)object, (void)result, (void)arg0, (void)arg1, (void)value;
 }
 #endif
+
+/* An id as given by a caller, for a one-byte trace field: PR_TRACE_NONE if
+ * it is outside its pool (a truncated id would name another object). */
+static inline uint8_t trace_id_of(pr_id_t id, int pool_size)
+{
+    return (id >= 0 && id < pool_size) ? (uint8_t)id : PR_TRACE_NONE;
+}
+#define sem_trace_id(id) trace_id_of((id), PR_CONFIG_MAX_SEMS)
 
 static inline uint8_t trace_id(const pr_task_t *t)
 {

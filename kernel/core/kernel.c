@@ -59,6 +59,8 @@ void pr_isr_enter(void) { pr_k.isr_nesting++; }
  * wakeup, an up) runs now if it is more urgent than the interrupted task. */
 void pr_isr_exit(void)
 {
+    if (pr_k.isr_nesting == 0) /* unbalanced: there is no interrupt to leave */
+        return;
     if (--pr_k.isr_nesting == 0)
         sched_reschedule();
 }

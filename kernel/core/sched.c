@@ -91,11 +91,10 @@ static void account_switch(pr_task_t *next)
 
 void sched_reschedule(void)
 {
-    if (pr_k.isr_nesting > 0 || pr_k.outside) {
-        pr_k.need_resched = 1;
+    /* In an interrupt, pr_isr_exit reschedules; outside the kernel, the
+     * port's next pr_kernel_dispatch does. */
+    if (pr_k.isr_nesting > 0 || pr_k.outside)
         return;
-    }
-    pr_k.need_resched = 0;
     pr_task_t *prev = pr_k.current;
     pr_task_t *next = most_urgent_ready();
     if (next == prev)
@@ -106,7 +105,6 @@ void sched_reschedule(void)
 
 int pr_kernel_dispatch(void)
 {
-    pr_k.need_resched = 0;
     pr_task_t *next = most_urgent_ready();
     if (next != pr_k.current)
         account_switch(next);

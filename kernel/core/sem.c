@@ -164,7 +164,7 @@ int pr_sem_free(pr_id_t id)
     int err = sem_lookup(id, &s);
     if (err == PR_OK && (s->waiters > 0 || s->holder != NULL))
         err = PR_EBUSY;
-    trace_emit(PR_EV_SEM_FREE, caller_trace_id(), (uint8_t)id, err, 0, 0, 0);
+    trace_emit(PR_EV_SEM_FREE, caller_trace_id(), sem_trace_id(id), err, 0, 0, 0);
     if (err != PR_OK)
         return err;
 
@@ -195,7 +195,7 @@ static int closes_cycle(const pr_sem_t *m, const pr_task_t *t)
 
 static int down_result(pr_sem_t *s, pr_id_t id, int err, int blocked)
 {
-    trace_emit(PR_EV_SEM_DOWN, caller_trace_id(), (uint8_t)id, err, (uint8_t)blocked, 0,
+    trace_emit(PR_EV_SEM_DOWN, caller_trace_id(), sem_trace_id(id), err, (uint8_t)blocked, 0,
                s != NULL ? s->value : 0);
     return err;
 }
@@ -243,7 +243,7 @@ int pr_sem_down(pr_id_t id, pr_timeout_t timeout)
     waitq_insert(s, me);
     if (timeout != PR_FOREVER)
         timer_arm(&me->timeout, pr_k.ticks + timeout);
-    trace_emit(PR_EV_BLOCK, trace_id(me), (uint8_t)id, PR_OK, 0, 0, (int32_t)timeout);
+    trace_emit(PR_EV_BLOCK, trace_id(me), sem_trace_id(id), PR_OK, 0, 0, (int32_t)timeout);
     if (sem_is_mutex(s))
         s->policy->not_acquired(s, me);
 
@@ -288,7 +288,7 @@ int pr_sem_up(pr_id_t id)
             err = PR_EOVERFLOW;
     }
     if (err != PR_OK) {
-        trace_emit(PR_EV_SEM_UP, caller_trace_id(), (uint8_t)id, err, PR_TRACE_NONE, 0, s ? s->value : 0);
+        trace_emit(PR_EV_SEM_UP, caller_trace_id(), sem_trace_id(id), err, PR_TRACE_NONE, 0, s ? s->value : 0);
         return err;
     }
 
@@ -302,12 +302,12 @@ int pr_sem_up(pr_id_t id)
         timer_cancel(&woken->timeout);
         woken->blocked_on = NULL;
         woken->wait_result = PR_OK;
-        trace_emit(PR_EV_WAKE, trace_id(woken), (uint8_t)id, PR_OK, 0, 0, 0);
+        trace_emit(PR_EV_WAKE, trace_id(woken), sem_trace_id(id), PR_OK, 0, 0, 0);
         if (sem_is_mutex(s))
             take(s, woken);
         sched_make_ready(woken);
     }
-    trace_emit(PR_EV_SEM_UP, caller_trace_id(), (uint8_t)id, PR_OK, trace_id(woken), 0, s->value);
+    trace_emit(PR_EV_SEM_UP, caller_trace_id(), sem_trace_id(id), PR_OK, trace_id(woken), 0, s->value);
     sched_reschedule();
     return PR_OK;
 }

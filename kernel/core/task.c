@@ -55,15 +55,23 @@ static void timeout_fire(pr_task_t *t)
     sched_make_ready(t);
 }
 
-/* The task's body returned: its last job is complete and it is done. */
+/* The task's body returned: its last job is complete and it is done. A
+ * mutex it still holds is released as by pr_sem_up (its most urgent waiter
+ * gets it), or its waiters would wait forever; TASK_EXIT's value says how
+ * many there were. */
 static void task_start(void)
 {
     pr_task_t *t = pr_k.current;
     t->entry(t->arg);
 
+    int released = 0;
+    while (!list_empty(&t->held)) {
+        pr_sem_up(container_of(t->held.next, pr_sem_t, held_link)->index);
+        released++;
+    }
     periodic_job_done(t);
     periodic_stop(t);
-    trace_emit(PR_EV_TASK_EXIT, trace_id(t), PR_TRACE_NONE, PR_OK, 0, 0, 0);
+    trace_emit(PR_EV_TASK_EXIT, trace_id(t), PR_TRACE_NONE, PR_OK, 0, 0, released);
     sched_make_unready(t, PR_TASK_DONE);
     sched_reschedule(); /* never comes back */
 }
@@ -100,8 +108,11 @@ int pr_task_create(const pr_task_attr_t *attr, pr_id_t *id)
         return err;
 
     pr_task_t *t = NULL;
-    for (int i = 0; i < PR_CONFIG_MAX_TASKS && t == NULL; i++) /* lowest free id */
-        if (pr_k.tasks[i].state == PR_TASK_FREE)
+    /* The lowest free id; never the current task's descriptor: a task deleted
+     * from an interrupt or from outside stays current until the next switch,
+     * which still reads it. */
+    for (int i = 0; i < PR_CONFIG_MAX_TASKS && t == NULL; i++)
+        if (pr_k.tasks[i].state == PR_TASK_FREE && &pr_k.tasks[i] != pr_k.current)
             t = &pr_k.tasks[i];
     if (t == NULL)
         return PR_ENOSPC;
@@ -214,13 +225,13 @@ int pr_task_yield(void)
 
 int pr_task_set_priority(pr_id_t id, pr_prio_t priority)
 {
-    pr_task_t *t;
+    pr_task_t *t = NULL;
     int err = task_lookup(id, &t);
     if (err == PR_OK && (priority < 0 || priority > PR_PRIO_MAX))
         err = PR_EINVAL;
     if (err == PR_OK && t->state == PR_TASK_DONE)
         err = PR_ESTATE;
-    trace_emit(PR_EV_PRIO_SET, err == PR_OK ? trace_id(t) : (uint8_t)id, caller_trace_id(), err,
+    trace_emit(PR_EV_PRIO_SET, trace_id_of(id, PR_CONFIG_MAX_TASKS), caller_trace_id(), err,
                err == PR_OK ? (uint8_t)t->base : 0, (uint8_t)priority, 0);
     if (err != PR_OK)
         return err;

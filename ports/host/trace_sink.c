@@ -61,10 +61,19 @@ static const char *sem_name(uint8_t id, char *buf, size_t size)
     return buf;
 }
 
+/* t ns as ticks with up to 3 decimals: t * hz / 1e9 computed without
+ * overflow, rounded to the nearest thousandth (tick k's time is k * 1e9 / hz
+ * rounded down to a ns, which still prints as k). */
 static void format_time(uint64_t t, char *buf, size_t size)
 {
-    uint64_t tick_ns = 1000000000u / pr_tick_hz();
-    uint64_t whole = t / tick_ns, part = (t % tick_ns) * 1000 / tick_ns;
+    const uint64_t ns = 1000000000u, hz = pr_tick_hz();
+    uint64_t whole = (t / ns) * hz + (t % ns) * hz / ns;
+    uint64_t rem = (t % ns) * hz % ns;                 /* fraction of a tick, in 1e-9 */
+    uint64_t part = (rem * 1000 + ns / 2) / ns;        /* in thousandths, rounded */
+    if (part == 1000) {
+        whole++;
+        part = 0;
+    }
     if (part == 0)
         snprintf(buf, size, "%llu", (unsigned long long)whole);
     else if (part % 100 == 0)
