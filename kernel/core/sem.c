@@ -109,7 +109,7 @@ void pr_sem_attr_init(pr_sem_attr_t *attr)
 static int check_attr(const pr_sem_attr_t *attr)
 {
     const unsigned known = PR_SEM_PRIO | PR_SEM_MUTEX;
-    if ((attr->flags & ~known) != 0 || attr->value < 0 || attr->ceiling != 0)
+    if ((attr->flags & ~known) != 0 || attr->value < 0)
         return PR_EINVAL;
     if ((attr->flags & PR_SEM_MUTEX) && attr->value != 1)
         return PR_EINVAL;
@@ -282,16 +282,14 @@ int pr_sem_up(pr_id_t id)
         else if (s->holder != me)
             err = PR_EPERM;
     }
-    if (err == PR_OK) {
-        s->stats.ups++;
-        if (s->value == INT_MAX)
-            err = PR_EOVERFLOW;
-    }
+    if (err == PR_OK && s->value == INT_MAX)
+        err = PR_EOVERFLOW;
     if (err != PR_OK) {
         trace_emit(PR_EV_SEM_UP, caller_trace_id(), sem_trace_id(id), err, PR_TRACE_NONE, 0, s ? s->value : 0);
         return err;
     }
 
+    s->stats.ups++;
     if (sem_is_mutex(s))
         give(s, me);
     s->value++;

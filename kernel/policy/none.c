@@ -7,7 +7,7 @@
 
 const pr_policy_t pr_policy_none = {
     .name = "none",
-    .check_attr = policy_accept_attr,
+    .check_attr = policy_refuse_ceiling,
     .conflict = policy_allow_block,
     .acquired = policy_ignore,
     .not_acquired = policy_ignore,

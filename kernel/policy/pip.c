@@ -23,7 +23,9 @@
 static int pip_check_attr(const pr_sem_attr_t *attr)
 {
     const unsigned needed = PR_SEM_MUTEX | PR_SEM_PRIO;
-    return (attr->flags & needed) == needed ? PR_OK : PR_EINVAL;
+    if ((attr->flags & needed) != needed)
+        return PR_EINVAL;
+    return policy_refuse_ceiling(attr);
 }
 
 static void pip_acquired(pr_sem_t *m, pr_task_t *t)

@@ -13,10 +13,9 @@ const pr_policy_t *policy_of(pr_protocol_t protocol)
     return NULL;
 }
 
-int policy_accept_attr(const pr_sem_attr_t *attr)
+int policy_refuse_ceiling(const pr_sem_attr_t *attr)
 {
-    (void)attr;
-    return PR_OK;
+    return attr->ceiling == 0 ? PR_OK : PR_EINVAL;
 }
 
 int policy_allow_block(pr_sem_t *m, pr_task_t *t)

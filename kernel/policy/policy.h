@@ -20,8 +20,11 @@
  *                 (core/priority.c) each time it passes through the mutex.
  *   control       policy-specific commands (PR_EINVAL for unknown ones).
  *
- * A new protocol is a new file in this folder and one entry in
- * policy.c; the mechanism does not change.
+ * A protocol that needs only these points is a new file in this folder and
+ * one entry in policy.c. What the ceiling protocols and restartable critical
+ * sections need beyond them (a ceiling attribute - refused by check_attr
+ * today; a test on a free mutex, for the original priority ceiling
+ * protocol; aborting a holder) is added to the mechanism with them.
  */
 #ifndef PRIORA_POLICY_H
 #define PRIORA_POLICY_H
@@ -47,7 +50,7 @@ extern const pr_policy_t pr_policy_pip;
 const pr_policy_t *policy_of(pr_protocol_t protocol);
 
 /* Hooks for a policy that does nothing at that point (policy.c). */
-int policy_accept_attr(const pr_sem_attr_t *attr);            /* check_attr: PR_OK */
+int policy_refuse_ceiling(const pr_sem_attr_t *attr);         /* check_attr: no ceiling allowed */
 int policy_allow_block(pr_sem_t *m, pr_task_t *t);             /* conflict: PR_OK */
 void policy_ignore(pr_sem_t *m, pr_task_t *t);                 /* acquired, not_acquired, release */
 void policy_ignore_abort(pr_sem_t *m, pr_task_t *t, int cause);/* abort */

@@ -1,7 +1,8 @@
 /*
  * Error codes. Every Priora call returns PR_OK (0) or one of these negative
- * codes; none of them crashes or changes state when it fails, except where
- * its description says so (PR_ETIMEDOUT: the wait is over).
+ * codes (pr_task_wait_miss returns a positive count on success); none of
+ * them crashes or changes state when it fails, except where its description
+ * says so (PR_ETIMEDOUT: the wait is over).
  */
 #ifndef PRIORA_ERRORS_H
 #define PRIORA_ERRORS_H

@@ -74,8 +74,9 @@ int pr_sem_trydown(pr_id_t id);
 int pr_sem_up(pr_id_t id);
 
 typedef struct pr_sem_stats {
-    uint32_t ups;         /* pr_sem_up calls on this semaphore that passed validation */
-    uint32_t downs;       /* pr_sem_down/trydown calls that passed validation */
+    uint32_t ups;         /* pr_sem_up calls that succeeded (each added one unit) */
+    uint32_t downs;       /* pr_sem_down/trydown calls that passed validation, whatever their
+                             outcome (obtained, PR_EAGAIN, PR_ETIMEDOUT, PR_EDEADLK) */
     uint32_t max_waiters; /* most tasks ever waiting at once */
 } pr_sem_stats_t;
 

@@ -71,7 +71,7 @@ typedef struct pr_task_status {
  * Errors: PR_EINVAL (attr or id NULL, no entry, priority out of range, name
  * too long, period or deadline above UINT32_MAX; see docs/api.md), PR_EBADID (watchdog
  * id outside the pool), PR_ENOTALLOC (watchdog not allocated), PR_ENOSPC (no
- * free descriptor). Callable from a task or from outside the kernel; a
+ * free descriptor). Callable from a task, an interrupt or outside the kernel; a
  * created task more urgent than the caller preempts it at once. */
 int pr_task_create(const pr_task_attr_t *attr, pr_id_t *id);
 

@@ -31,7 +31,7 @@ typedef enum pr_trace_event {
     PR_EV_TASK_EXIT = 18,   /* task (its body returned) */
     PR_EV_LOST = 19,        /* value = records lost before this one (ring full) */
     PR_EV_WATCHDOG = 20,    /* task = watchdog woken; object = task that missed */
-    PR_EV_DELAY_END = 21,   /* task (its delay or period wait is over) */
+    PR_EV_DELAY_END = 21,   /* task (its pr_task_delay is over) */
     PR_EV_PRIO_SET = 22     /* task = target; object = caller; arg0 = old base, arg1 = new base; result */
 } pr_trace_event_t;
 
@@ -47,7 +47,8 @@ typedef enum pr_prio_cause {
 
 #define PR_TRACE_NONE 0xFF /* "no task / no object" in the one-byte fields */
 
-/* One record: 24 bytes, little-endian on every port. */
+/* One record: 24 bytes, in the CPU's byte order (little-endian on every
+ * port so far: x86-64 host, RISC-V). */
 typedef struct pr_trace_record {
     uint64_t time;   /* port time (ns on the host port) */
     uint32_t seq;    /* record number since init; a gap means records were lost */
