@@ -23,8 +23,8 @@ static pr_id_t create(const pr_task_attr_t *attr)
     return id;
 }
 
-pr_id_t periodic_task(const char *name, pr_prio_t prio, pr_ticks_t period, pr_ticks_t phase,
-                      pr_ticks_t deadline, pr_entry_t entry, void *arg)
+pr_id_t watched_task(const char *name, pr_prio_t prio, pr_ticks_t period, pr_ticks_t phase,
+                     pr_ticks_t deadline, pr_id_t watchdog, pr_entry_t entry, void *arg)
 {
     pr_task_attr_t attr;
     pr_task_attr_init(&attr);
@@ -33,9 +33,16 @@ pr_id_t periodic_task(const char *name, pr_prio_t prio, pr_ticks_t period, pr_ti
     attr.period = period;
     attr.phase = phase;
     attr.deadline = deadline;
+    attr.watchdog = watchdog;
     attr.entry = entry;
     attr.arg = arg;
     return create(&attr);
+}
+
+pr_id_t periodic_task(const char *name, pr_prio_t prio, pr_ticks_t period, pr_ticks_t phase,
+                      pr_ticks_t deadline, pr_entry_t entry, void *arg)
+{
+    return watched_task(name, prio, period, phase, deadline, PR_NO_TASK, entry, arg);
 }
 
 pr_id_t task_at(const char *name, pr_prio_t prio, pr_ticks_t phase, pr_entry_t entry, void *arg)

@@ -31,6 +31,9 @@ void harness_reset(pr_ticks_t quantum);
 pr_id_t task_at(const char *name, pr_prio_t prio, pr_ticks_t phase, pr_entry_t entry, void *arg);
 pr_id_t periodic_task(const char *name, pr_prio_t prio, pr_ticks_t period, pr_ticks_t phase,
                       pr_ticks_t deadline, pr_entry_t entry, void *arg);
+/* The same with a watchdog task (PR_NO_TASK for none). */
+pr_id_t watched_task(const char *name, pr_prio_t prio, pr_ticks_t period, pr_ticks_t phase,
+                     pr_ticks_t deadline, pr_id_t watchdog, pr_entry_t entry, void *arg);
 pr_id_t script_task(const char *name, pr_prio_t prio, pr_ticks_t phase, pr_script_t *script);
 pr_id_t mutex(const char *name, pr_protocol_t protocol);
 pr_id_t counting(const char *name, int value, unsigned flags);

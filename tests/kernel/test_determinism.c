@@ -37,19 +37,7 @@ static void watchdog_body(void *arg)
 static pr_id_t periodic(const char *name, pr_prio_t prio, pr_ticks_t period, pr_ticks_t phase,
                         pr_ticks_t deadline, pr_id_t wd, pr_script_t *sc)
 {
-    pr_task_attr_t a;
-    pr_task_attr_init(&a);
-    a.name = name;
-    a.priority = prio;
-    a.period = period;
-    a.phase = phase;
-    a.deadline = deadline;
-    a.watchdog = wd;
-    a.entry = pr_script_body;
-    a.arg = sc;
-    pr_id_t id = PR_NO_TASK;
-    CHECK_EQ(pr_task_create(&a, &id), PR_OK);
-    return id;
+    return watched_task(name, prio, period, phase, deadline, wd, pr_script_body, sc);
 }
 
 /* Runs the scenario for 600 ticks and returns a copy of its trace. */

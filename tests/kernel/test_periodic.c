@@ -55,19 +55,7 @@ static void watch_body(void *arg)
 static pr_id_t periodic_with_watchdog(const char *name, pr_prio_t prio, pr_ticks_t period, pr_ticks_t phase,
                                       pr_ticks_t deadline, pr_id_t watchdog, jobs_t *jobs)
 {
-    pr_task_attr_t a;
-    pr_task_attr_init(&a);
-    a.name = name;
-    a.priority = prio;
-    a.period = period;
-    a.phase = phase;
-    a.deadline = deadline;
-    a.watchdog = watchdog;
-    a.entry = jobs_body;
-    a.arg = jobs;
-    pr_id_t id = PR_NO_TASK;
-    CHECK_EQ(pr_task_create(&a, &id), PR_OK);
-    return id;
+    return watched_task(name, prio, period, phase, deadline, watchdog, jobs_body, jobs);
 }
 
 /*
