@@ -90,6 +90,7 @@ typedef struct pr_sem {
     const struct pr_policy *policy;
     pr_prio_t ceiling;
     int init_value;
+    int max;                    /* largest value an up may reach (INT_MAX if none given) */
     pr_id_t owner;
     pr_task_t *holder;
     pr_prio_t lent;             /* priority this mutex lends its holder, or PRIO_NONE */

@@ -111,7 +111,9 @@ static int check_attr(const pr_sem_attr_t *attr)
     const unsigned known = PR_SEM_PRIO | PR_SEM_MUTEX;
     if ((attr->flags & ~known) != 0 || attr->value < 0)
         return PR_EINVAL;
-    if ((attr->flags & PR_SEM_MUTEX) && attr->value != 1)
+    if ((attr->flags & PR_SEM_MUTEX) && (attr->value != 1 || attr->max != 0))
+        return PR_EINVAL;
+    if (attr->max < 0 || (attr->max != 0 && attr->value > attr->max))
         return PR_EINVAL;
     const pr_policy_t *policy = policy_of(attr->protocol);
     if (policy == NULL)
@@ -139,6 +141,7 @@ int pr_sem_alloc(const pr_sem_attr_t *attr, pr_id_t *id)
 
     s->allocated = 1;
     s->value = s->init_value = attr->value;
+    s->max = attr->max != 0 ? attr->max : INT_MAX;
     s->waiters = 0;
     s->flags = attr->flags;
     s->protocol = attr->protocol;
@@ -282,7 +285,7 @@ int pr_sem_up(pr_id_t id)
         else if (s->holder != me)
             err = PR_EPERM;
     }
-    if (err == PR_OK && s->value == INT_MAX)
+    if (err == PR_OK && s->value >= s->max)
         err = PR_EOVERFLOW;
     if (err != PR_OK) {
         trace_emit(PR_EV_SEM_UP, caller_trace_id(), sem_trace_id(id), err, PR_TRACE_NONE, 0, s ? s->value : 0);
@@ -349,6 +352,7 @@ int pr_sem_attr_get(pr_id_t id, pr_sem_attr_t *attr)
     if (attr == NULL)
         return PR_EINVAL;
     attr->value = s->init_value;
+    attr->max = s->max == INT_MAX ? 0 : s->max;
     attr->flags = s->flags;
     attr->protocol = s->protocol;
     attr->ceiling = s->ceiling;

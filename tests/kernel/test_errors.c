@@ -643,6 +643,55 @@ static void eoverflow_counting_at_int_max(void)
                  "0 UP - big ok value=2147483647");
 }
 
+/* A binary semaphore is a counting one with max 1: an up beyond the maximum
+ * is refused and changes nothing; an up that wakes a waiter is not beyond it. */
+static void eoverflow_up_beyond_max(void)
+{
+    harness_reset(0);
+    pr_sem_attr_t a = sem_attr(0, PR_SEM_PRIO, PR_PROTOCOL_NONE, "bin");
+    a.max = 1;
+    pr_id_t s;
+    CHECK_EQ(pr_sem_alloc(&a, &s), PR_OK);
+    CHECK_EQ(pr_sem_up(s), PR_OK);
+    EXPECT_ERR(pr_sem_up(s), PR_EOVERFLOW);
+    CHECK_EQ(sem_status_of(s).value, 1);
+    pr_sem_stats_t st;
+    CHECK_EQ(pr_sem_stats(s, &st), PR_OK);
+    CHECK_EQ(st.ups, 1);
+    pr_sem_attr_t back;
+    CHECK_EQ(pr_sem_attr_get(s, &back), PR_OK);
+    CHECK_EQ(back.max, 1);
+
+    a = sem_attr(2, PR_SEM_PRIO, PR_PROTOCOL_NONE, "three");
+    a.max = 3;
+    CHECK_EQ(pr_sem_alloc(&a, &s), PR_OK);
+    CHECK_EQ(pr_sem_up(s), PR_OK);
+    EXPECT_ERR(pr_sem_up(s), PR_EOVERFLOW);
+    CHECK_EQ(sem_status_of(s).value, 3);
+    CHECK_EQ(pr_sem_attr_get(s, &back), PR_OK);
+    CHECK_EQ(back.max, 3);
+    a = sem_attr(0, PR_SEM_PRIO, PR_PROTOCOL_NONE, NULL);
+    CHECK_EQ(pr_sem_alloc(&a, &s), PR_OK);
+    CHECK_EQ(pr_sem_attr_get(s, &back), PR_OK);
+    CHECK_EQ(back.max, 0); /* no maximum given */
+}
+
+/* The maximum must be >= 0, at least the initial value, and not on a mutex. */
+static void einval_bad_max(void)
+{
+    harness_reset(0);
+    pr_id_t id = 77;
+    pr_sem_attr_t a = sem_attr(2, 0, PR_PROTOCOL_NONE, NULL);
+    a.max = 1;
+    EXPECT_ERR(pr_sem_alloc(&a, &id), PR_EINVAL);
+    a.max = -1;
+    EXPECT_ERR(pr_sem_alloc(&a, &id), PR_EINVAL);
+    a = sem_attr(1, PR_SEM_MUTEX | PR_SEM_PRIO, PR_PROTOCOL_PIP, NULL);
+    a.max = 1;
+    EXPECT_ERR(pr_sem_alloc(&a, &id), PR_EINVAL);
+    CHECK_EQ(id, 77);
+}
+
 /* ---- names ---- */
 
 static void every_code_has_distinct_name_and_text(void)
@@ -687,5 +736,5 @@ HARNESS_MAIN(TEST_CASE(einval_for_invalid_semaphore_attributes),
              TEST_CASE(ebusy_free_with_waiters_or_holder_and_delete_holder),
              TEST_CASE(econtext_outside_any_task),
              TEST_CASE(estate_wrong_state),
-             TEST_CASE(eoverflow_counting_at_int_max),
+             TEST_CASE(eoverflow_counting_at_int_max), TEST_CASE(eoverflow_up_beyond_max), TEST_CASE(einval_bad_max),
              TEST_CASE(every_code_has_distinct_name_and_text))

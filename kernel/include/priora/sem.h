@@ -34,6 +34,8 @@ typedef enum pr_protocol {
 
 typedef struct pr_sem_attr {
     int value;              /* initial value: >= 0; exactly 1 for a mutex */
+    int max;                /* counting: largest value (an up beyond it fails with
+                               PR_EOVERFLOW); 0 = INT_MAX; must be 0 for a mutex */
     unsigned flags;         /* PR_SEM_PRIO, PR_SEM_MUTEX */
     pr_protocol_t protocol; /* PR_PROTOCOL_NONE unless a mutex */
     pr_prio_t ceiling;      /* reserved for ceiling protocols; must be 0 for now */
@@ -46,7 +48,8 @@ void pr_sem_attr_init(pr_sem_attr_t *attr);
 /* Allocates a semaphore from the pool; its id goes to *id. Its owner is the
  * calling task (PR_NO_TASK outside a task). Errors: PR_EINVAL (NULL pointer,
  * unknown flag or protocol, negative value, mutex whose value is not 1,
- * inheritance on a counting or FIFO semaphore, name too long, ceiling set),
+ * inheritance on a counting or FIFO semaphore, name too long, ceiling set,
+ * max negative, below the value, or set on a mutex),
  * PR_ENOSPC (pool exhausted: nothing is allocated). */
 int pr_sem_alloc(const pr_sem_attr_t *attr, pr_id_t *id);
 
@@ -70,7 +73,8 @@ int pr_sem_trydown(pr_id_t id);
 /* Increments the value; wakes the first waiter (priority or FIFO order) if
  * there is one; for a mutex, hands it to that waiter and recomputes the
  * caller's priority. Errors: PR_EBADID, PR_ENOTALLOC, PR_EPERM (mutex not
- * held by the caller), PR_ECONTEXT (mutex up outside a task), PR_EOVERFLOW. */
+ * held by the caller), PR_ECONTEXT (mutex up outside a task), PR_EOVERFLOW
+ * (the value is at its maximum: attr.max, or INT_MAX). */
 int pr_sem_up(pr_id_t id);
 
 typedef struct pr_sem_stats {
