@@ -1,0 +1,241 @@
+/*
+ * Job accounting from a kernel trace (metrics.h).
+ *
+ * One pass, in record order. Between two consecutive record times the CPU
+ * runs one task (or idles), and that interval is charged: to busy time, and
+ * to the "inverted" time of every released, unfinished job of a task whose
+ * base priority is higher than the running task's. Then the record updates
+ * the state:
+ *   TASK_CREATE / PRIO_SET  a task's base priority
+ *   RELEASE                 a new job row (pending behind the task's older ones)
+ *   SWITCH                  who runs; a job runs for the first time: its start
+ *   JOB_DONE                the task's oldest pending job finishes; if another
+ *                           is pending (an overrun), it starts at once
+ *   BLOCK / WAKE            blocked time of the task's current job
+ *   TIMEOUT (on a semaphore) one more timeout for the current job
+ *   MISS                    the job named is missed
+ *   DOWN / WAKE / UP        hold intervals of mutexes
+ * A task's pending jobs are a list through `next` (oldest first), so
+ * finding the current job is O(1).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "priora/priora.h"
+#include "priora/scenario.h"
+#include "metrics.h"
+
+#define NONE (-1)
+
+typedef struct task_state {
+    int base;
+    int64_t head, tail;     /* oldest and newest pending job rows, or NONE */
+    uint64_t blocked_since;
+} task_state_t;
+
+typedef struct account {
+    pr_lab_job_t *jobs;
+    int64_t *next;          /* next pending row of the same task */
+    size_t njobs, max_jobs;
+    task_state_t *tasks;
+    int ntasks;
+    int running;            /* task id, or NONE for idle */
+    uint64_t last;          /* time up to which intervals are charged */
+    uint64_t busy;
+} account_t;
+
+static void charge(account_t *a, uint64_t now)
+{
+    if (now <= a->last)
+        return;
+    uint64_t span = now - a->last;
+    a->last = now;
+    if (a->running == NONE)
+        return;
+    a->busy += span;
+    int base = a->tasks[a->running].base;
+    for (int t = 0; t < a->ntasks; t++) {
+        if (a->tasks[t].base <= base)
+            continue;
+        for (int64_t r = a->tasks[t].head; r != NONE; r = a->next[r])
+            a->jobs[r].inverted += span;
+    }
+}
+
+static pr_lab_job_t *current_job(account_t *a, int task)
+{
+    int64_t r = a->tasks[task].head;
+    return r == NONE ? NULL : &a->jobs[r];
+}
+
+static int release(account_t *a, int task, uint32_t job, uint64_t now, uint64_t rel_deadline)
+{
+    if (a->njobs == a->max_jobs)
+        return -1;
+    int64_t r = (int64_t)a->njobs++;
+    pr_lab_job_t *j = &a->jobs[r];
+    memset(j, 0, sizeof *j);
+    j->task = task;
+    j->job = job;
+    j->release = now;
+    j->start = j->finish = PR_LAB_NEVER;
+    j->deadline = rel_deadline ? now + rel_deadline : PR_LAB_NEVER;
+    a->next[r] = NONE;
+    task_state_t *ts = &a->tasks[task];
+    if (ts->tail == NONE)
+        ts->head = r;
+    else
+        a->next[ts->tail] = r;
+    ts->tail = r;
+    return 0;
+}
+
+static void job_done(account_t *a, int task, uint64_t now)
+{
+    task_state_t *ts = &a->tasks[task];
+    if (ts->head == NONE)
+        return;
+    a->jobs[ts->head].finish = now;
+    ts->head = a->next[ts->head];
+    if (ts->head == NONE)
+        ts->tail = NONE;
+    else if (a->jobs[ts->head].start == PR_LAB_NEVER) /* overrun: the next job starts now */
+        a->jobs[ts->head].start = now;
+}
+
+static void mark_missed(account_t *a, int task, uint32_t job)
+{
+    for (int64_t r = a->tasks[task].head; r != NONE; r = a->next[r])
+        if (a->jobs[r].job == job)
+            a->jobs[r].missed = 1;
+}
+
+static void end_hold(uint64_t *longest, const uint64_t *since, int sem, uint64_t now)
+{
+    if (now - since[sem] > longest[sem])
+        longest[sem] = now - since[sem];
+}
+
+static void decide_missed(pr_lab_job_t *j, uint64_t end)
+{
+    if (j->missed == 1 || j->deadline == PR_LAB_NEVER)
+        return;
+    if (j->finish != PR_LAB_NEVER)
+        j->missed = j->finish > j->deadline;
+    else
+        j->missed = j->deadline <= end ? 1 : -1;
+}
+
+int pr_lab_account(const pr_trace_record_t *records, size_t n, int ntasks, const uint64_t *rel_deadline,
+                   int nsems, const uint8_t *is_mutex, uint64_t end, pr_lab_job_t *jobs, size_t max_jobs,
+                   uint64_t *longest_hold, pr_lab_totals_t *totals)
+{
+    account_t a = {jobs, NULL, 0, max_jobs, NULL, ntasks, NONE, 0, 0};
+    uint64_t *hold_since = calloc((size_t)nsems + 1, sizeof *hold_since);
+    a.next = malloc((max_jobs + 1) * sizeof *a.next);
+    a.tasks = calloc((size_t)ntasks + 1, sizeof *a.tasks);
+    int err = (hold_since == NULL || a.next == NULL || a.tasks == NULL) ? -1 : 0;
+    for (int t = 0; t < ntasks && !err; t++)
+        a.tasks[t].head = a.tasks[t].tail = NONE;
+    for (int s = 0; s < nsems; s++)
+        longest_hold[s] = 0;
+
+    for (size_t i = 0; i < n && !err; i++) {
+        const pr_trace_record_t *e = &records[i];
+        int task = e->task == PR_TRACE_NONE ? NONE : e->task;
+        /* the object byte is a semaphore in the semaphore events; elsewhere
+         * this value is simply not used */
+        int sem = e->object < nsems ? e->object : NONE;
+        if (task >= ntasks) {
+            err = -1;
+            break;
+        }
+        charge(&a, e->time < end ? e->time : end);
+        switch (e->event) {
+        case PR_EV_TASK_CREATE:
+            a.tasks[task].base = e->arg0;
+            break;
+        case PR_EV_PRIO_SET:
+            if (e->result == PR_OK && task != NONE)
+                a.tasks[task].base = e->arg1;
+            break;
+        case PR_EV_RELEASE:
+            err = release(&a, task, (uint32_t)e->value, e->time, rel_deadline[task]);
+            break;
+        case PR_EV_SWITCH:
+            a.running = task;
+            if (task != NONE) {
+                pr_lab_job_t *j = current_job(&a, task);
+                if (j != NULL && j->start == PR_LAB_NEVER)
+                    j->start = e->time;
+            }
+            break;
+        case PR_EV_JOB_DONE:
+            job_done(&a, task, e->time);
+            break;
+        case PR_EV_BLOCK:
+            a.tasks[task].blocked_since = e->time;
+            break;
+        case PR_EV_WAKE: {
+            pr_lab_job_t *j = current_job(&a, task);
+            if (j != NULL)
+                j->blocked += e->time - a.tasks[task].blocked_since;
+            if (e->result == PR_OK && sem != NONE && is_mutex[sem]) {
+                /* handed over by an up: the old holder's hold ends here (its
+                 * UP record follows this WAKE), the new one's begins */
+                end_hold(longest_hold, hold_since, sem, e->time);
+                hold_since[sem] = e->time;
+            }
+            break;
+        }
+        case PR_EV_TIMEOUT:
+            if (sem != NONE && task != NONE) {
+                pr_lab_job_t *j = current_job(&a, task);
+                if (j != NULL)
+                    j->timeouts++;
+            }
+            break;
+        case PR_EV_DEADLINE_MISS:
+            mark_missed(&a, task, (uint32_t)e->value);
+            break;
+        case PR_EV_SEM_DOWN:
+            if (e->result == PR_OK && e->arg0 == 0 && sem != NONE && is_mutex[sem])
+                hold_since[sem] = e->time; /* taken at once */
+            break;
+        case PR_EV_SEM_UP:
+            /* arg0 is the task woken: then the hand-off already ended the hold */
+            if (e->result == PR_OK && sem != NONE && is_mutex[sem] && e->arg0 == PR_TRACE_NONE)
+                end_hold(longest_hold, hold_since, sem, e->time);
+            break;
+        }
+    }
+    if (!err) {
+        charge(&a, end);
+        for (size_t r = 0; r < a.njobs; r++)
+            decide_missed(&jobs[r], end);
+        totals->busy = a.busy;
+        totals->end = end;
+        totals->jobs = a.njobs;
+    }
+    free(hold_since);
+    free(a.next);
+    free(a.tasks);
+    return err;
+}
+
+size_t pr_lab_sizeof(int which)
+{
+    switch (which) {
+    case 0: return sizeof(pr_trace_record_t);
+    case 1: return sizeof(pr_lab_job_t);
+    case 2: return sizeof(pr_lab_totals_t);
+    case 3: return sizeof(pr_kernel_config_t);
+    case 4: return sizeof(pr_task_attr_t);
+    case 5: return sizeof(pr_task_status_t);
+    case 6: return sizeof(pr_sem_attr_t);
+    case 7: return sizeof(pr_sem_stats_t);
+    case 8: return sizeof(pr_action_t);
+    case 9: return sizeof(pr_script_t);
+    case 10: return sizeof(pr_kernel_stats_t);
+    }
+    return 0;
+}

@@ -1,0 +1,54 @@
+/*
+ * Job accounting for the lab: one pass over a kernel trace (the same records
+ * on every port) gives one row per job and a few totals. It reads only the
+ * trace; it knows nothing of the kernel's internals.
+ */
+#ifndef PRIORA_LAB_METRICS_H
+#define PRIORA_LAB_METRICS_H
+
+#include <stdint.h>
+#include "priora/trace.h"
+
+#define PR_LAB_NEVER UINT64_MAX /* a time that did not happen */
+
+typedef struct pr_lab_job {
+    uint64_t release;  /* ns */
+    uint64_t start;    /* first instant it ran; PR_LAB_NEVER if it never did */
+    uint64_t finish;   /* PR_LAB_NEVER if not finished when the trace ends */
+    uint64_t deadline; /* absolute; PR_LAB_NEVER if the task has none */
+    uint64_t blocked;  /* ns blocked on a semaphore during the job */
+    uint64_t inverted; /* ns during which a task of lower base priority ran while the job was released and unfinished */
+    int32_t task;
+    uint32_t job;      /* 1, 2, ... */
+    uint32_t timeouts; /* semaphore waits of the job that timed out */
+    int32_t missed;    /* 1 missed; 0 met (or no deadline); -1 unfinished, deadline after the end */
+} pr_lab_job_t;
+
+typedef struct pr_lab_totals {
+    uint64_t busy;         /* ns during which a task (not idle) ran */
+    uint64_t end;          /* the end time given */
+    uint64_t jobs;         /* rows written */
+} pr_lab_totals_t;
+
+/*
+ * records, n     the trace (in order)
+ * ntasks         tasks 0 .. ntasks-1
+ * rel_deadline   per task: relative deadline in ns, 0 = none
+ * nsems          semaphores 0 .. nsems-1
+ * is_mutex       per semaphore: 1 for a mutex (its holds are measured)
+ * end            the time the run ended (ns)
+ * jobs, max_jobs output rows, in release order
+ * longest_hold   per semaphore (output): longest time one task held the mutex (0 if never)
+ * totals         output
+ * Returns 0, or -1 if max_jobs was too small or an id is out of range.
+ */
+int pr_lab_account(const pr_trace_record_t *records, size_t n, int ntasks, const uint64_t *rel_deadline,
+                   int nsems, const uint8_t *is_mutex, uint64_t end, pr_lab_job_t *jobs, size_t max_jobs,
+                   uint64_t *longest_hold, pr_lab_totals_t *totals);
+
+/* sizeof of the structures the Python binding mirrors, to check its layout
+ * (0 trace record, 1 job, 2 totals, 3 kernel config, 4 task attr, 5 task
+ * status, 6 sem attr, 7 sem stats, 8 action, 9 script, 10 kernel stats). */
+size_t pr_lab_sizeof(int which);
+
+#endif

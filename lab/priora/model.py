@@ -1,0 +1,136 @@
+"""The validated model of a scenario: the one structure every lab command shares.
+
+A `Scenario` is only ever built by `priora.scenario.load` (or `parse`), which
+validates everything; once built, it is consistent: every resource a body names
+exists, every critical section is closed, every time is a whole number of ticks.
+All times in the model are in ticks; `Scenario.to_unit` converts kernel times
+(ns on the host port) back to the file's time unit for reports.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Literal
+
+TimeUnit = Literal["tick", "us", "ms"]
+Protocol = Literal["none", "pip"]
+ResourceKind = Literal["mutex", "counting", "binary"]
+Order = Literal["priority", "fifo"]
+ActionKind = Literal["compute", "lock", "unlock", "down", "up", "delay"]
+
+TIME_UNITS: tuple[TimeUnit, ...] = ("tick", "us", "ms")
+PROTOCOLS: tuple[Protocol, ...] = ("none", "pip")
+RESOURCE_KINDS: tuple[ResourceKind, ...] = ("mutex", "counting", "binary")
+ORDERS: tuple[Order, ...] = ("priority", "fifo")
+
+PRIORITY_MIN = 0
+PRIORITY_MAX = 31  # the kernel's PR_PRIO_MAX with the default 32 levels
+
+NS_PER_SECOND = 1_000_000_000
+UNITS_PER_SECOND: dict[str, int] = {"us": 1_000_000, "ms": 1_000}
+
+
+@dataclass(frozen=True)
+class Action:
+    """One step of a task body.
+
+    kind     compute | lock | unlock | down | up | delay
+    resource the resource named by lock/unlock/down/up, else None
+    ticks    compute and delay: the amount, in ticks; else 0
+    timeout  lock and down: ticks to wait, None = forever
+    """
+
+    kind: ActionKind
+    resource: str | None = None
+    ticks: int = 0
+    timeout: int | None = None
+
+
+@dataclass(frozen=True)
+class Resource:
+    """A semaphore. kind "binary" is a counting semaphore with max 1."""
+
+    name: str
+    kind: ResourceKind
+    protocol: Protocol  # mutexes only; "none" for counting and binary
+    initial: int  # 1 for a mutex
+    max: int | None  # counting/binary: largest value (binary: 1); None = no limit
+    order: Order
+
+
+@dataclass(frozen=True)
+class Task:
+    """A task: periodic when `period` is set, else one job released at `phase`."""
+
+    name: str
+    priority: int  # larger = more urgent
+    period: int | None  # ticks
+    phase: int  # ticks, first release
+    deadline: int | None  # ticks, relative to each release (default: the period)
+    body: tuple[Action, ...]
+
+
+@dataclass(frozen=True)
+class System:
+    tick_hz: int
+    time_unit: TimeUnit
+    horizon: int | None  # ticks, as given in the file; None = the default
+    protocol: Protocol  # default protocol of mutexes
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A validated scenario. Resource i is kernel semaphore i; task i is kernel task i."""
+
+    source: str  # the file it came from, for messages
+    system: System
+    resources: tuple[Resource, ...]
+    tasks: tuple[Task, ...]
+
+    # ---- time ----
+
+    @property
+    def tick_ns(self) -> float:
+        return NS_PER_SECOND / self.system.tick_hz
+
+    def ticks_to_ns(self, ticks: int) -> int:
+        """The host port's time of tick `ticks` (exact, as the kernel computes it)."""
+        hz = self.system.tick_hz
+        return (ticks // hz) * NS_PER_SECOND + (ticks % hz) * NS_PER_SECOND // hz
+
+    def to_unit(self, ns: int | float) -> float:
+        """Kernel time (ns) in the file's time unit."""
+        unit = self.system.time_unit
+        if unit == "tick":
+            return ns * self.system.tick_hz / NS_PER_SECOND
+        return ns * UNITS_PER_SECOND[unit] / NS_PER_SECOND
+
+    def default_horizon(self) -> int | None:
+        """Ticks: the hyperperiod plus the largest phase when some task is
+        periodic; None (run until every job has finished) when none is."""
+        periods = [t.period for t in self.tasks if t.period is not None]
+        if not periods:
+            return None
+        return math.lcm(*periods) + max(t.phase for t in self.tasks)
+
+    def horizon_ticks(self) -> int | None:
+        return self.system.horizon if self.system.horizon is not None else self.default_horizon()
+
+    # ---- variants (command-line overrides) ----
+
+    def with_protocol(self, protocol: Protocol) -> Scenario:
+        """Every mutex under `protocol` (the --protocol option)."""
+        resources = tuple(
+            replace(r, protocol=protocol) if r.kind == "mutex" else r for r in self.resources
+        )
+        return replace(self, resources=resources, system=replace(self.system, protocol=protocol))
+
+    def with_horizon(self, ticks: int) -> Scenario:
+        return replace(self, system=replace(self.system, horizon=ticks))
+
+    def resource_index(self, name: str) -> int:
+        for i, r in enumerate(self.resources):
+            if r.name == name:
+                return i
+        raise KeyError(name)

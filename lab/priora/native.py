@@ -1,0 +1,155 @@
+"""The Priora kernel in this process: the host port as a shared library
+(build/lab/libpriora_lab.so), reached through cffi in ABI mode.
+
+The declarations below mirror the C headers (kernel/include/priora/*.h,
+ports/host/include/priora/host.h, lab/native/metrics.h). At load, the size of
+every mirrored structure is compared with the C compiler's (pr_lab_sizeof), so
+a header change that this file misses is an error, never silent corruption.
+
+The kernel is one global instance: one simulation at a time per process.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import cffi
+import numpy as np
+
+from priora.errors import NativeError
+
+CDEF = """
+typedef int pr_id_t;
+typedef int pr_prio_t;
+typedef uint64_t pr_ticks_t;
+typedef uint32_t pr_timeout_t;
+
+typedef struct { uint32_t tick_hz; pr_ticks_t quantum; } pr_kernel_config_t;
+typedef struct { uint64_t context_switches; uint64_t priority_changes; uint64_t ticks; } pr_kernel_stats_t;
+typedef struct {
+    const char *name; pr_prio_t priority; void (*entry)(void *arg); void *arg;
+    pr_ticks_t period; pr_ticks_t phase; pr_ticks_t deadline; pr_id_t watchdog;
+} pr_task_attr_t;
+typedef struct {
+    pr_id_t id; char name[16]; int state; int suspended;
+    pr_prio_t base_priority; pr_prio_t effective_priority; pr_id_t blocked_on; int mutexes_held;
+    uint32_t jobs_released; uint32_t jobs_completed; uint32_t deadline_misses;
+    uint64_t cpu_time; pr_ticks_t period; pr_ticks_t phase; pr_ticks_t deadline; pr_id_t watchdog;
+} pr_task_status_t;
+typedef struct { int value; int max; unsigned flags; int protocol; pr_prio_t ceiling; const char *name; } pr_sem_attr_t;
+typedef struct { uint32_t ups; uint32_t downs; uint32_t max_waiters; } pr_sem_stats_t;
+typedef struct {
+    uint64_t time; uint32_t seq; int32_t value; uint8_t event; uint8_t task; uint8_t object;
+    int8_t result; uint8_t arg0; uint8_t arg1; uint16_t tick_low;
+} pr_trace_record_t;
+typedef struct { int kind; pr_id_t sem; pr_timeout_t timeout; uint64_t amount; } pr_action_t;
+typedef struct {
+    const pr_action_t *actions; uint32_t count; uint32_t timeouts; uint32_t errors;
+    int last_error; uint32_t last_error_action;
+} pr_script_t;
+typedef struct {
+    uint64_t release; uint64_t start; uint64_t finish; uint64_t deadline; uint64_t blocked; uint64_t inverted;
+    int32_t task; uint32_t job; uint32_t timeouts; int32_t missed;
+} pr_lab_job_t;
+typedef struct { uint64_t busy; uint64_t end; uint64_t jobs; } pr_lab_totals_t;
+
+const char *pr_errname(int err);
+int pr_host_init(const pr_kernel_config_t *config);
+int pr_host_run_until(uint64_t until_ns);
+uint64_t pr_host_now(void);
+const pr_trace_record_t *pr_host_trace(size_t *count);
+void pr_kernel_stats(pr_kernel_stats_t *stats);
+void pr_task_attr_init(pr_task_attr_t *attr);
+int pr_task_create(const pr_task_attr_t *attr, pr_id_t *id);
+int pr_task_status(pr_id_t id, pr_task_status_t *status);
+void pr_sem_attr_init(pr_sem_attr_t *attr);
+int pr_sem_alloc(const pr_sem_attr_t *attr, pr_id_t *id);
+int pr_sem_stats(pr_id_t id, pr_sem_stats_t *stats);
+int pr_script_check(const pr_script_t *script, uint32_t *bad_action);
+void pr_script_body(void *script);
+int pr_lab_account(const pr_trace_record_t *records, size_t n, int ntasks, const uint64_t *rel_deadline,
+                   int nsems, const uint8_t *is_mutex, uint64_t end, pr_lab_job_t *jobs, size_t max_jobs,
+                   uint64_t *longest_hold, pr_lab_totals_t *totals);
+size_t pr_lab_sizeof(int which);
+"""
+
+# Order of pr_lab_sizeof's argument (lab/native/metrics.h).
+MIRRORED = (
+    "pr_trace_record_t",
+    "pr_lab_job_t",
+    "pr_lab_totals_t",
+    "pr_kernel_config_t",
+    "pr_task_attr_t",
+    "pr_task_status_t",
+    "pr_sem_attr_t",
+    "pr_sem_stats_t",
+    "pr_action_t",
+    "pr_script_t",
+    "pr_kernel_stats_t",
+)
+
+# Constants of the C headers.
+PR_OK = 0
+PR_FOREVER = 0xFFFFFFFF
+PR_NO_WAIT = 0
+PR_SEM_PRIO = 0x1
+PR_SEM_MUTEX = 0x2
+PROTOCOL_NUMBER = {"none": 0, "pip": 1}
+ACTION_NUMBER = {"compute": 1, "lock": 2, "unlock": 3, "down": 4, "up": 5, "delay": 6}
+
+EVENT = {
+    "TASK_CREATE": 1, "TASK_DELETE": 2, "RELEASE": 3, "SWITCH": 4, "BLOCK": 5, "WAKE": 6, "PRIO": 7,
+    "TIMEOUT": 8, "MISS": 9, "JOB_DONE": 10, "SEM_ALLOC": 11, "SEM_FREE": 12, "DOWN": 13, "UP": 14,
+    "DELAY": 15, "SUSPEND": 16, "RESUME": 17, "TASK_EXIT": 18, "LOST": 19, "WATCHDOG": 20,
+    "DELAY_END": 21, "PRIO_SET": 22,
+}  # fmt: skip
+TRACE_NONE = 0xFF
+NEVER = 2**64 - 1  # PR_LAB_NEVER
+
+TRACE_DTYPE = np.dtype(
+    [("time", "<u8"), ("seq", "<u4"), ("value", "<i4"), ("event", "u1"), ("task", "u1"),
+     ("object", "u1"), ("result", "i1"), ("arg0", "u1"), ("arg1", "u1"), ("tick_low", "<u2")]
+)  # fmt: skip
+JOB_DTYPE = np.dtype(
+    [("release", "<u8"), ("start", "<u8"), ("finish", "<u8"), ("deadline", "<u8"), ("blocked", "<u8"),
+     ("inverted", "<u8"), ("task", "<i4"), ("job", "<u4"), ("timeouts", "<u4"), ("missed", "<i4")]
+)  # fmt: skip
+
+ffi = cffi.FFI()
+ffi.cdef(CDEF)
+
+
+def library_path() -> Path:
+    """$PRIORA_NATIVE_LIB, or build/lab/libpriora_lab.so in this checkout."""
+    override = os.environ.get("PRIORA_NATIVE_LIB")
+    if override:
+        return Path(override)
+    return Path(__file__).resolve().parents[2] / "build" / "lab" / "libpriora_lab.so"
+
+
+@cache
+def lib() -> Any:
+    """The loaded library (once per process), its layout checked."""
+    path = library_path()
+    if not path.exists():
+        raise NativeError(f"native kernel library not found at {path}: run scripts/setup.sh to build it")
+    try:
+        loaded = ffi.dlopen(str(path))
+    except OSError as exc:
+        raise NativeError(f"cannot load {path}: {exc}") from exc
+    for which, name in enumerate(MIRRORED):
+        c_size, py_size = loaded.pr_lab_sizeof(which), ffi.sizeof(name)
+        if c_size != py_size:
+            raise NativeError(f"{path}: {name} is {c_size} bytes in C, {py_size} in priora/native.py")
+    if TRACE_DTYPE.itemsize != ffi.sizeof("pr_trace_record_t") or JOB_DTYPE.itemsize != ffi.sizeof(
+        "pr_lab_job_t"
+    ):
+        raise NativeError("priora/native.py: numpy record layouts do not match the C structures")
+    return loaded
+
+
+def errname(code: int) -> str:
+    return str(ffi.string(lib().pr_errname(code)).decode())

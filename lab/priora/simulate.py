@@ -1,0 +1,189 @@
+"""Run a validated scenario on the kernel's host port, in process.
+
+The scenario is compiled into kernel objects (one semaphore per resource, one
+task per task, each running the kernel's scenario interpreter over its
+actions), the kernel runs on its virtual clock, and the result keeps the
+kernel's own trace plus one accounting row per job, computed from that trace
+by the lab's C pass (lab/native/metrics.c). Nothing here re-implements the
+kernel: what happened is what the trace says.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from priora import native
+from priora.errors import NativeError
+from priora.model import Action, Resource, Scenario, Task
+
+# Run "until every job has finished" (no periodic task): the host port stops
+# earlier, as soon as nothing can happen any more (quiescent).
+UNBOUNDED_NS = 2**62
+
+
+@dataclass(frozen=True)
+class SemaphoreCounters:
+    ups: int
+    downs: int
+    max_waiters: int
+    longest_hold_ns: int | None  # mutexes only
+
+
+@dataclass(frozen=True)
+class SimResult:
+    """What one run produced. Times are kernel times in ns; the report converts."""
+
+    scenario: Scenario
+    trace: np.ndarray[Any, np.dtype[np.void]]  # native.TRACE_DTYPE records, in order
+    jobs: np.ndarray[Any, np.dtype[np.void]]  # native.JOB_DTYPE rows, in release order
+    end_ns: int  # when the run stopped
+    quiescent: bool  # stopped because nothing could happen any more
+    busy_ns: int  # CPU time of tasks (not idle)
+    context_switches: int
+    priority_changes: int
+    semaphores: tuple[SemaphoreCounters, ...]  # per resource, in model order
+
+
+def _action(scenario: Scenario, a: Action) -> tuple[int, int, int, int]:
+    """(kind, sem, timeout, amount) of a pr_action_t."""
+    kind = native.ACTION_NUMBER[a.kind]
+    sem = scenario.resource_index(a.resource) if a.resource is not None else 0
+    if a.timeout is None:
+        timeout = native.PR_FOREVER
+    else:
+        timeout = a.timeout  # 0 is PR_NO_WAIT
+    if a.kind == "compute":
+        amount = scenario.ticks_to_ns(a.ticks)
+    elif a.kind == "delay":
+        amount = a.ticks
+    else:
+        amount = 0
+    return kind, sem, timeout, amount
+
+
+def _alloc_semaphore(lib: Any, r: Resource, keep: list[Any]) -> None:
+    attr = native.ffi.new("pr_sem_attr_t *")
+    lib.pr_sem_attr_init(attr)
+    name = native.ffi.new("char[]", r.name.encode())
+    keep.append(name)
+    attr.name = name
+    attr.value = r.initial
+    attr.max = r.max if r.max is not None else 0
+    attr.flags = native.PR_SEM_PRIO if r.order == "priority" else 0
+    if r.kind == "mutex":
+        attr.flags |= native.PR_SEM_MUTEX
+        attr.protocol = native.PROTOCOL_NUMBER[r.protocol]
+    sid = native.ffi.new("pr_id_t *")
+    err = lib.pr_sem_alloc(attr, sid)
+    if err != native.PR_OK:
+        raise NativeError(f"the kernel refused resource {r.name}: {native.errname(err)}")
+
+
+def _create_task(lib: Any, scenario: Scenario, t: Task, keep: list[Any]) -> None:
+    actions = native.ffi.new("pr_action_t[]", max(1, len(t.body)))
+    for i, a in enumerate(t.body):
+        actions[i].kind, actions[i].sem, actions[i].timeout, actions[i].amount = _action(scenario, a)
+    script = native.ffi.new("pr_script_t *")
+    script.actions = actions
+    script.count = len(t.body)
+    bad = native.ffi.new("uint32_t *")
+    if lib.pr_script_check(script, bad) != native.PR_OK:
+        raise NativeError(f"the kernel refused the body of task {t.name} at action {bad[0]}")
+    name = native.ffi.new("char[]", t.name.encode())
+    keep.extend((actions, script, name))
+
+    attr = native.ffi.new("pr_task_attr_t *")
+    lib.pr_task_attr_init(attr)
+    attr.name = name
+    attr.priority = t.priority
+    attr.entry = lib.pr_script_body
+    attr.arg = script
+    attr.period = t.period or 0
+    attr.phase = t.phase
+    attr.deadline = t.deadline or 0
+    tid = native.ffi.new("pr_id_t *")
+    err = lib.pr_task_create(attr, tid)
+    if err != native.PR_OK:
+        raise NativeError(f"the kernel refused task {t.name}: {native.errname(err)}")
+
+
+def _account(lib: Any, scenario: Scenario, trace: np.ndarray[Any, Any], end_ns: int) -> tuple[
+    np.ndarray[Any, Any], int, list[int]
+]:
+    njobs = int(np.count_nonzero(trace["event"] == native.EVENT["RELEASE"]))
+    jobs = np.zeros(njobs, dtype=native.JOB_DTYPE)
+    deadlines = np.array(
+        [scenario.ticks_to_ns(t.deadline or t.period or 0) if (t.deadline or t.period) else 0
+         for t in scenario.tasks],
+        dtype=np.uint64,
+    )  # fmt: skip
+    is_mutex = np.array([r.kind == "mutex" for r in scenario.resources] + [False], dtype=np.uint8)
+    holds = np.zeros(len(scenario.resources) + 1, dtype=np.uint64)
+    totals = native.ffi.new("pr_lab_totals_t *")
+    ffi = native.ffi
+    err = lib.pr_lab_account(
+        ffi.cast("const pr_trace_record_t *", ffi.from_buffer(trace)),
+        len(trace),
+        len(scenario.tasks),
+        ffi.cast("const uint64_t *", ffi.from_buffer(deadlines)),
+        len(scenario.resources),
+        ffi.cast("const uint8_t *", ffi.from_buffer(is_mutex)),
+        end_ns,
+        ffi.cast("pr_lab_job_t *", ffi.from_buffer(jobs)),
+        njobs,
+        ffi.cast("uint64_t *", ffi.from_buffer(holds)),
+        totals,
+    )
+    if err != 0:
+        raise NativeError("the job accounting could not read the kernel trace")
+    return jobs, int(totals.busy), [int(h) for h in holds[: len(scenario.resources)]]
+
+
+def simulate(scenario: Scenario, horizon_ticks: int | None = None) -> SimResult:
+    """Runs `scenario` on the host port for `horizon_ticks` (default: the
+    scenario's horizon) and returns what happened."""
+    lib = native.lib()
+    config = native.ffi.new("pr_kernel_config_t *", {"tick_hz": scenario.system.tick_hz, "quantum": 0})
+    err = lib.pr_host_init(config)
+    if err != native.PR_OK:
+        raise NativeError(f"the kernel refused tick_hz {scenario.system.tick_hz}: {native.errname(err)}")
+    keep: list[Any] = []  # C memory the kernel points to while it runs
+    for r in scenario.resources:
+        _alloc_semaphore(lib, r, keep)
+    for t in scenario.tasks:
+        _create_task(lib, scenario, t, keep)
+
+    horizon = horizon_ticks if horizon_ticks is not None else scenario.horizon_ticks()
+    until = scenario.ticks_to_ns(horizon) if horizon is not None else UNBOUNDED_NS
+    quiescent = lib.pr_host_run_until(until) == 1
+    end_ns = int(lib.pr_host_now())
+
+    count = native.ffi.new("size_t *")
+    records = lib.pr_host_trace(count)
+    raw = native.ffi.buffer(records, count[0] * native.TRACE_DTYPE.itemsize)
+    trace = np.frombuffer(raw, dtype=native.TRACE_DTYPE).copy()  # the kernel reuses its buffer
+    jobs, busy, holds = _account(lib, scenario, trace, end_ns)
+
+    stats = native.ffi.new("pr_kernel_stats_t *")
+    lib.pr_kernel_stats(stats)
+    counters = []
+    for i, r in enumerate(scenario.resources):
+        s = native.ffi.new("pr_sem_stats_t *")
+        lib.pr_sem_stats(i, s)
+        hold = holds[i] if r.kind == "mutex" else None
+        counters.append(SemaphoreCounters(int(s.ups), int(s.downs), int(s.max_waiters), hold))
+    del keep
+    return SimResult(
+        scenario=scenario,
+        trace=trace,
+        jobs=jobs,
+        end_ns=end_ns,
+        quiescent=quiescent,
+        busy_ns=busy,
+        context_switches=int(stats.context_switches),
+        priority_changes=int(stats.priority_changes),
+        semaphores=tuple(counters),
+    )
