@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Sets everything up, builds, and runs the demo: the classic priority
-# inversion on the host port, without and with priority inheritance.
+# Sets everything up and runs the demo: the classic priority inversion
+# (examples/inversion.toml) on the kernel's host port without and with
+# priority inheritance, side by side, with the two Gantt charts written to
+# build/demo/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-scripts/build.sh build >/dev/null
-exec build/examples/inversion_demo
+exec .venv/bin/priora demo --out build/demo

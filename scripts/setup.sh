@@ -1,28 +1,55 @@
 #!/usr/bin/env bash
-# Installs what Priora needs on a Debian machine, only what is missing:
-# a C compiler with the sanitizer runtimes, CMake and Ninja.
-# Safe to run again; it changes nothing when everything is there.
+# Sets up everything Priora needs on a Debian machine, installing only what is
+# missing, then builds the C code and the lab's virtual environment:
+#   - Debian packages: a C compiler (with the sanitizer runtimes), CMake,
+#     Ninja, Python 3.11+ with venv;
+#   - build/: the kernel, its tests, the demo and the lab's native library;
+#   - .venv/: the lab (lab/, package `priora`, command `priora`) and its
+#     Python dependencies from PyPI.
+# Safe to run again: it changes nothing that is already in place.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
 need=()
 command -v cc >/dev/null 2>&1 || need+=(gcc)
 command -v cmake >/dev/null 2>&1 || need+=(cmake)
 command -v ninja >/dev/null 2>&1 || need+=(ninja-build)
-# The sanitizer runtimes ship with gcc on Debian (libasan8, libubsan1).
+command -v python3 >/dev/null 2>&1 || need+=(python3)
+if command -v python3 >/dev/null 2>&1 && ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
+  need+=(python3-venv)
+fi
 if command -v gcc >/dev/null 2>&1; then
+  # The sanitizer runtimes (libasan, libubsan) come with gcc's support package.
   gcc_major=$(gcc -dumpversion | cut -d. -f1)
   dpkg -s "libgcc-${gcc_major}-dev" >/dev/null 2>&1 || need+=("libgcc-${gcc_major}-dev")
 fi
 
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}"
+  sudo=
   if [ "$(id -u)" -ne 0 ]; then
-    sudo=sudo
     command -v sudo >/dev/null 2>&1 || { echo "setup: need root (or sudo) to install ${need[*]}" >&2; exit 1; }
-  else
-    sudo=
+    sudo=sudo
   fi
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}"
 fi
-echo "setup: $(cc --version | head -n1); $(cmake --version | head -n1); ninja $(ninja --version)"
+
+python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' || {
+  echo "setup: Python 3.11 or newer is needed (found $(python3 --version))" >&2; exit 1; }
+
+echo "setup: building the C code (build/)"
+scripts/build.sh build >/dev/null
+
+if [ ! -x .venv/bin/python ]; then
+  echo "setup: creating .venv"
+  python3 -m venv .venv
+fi
+if ! .venv/bin/python -c 'import priora, cffi, numpy, matplotlib, pytest' >/dev/null 2>&1 \
+   || [ lab/pyproject.toml -nt .venv/.priora-installed ]; then
+  echo "setup: installing the lab into .venv (pip)"
+  .venv/bin/python -m pip install -q --upgrade pip
+  .venv/bin/python -m pip install -q -e "lab[dev]"
+  touch .venv/.priora-installed
+fi
+echo "setup: ready: $(cc --version | head -n1); $(cmake --version | head -n1); $(.venv/bin/python --version)"

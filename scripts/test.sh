@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Sets everything up and runs every test:
-#  1. the host build (-Wall -Wextra -Werror), all kernel tests under ctest;
+#  1. the kernel's tests on the host build (-Wall -Wextra -Werror), under ctest;
 #  2. the same tests built with AddressSanitizer and UndefinedBehaviorSanitizer;
 #  3. the kernel built with tracing compiled out (it must build warning-free);
-#  4. the demo runs, and two runs print byte-identical output (determinism).
+#  4. the C demo twice: byte-identical output (determinism);
+#  5. the lab: type check (mypy --strict), lint (ruff), and its tests (pytest).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -20,8 +21,16 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 echo "== kernel with tracing compiled out"
 scripts/build.sh build-notrace -DPRIORA_TRACE=OFF
 
-echo "== demo, twice: identical output"
+echo "== C demo, twice: identical output"
 build/examples/inversion_demo > build/demo-1.txt
 build/examples/inversion_demo > build/demo-2.txt
 cmp build/demo-1.txt build/demo-2.txt
 echo "demo output identical across runs ($(wc -l < build/demo-1.txt) lines)"
+
+echo "== lab: mypy --strict, ruff"
+(cd lab && ../.venv/bin/mypy priora)
+.venv/bin/ruff check lab tests/lab benchmarks
+.venv/bin/ruff format --check lab tests/lab benchmarks
+
+echo "== lab: pytest"
+.venv/bin/pytest -q tests/lab
