@@ -1,0 +1,623 @@
+"""Scenario files: TOML text in, the validated model (priora.model.Scenario) out.
+
+Every mistake a user can make in a file is caught here and reported as one
+ScenarioError naming the file, where in it (table and field, or line) and the
+reason. What comes out is what the kernel accepts: names, priorities and
+semaphore attributes in its ranges, times in whole ticks, critical sections
+balanced. So a later stage (simulate, analyze, a target run) never fails on a
+user's mistake. The format is documented in docs/scenario-format.md.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+from typing import NoReturn, TypeVar
+
+from priora.errors import ScenarioError
+from priora.model import (
+    NS_PER_SECOND,
+    ORDERS,
+    PRIORITY_MAX,
+    PRIORITY_MIN,
+    PROTOCOLS,
+    RESOURCE_KINDS,
+    TIME_UNITS,
+    UNITS_PER_SECOND,
+    Action,
+    ActionKind,
+    Order,
+    Protocol,
+    Resource,
+    ResourceKind,
+    Scenario,
+    System,
+    Task,
+    TimeUnit,
+)
+
+# ---- the kernel's limits (kernel/include/priora/config.h, types.h, task.h) ----
+
+NAME_MAX = 15  # PR_CONFIG_NAME_LEN - 1 (the NUL)
+MAX_TASKS = 32  # PR_CONFIG_MAX_TASKS
+MAX_RESOURCES = 64  # PR_CONFIG_MAX_SEMS
+PERIOD_MAX = 2**32 - 1  # period and deadline: at most UINT32_MAX ticks (pr_task_create)
+WAIT_MAX = 2**32 - 2  # timeouts and delays are pr_timeout_t; 0xFFFFFFFF is PR_FOREVER
+VALUE_MAX = 2**31 - 1  # a semaphore's value and max are C ints
+CLOCK_MAX_NS = 2**62  # the host port's clock: simulate runs "forever" up to this time
+
+DEFAULT_TICK_HZ = 1000
+
+_NAME = re.compile(r"[A-Za-z0-9_-]+")
+# A time in a body action, as TOML writes a decimal number (no "inf", no "_").
+_NUMBER = re.compile(r"[+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
+# Where tomllib puts the position in its messages.
+_AT_LINE = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
+_AT_END = re.compile(r"\s*\(at end of document\)$")
+
+_TOP_KEYS = ("system", "resources", "tasks")
+_SYSTEM_KEYS = ("tick_hz", "time_unit", "horizon", "protocol")
+_RESOURCE_KEYS = ("kind", "protocol", "initial", "max", "order")
+_TASK_KEYS = ("priority", "period", "phase", "deadline", "body")
+_ACTIONS: tuple[ActionKind, ...] = ("compute", "lock", "unlock", "down", "up", "delay")
+
+# Keys of [resources.NAME] that only some kinds take, with why the others don't.
+_NOT_FOR_KIND: dict[tuple[str, ResourceKind], str] = {
+    ("protocol", "counting"): "only mutexes have a locking protocol",
+    ("protocol", "binary"): "only mutexes have a locking protocol",
+    ("initial", "mutex"): "a mutex always starts free",
+    ("max", "mutex"): "a mutex has no count",
+    ("max", "binary"): 'its max is 1; use kind = "counting" for another max',
+}
+_KIND_NAME: dict[ResourceKind, str] = {
+    "mutex": "a mutex",
+    "counting": "a counting semaphore",
+    "binary": "a binary semaphore",
+}
+
+_T = TypeVar("_T", bound=str)
+
+# A number as read: its exact value, and its text for messages.
+_Number = tuple[Fraction, str]
+
+
+# ---- reading the file ----
+
+
+def load(path: str | os.PathLike[str]) -> Scenario:
+    """Reads and validates the scenario file at `path` (named as given in messages)."""
+    source = os.fspath(path)
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise ScenarioError(source, "", f"cannot read the file: {e.strerror or e}") from e
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise ScenarioError(source, f"line {line}", "not UTF-8 text (TOML files are UTF-8)") from e
+    return parse(text, source)
+
+
+def parse(text: str, source: str) -> Scenario:
+    """Validates the scenario in `text`; `source` names it in messages."""
+    doc = _decode(text, source)
+    _check_top_level(source, doc)
+    system, clock = _system(_At(source, "[system]"), doc.get("system", {}))
+    resources = _resources(_At(source, "[resources]"), doc.get("resources", {}), system)
+    tasks = _tasks(_At(source, "[tasks]"), doc.get("tasks", {}), resources, clock)
+    return Scenario(source=source, system=system, resources=resources, tasks=tasks)
+
+
+def _check_top_level(source: str, doc: Mapping[str, object]) -> None:
+    for key, value in doc.items():
+        if key in _TOP_KEYS:
+            continue
+        expected = "expected [system], [resources.NAME] and [tasks.NAME]"
+        if isinstance(value, dict):
+            _At(source, f"[{_key(key)}]").fail(f"unknown table ({expected})")
+        _At(source, _key(key)).fail(f"unknown top-level key ({expected})")
+
+
+def _decode(text: str, source: str) -> dict[str, object]:
+    # Floats are read as Decimal, exactly as written: 0.1 ms must be one tenth
+    # of a ms (one tick at 10 kHz), which the binary float 0.1 is not.
+    try:
+        return tomllib.loads(text, parse_float=Decimal)
+    except tomllib.TOMLDecodeError as e:
+        where, reason = _toml_position(str(e), text)
+        raise ScenarioError(source, where, f"malformed TOML: {reason}") from e
+    except ValueError as e:  # an integer too long for Python's int(), from tomllib
+        raise ScenarioError(source, "", f"malformed TOML: {e}") from e
+
+
+def _toml_position(message: str, text: str) -> tuple[str, str]:
+    """(where, reason) of a tomllib message: its position moves to the where part."""
+    at = _AT_LINE.search(message)
+    if at:
+        return f"line {at[1]}", f"{message[: at.start()]} (column {at[2]})"
+    end = _AT_END.search(message)
+    if end:
+        return f"line {max(1, len(text.splitlines()))}", f"{message[: end.start()]} (at the end of the file)"
+    return "", message
+
+
+# ---- where a value is, for messages ----
+
+
+@dataclass(frozen=True)
+class _At:
+    """A place in the file: raises the ScenarioError about it."""
+
+    source: str
+    where: str
+
+    def fail(self, reason: str) -> NoReturn:
+        raise ScenarioError(self.source, self.where, reason)
+
+    def field(self, key: str) -> _At:
+        return _At(self.source, f"{self.where} {_key(key)}")
+
+    def item(self, index: int) -> _At:
+        return _At(self.source, f"{self.where}[{index}]")
+
+
+def _key(key: str) -> str:
+    """A key as TOML would write it: bare when it can be, else quoted."""
+    return key if _NAME.fullmatch(key) else json.dumps(key)
+
+
+def _describe(value: object) -> str:
+    """A TOML value's type and value, for 'must be ..., got ...' messages."""
+    if isinstance(value, bool):  # before int: bool is an int in Python
+        return f"a boolean ({'true' if value else 'false'})"
+    if isinstance(value, int):
+        return f"an integer ({value})"
+    if isinstance(value, Decimal):
+        return f"a float ({value})"
+    if isinstance(value, str):
+        return f"a string ({json.dumps(value)})"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "a table"
+    return "a date/time"
+
+
+def _choices(choices: tuple[str, ...]) -> str:
+    quoted = [json.dumps(c) for c in choices]
+    return ", ".join(quoted[:-1]) + " or " + quoted[-1]
+
+
+# ---- typed values ----
+
+
+def _table(at: _At, value: object) -> dict[str, object]:
+    if not isinstance(value, dict):
+        at.fail(f"must be a table, got {_describe(value)}")
+    return value
+
+
+def _check_keys(at: _At, table: Mapping[str, object], allowed: tuple[str, ...]) -> None:
+    for key in table:
+        if key not in allowed:
+            at.field(key).fail(f"unknown key (expected one of: {', '.join(allowed)})")
+
+
+def _int(at: _At, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        at.fail(f"must be an integer, got {_describe(value)}")
+    return value
+
+
+def _choice(at: _At, value: object, choices: tuple[_T, ...], what: str) -> _T:
+    """One of `choices` (returned as the choice itself, so its Literal type holds)."""
+    if not isinstance(value, str):
+        at.fail(f"must be a string, got {_describe(value)}")
+    for choice in choices:
+        if value == choice:
+            return choice
+    at.fail(f"unknown {what} {json.dumps(value)} (expected {_choices(choices)})")
+
+
+def _toml_number(at: _At, value: object) -> _Number:
+    if isinstance(value, bool) or not isinstance(value, int | Decimal):
+        at.fail(f"must be a number, got {_describe(value)}")
+    if isinstance(value, int):
+        return Fraction(value), str(value)
+    return _exact(at, value, str(value))
+
+
+def _text_number(at: _At, text: str, what: str) -> _Number:
+    """A time written inside an action string."""
+    if not _NUMBER.fullmatch(text):
+        at.fail(f"{what}must be a number, got {json.dumps(text)}")
+    return _exact(at, Decimal(text), text)
+
+
+def _exact(at: _At, value: Decimal, shown: str) -> _Number:
+    if not value.is_finite():
+        at.fail(f"must be a finite number, got {shown.lower().replace('infinity', 'inf')}")
+    # Fraction(1e999999) would build a million-digit integer: refuse first.
+    if value and abs(value.adjusted()) > 40:
+        at.fail(f"{shown} is out of range")
+    return Fraction(value), shown
+
+
+# ---- times ----
+
+
+@dataclass(frozen=True)
+class _Clock:
+    """The file's time unit against the kernel's tick."""
+
+    tick_hz: int
+    unit: TimeUnit
+
+    def ticks(self, value: Fraction) -> Fraction:
+        if self.unit == "tick":
+            return value
+        return value * self.tick_hz / UNITS_PER_SECOND[self.unit]
+
+    def max_ticks(self) -> int:
+        """Longest span the host port's clock can hold."""
+        return CLOCK_MAX_NS // (NS_PER_SECOND // self.tick_hz)
+
+    def show(self, shown: str, ticks: Fraction) -> str:
+        """A time as written, with its ticks when the unit is not the tick."""
+        if self.unit == "tick":
+            return f"{shown} ticks"
+        return f"{shown} {self.unit} ({ticks} ticks)"
+
+    def not_whole(self, shown: str) -> str:
+        if self.unit == "tick":
+            return f'{shown} is not representable in ticks (time_unit is "tick": times are whole numbers)'
+        tick = _decimal(Fraction(UNITS_PER_SECOND[self.unit], self.tick_hz))
+        return (
+            f"{shown} {self.unit} is not representable in ticks "
+            f"(a tick is {tick} {self.unit} at tick_hz {self.tick_hz})"
+        )
+
+
+def _decimal(value: Fraction) -> str:
+    """An exact decimal's text (the tick length: tick_hz divides 10^9, so it ends)."""
+    digits = Decimal(value.numerator) / Decimal(value.denominator)
+    return format(digits.normalize(), "f")
+
+
+def _time(at: _At, number: _Number, clock: _Clock, *, positive: bool, limit: int, what: str = "") -> int:
+    """Ticks of a time in the file's unit. `what` prefixes the reason (in bodies)."""
+    value, shown = number
+    if value < 0 or (positive and value == 0):
+        at.fail(f"{what}must be {'> 0' if positive else '>= 0'}, got {shown}")
+    ticks = clock.ticks(value)
+    if ticks.denominator != 1:
+        at.fail(what + clock.not_whole(shown))
+    if ticks > limit:
+        at.fail(f"{what}{clock.show(shown, ticks)} exceeds the limit of {limit} ticks")
+    return int(ticks)
+
+
+# ---- [system] ----
+
+
+def _system(at: _At, value: object) -> tuple[System, _Clock]:
+    table = _table(at, value)
+    _check_keys(at, table, _SYSTEM_KEYS)
+    tick_hz = _tick_hz(at.field("tick_hz"), table.get("tick_hz", DEFAULT_TICK_HZ))
+    unit = _choice(at.field("time_unit"), table.get("time_unit", "tick"), TIME_UNITS, "time unit")
+    protocol = _choice(at.field("protocol"), table.get("protocol", "pip"), PROTOCOLS, "protocol")
+    clock = _Clock(tick_hz, unit)
+    horizon = None
+    if "horizon" in table:
+        number = _toml_number(at.field("horizon"), table["horizon"])
+        horizon = _time(at.field("horizon"), number, clock, positive=True, limit=clock.max_ticks())
+    return System(tick_hz=tick_hz, time_unit=unit, horizon=horizon, protocol=protocol), clock
+
+
+def _tick_hz(at: _At, value: object) -> int:
+    hz = _int(at, value)
+    if hz <= 0:
+        at.fail(f"must be > 0, got {hz}")
+    # The host port counts ns: a tick must be a whole number of them.
+    if NS_PER_SECOND % hz:
+        at.fail(f"must divide {NS_PER_SECOND} so that a tick is a whole number of ns, got {hz}")
+    return hz
+
+
+# ---- names ----
+
+
+def _label(table: str, name: str) -> str:
+    return f"[{table}.{_key(name)}]"
+
+
+def _check_name(at: _At, name: str) -> None:
+    if not name:
+        at.fail("the name is empty")
+    if not _NAME.fullmatch(name):
+        at.fail(f'the name {json.dumps(name)} may only have letters, digits, "_" and "-"')
+    if len(name) > NAME_MAX:
+        at.fail(f"the name is {len(name)} characters long, the kernel's limit is {NAME_MAX}")
+
+
+# ---- [resources.NAME] ----
+
+
+def _resources(at: _At, value: object, system: System) -> tuple[Resource, ...]:
+    table = _table(at, value)
+    if len(table) > MAX_RESOURCES:
+        at.fail(f"{len(table)} resources, the kernel has room for {MAX_RESOURCES}")
+    return tuple(
+        _resource(_At(at.source, _label("resources", name)), name, item, system)
+        for name, item in table.items()
+    )
+
+
+def _resource(at: _At, name: str, value: object, system: System) -> Resource:
+    _check_name(at, name)
+    table = _table(at, value)
+    _check_keys(at, table, _RESOURCE_KEYS)
+    if "kind" not in table:
+        at.field("kind").fail(f"missing (expected {_choices(RESOURCE_KINDS)})")
+    kind = _choice(at.field("kind"), table["kind"], RESOURCE_KINDS, "kind")
+    _check_kind_keys(at, table, kind)
+    order = _choice(at.field("order"), table.get("order", "priority"), ORDERS, "order")
+    if kind == "mutex":
+        return _mutex(at, name, table, order, system)
+    return _semaphore(at, name, table, kind, order)
+
+
+def _check_kind_keys(at: _At, table: Mapping[str, object], kind: ResourceKind) -> None:
+    for key in table:
+        why = _NOT_FOR_KIND.get((key, kind))
+        if why is not None:
+            at.field(key).fail(f"not allowed on {_KIND_NAME[kind]} ({why})")
+
+
+def _mutex(at: _At, name: str, table: Mapping[str, object], order: Order, system: System) -> Resource:
+    protocol: Protocol = system.protocol
+    if "protocol" in table:
+        protocol = _choice(at.field("protocol"), table["protocol"], PROTOCOLS, "protocol")
+    # The kernel's inheritance finds the most urgent waiter in the priority queue.
+    if protocol == "pip" and order == "fifo":
+        origin = "" if "protocol" in table else " (from [system])"
+        at.field("order").fail(
+            f'"fifo" cannot go with protocol "pip"{origin}: priority inheritance needs '
+            'priority order; set protocol = "none" or drop order'
+        )
+    return Resource(name=name, kind="mutex", protocol=protocol, initial=1, max=None, order=order)
+
+
+def _semaphore(at: _At, name: str, table: Mapping[str, object], kind: ResourceKind, order: Order) -> Resource:
+    initial = _count(at.field("initial"), table.get("initial", 0), 0)
+    if kind == "binary":
+        if initial > 1:
+            at.field("initial").fail(f"must be 0 or 1 for a binary semaphore, got {initial}")
+        limit: int | None = 1
+    else:
+        limit = None
+        if "max" in table:
+            limit = _count(at.field("max"), table["max"], 1)
+            if limit < initial:
+                at.field("max").fail(f"must be >= initial ({initial}), got {limit}")
+    return Resource(name=name, kind=kind, protocol="none", initial=initial, max=limit, order=order)
+
+
+def _count(at: _At, value: object, least: int) -> int:
+    """A semaphore value: an integer in least..VALUE_MAX."""
+    count = _int(at, value)
+    if count < least:
+        at.fail(f"must be >= {least}, got {count}")
+    if count > VALUE_MAX:
+        at.fail(f"must be at most {VALUE_MAX} (a C int), got {count}")
+    return count
+
+
+# ---- [tasks.NAME] ----
+
+
+@dataclass(frozen=True)
+class _Draft:
+    """A task read from its table; its priority may still be to assign."""
+
+    at: _At
+    name: str
+    priority: int | None
+    period: int | None
+    phase: int
+    deadline: int | None
+    body: tuple[Action, ...]
+
+
+def _tasks(at: _At, value: object, resources: tuple[Resource, ...], clock: _Clock) -> tuple[Task, ...]:
+    table = _table(at, value)
+    if not table:
+        at.fail("no tasks: a scenario needs at least one [tasks.NAME] table")
+    if len(table) > MAX_TASKS:
+        at.fail(f"{len(table)} tasks, the kernel has room for {MAX_TASKS}")
+    by_name = {r.name: r for r in resources}
+    drafts = [_task(_At(at.source, _label("tasks", n)), n, v, by_name, clock) for n, v in table.items()]
+    priorities = _priorities(at, drafts)
+    return tuple(
+        Task(d.name, priority, d.period, d.phase, d.deadline, d.body)
+        for d, priority in zip(drafts, priorities, strict=True)
+    )
+
+
+def _task(at: _At, name: str, value: object, resources: Mapping[str, Resource], clock: _Clock) -> _Draft:
+    _check_name(at, name)
+    table = _table(at, value)
+    _check_keys(at, table, _TASK_KEYS)
+    priority = _priority(at.field("priority"), table["priority"]) if "priority" in table else None
+    period = _optional_time(at.field("period"), table.get("period"), clock, PERIOD_MAX)
+    phase_number = _toml_number(at.field("phase"), table.get("phase", 0))
+    phase = _time(at.field("phase"), phase_number, clock, positive=False, limit=clock.max_ticks())
+    deadline = _optional_time(at.field("deadline"), table.get("deadline"), clock, PERIOD_MAX)
+    body = _body(at.field("body"), table.get("body"), resources, clock)
+    return _Draft(at, name, priority, period, phase, period if deadline is None else deadline, body)
+
+
+def _optional_time(at: _At, value: object, clock: _Clock, limit: int) -> int | None:
+    """A time that must be > 0 when given (period, deadline); None when absent."""
+    if value is None:  # TOML has no null: None means the key is absent
+        return None
+    return _time(at, _toml_number(at, value), clock, positive=True, limit=limit)
+
+
+def _priority(at: _At, value: object) -> int:
+    priority = _int(at, value)
+    if not PRIORITY_MIN <= priority <= PRIORITY_MAX:
+        at.fail(f"must be in {PRIORITY_MIN}..{PRIORITY_MAX} (the kernel's range), got {priority}")
+    return priority
+
+
+def _priorities(at: _At, drafts: list[_Draft]) -> list[int]:
+    """Each task's priority: as given on every task, or rate-monotonic when none has one."""
+    given = [d for d in drafts if d.priority is not None]
+    if not given:
+        return _rate_monotonic(at, drafts)
+    missing = [d for d in drafts if d.priority is None]
+    if missing:
+        missing[0].at.field("priority").fail(
+            f"missing, while {given[0].at.where} has one: give every task a priority, "
+            "or none for rate-monotonic order"
+        )
+    return [d.priority for d in drafts if d.priority is not None]  # all of them, as none is missing
+
+
+def _rate_monotonic(at: _At, drafts: list[_Draft]) -> list[int]:
+    """Shorter period = more urgent: the shortest gets PRIORITY_MAX, each longer
+    distinct period one level lower; equal periods share a level."""
+    periods: list[int] = []
+    for d in drafts:
+        if d.period is None:
+            d.at.field("period").fail(
+                "missing: rate-monotonic order needs a period on every task (or give every task a priority)"
+            )
+        periods.append(d.period)
+    levels = sorted(set(periods))
+    # Unreachable while MAX_TASKS <= the number of levels; kept in case the pools grow.
+    if len(levels) > PRIORITY_MAX - PRIORITY_MIN + 1:
+        at.fail(
+            f"rate-monotonic order needs {len(levels)} priority levels (one per distinct period), "
+            f"the kernel has {PRIORITY_MAX - PRIORITY_MIN + 1}"
+        )
+    level = {period: PRIORITY_MAX - rank for rank, period in enumerate(levels)}
+    return [level[p] for p in periods]
+
+
+# ---- bodies ----
+
+
+def _body(at: _At, value: object, resources: Mapping[str, Resource], clock: _Clock) -> tuple[Action, ...]:
+    if value is None:
+        at.fail("missing: a task needs a body, a list of actions")
+    if not isinstance(value, list):
+        at.fail(f"must be an array of action strings, got {_describe(value)}")
+    if not value:
+        at.fail("empty: a task needs at least one action")
+    actions = tuple(_action(at.item(i), item, resources, clock) for i, item in enumerate(value))
+    _check_sections(at, actions)
+    return actions
+
+
+def _action(at: _At, item: object, resources: Mapping[str, Resource], clock: _Clock) -> Action:
+    if not isinstance(item, str):
+        at.fail(f"must be a string, got {_describe(item)}")
+    words = item.split()
+    if not words:
+        at.fail("empty action (expected compute, lock, unlock, down, up or delay)")
+    kind = _pick(words[0], _ACTIONS)
+    if kind is None:
+        at.fail(f"unknown action {json.dumps(item)} (expected compute, lock, unlock, down, up or delay)")
+    if kind in ("compute", "delay"):
+        return _timed_action(at, item, kind, words[1:], clock)
+    return _resource_action(at, item, kind, words[1:], resources, clock)
+
+
+def _pick(word: str, choices: tuple[_T, ...]) -> _T | None:
+    for choice in choices:
+        if word == choice:
+            return choice
+    return None
+
+
+def _malformed(at: _At, item: str, kind: ActionKind) -> NoReturn:
+    shapes = {
+        "compute": '"compute T"',
+        "delay": '"delay T"',
+        "lock": '"lock R" or "lock R timeout T"',
+        "down": '"down R" or "down R timeout T"',
+        "unlock": '"unlock R"',
+        "up": '"up R"',
+    }
+    at.fail(f"malformed action {json.dumps(item)} (expected {shapes[kind]})")
+
+
+def _timed_action(at: _At, item: str, kind: ActionKind, args: list[str], clock: _Clock) -> Action:
+    if len(args) != 1:
+        _malformed(at, item, kind)
+    what = f"{kind} time "
+    number = _text_number(at, args[0], what)
+    if kind == "compute":
+        ticks = _time(at, number, clock, positive=True, limit=clock.max_ticks(), what=what)
+    else:  # a delay of 0 is a yield
+        ticks = _time(at, number, clock, positive=False, limit=WAIT_MAX, what=what)
+    return Action(kind, ticks=ticks)
+
+
+def _resource_action(
+    at: _At, item: str, kind: ActionKind, args: list[str], resources: Mapping[str, Resource], clock: _Clock
+) -> Action:
+    waits = kind in ("lock", "down")
+    if len(args) == 3 and waits and args[1] == "timeout":
+        # timeout 0 is the kernel's PR_NO_WAIT: fail at once rather than block.
+        number = _text_number(at, args[2], "timeout ")
+        timeout: int | None = _time(at, number, clock, positive=False, limit=WAIT_MAX, what="timeout ")
+    elif len(args) == 1:
+        timeout = None  # wait forever
+    else:
+        _malformed(at, item, kind)
+    _check_resource_kind(at, kind, args[0], resources)
+    return Action(kind, resource=args[0], timeout=timeout)
+
+
+def _check_resource_kind(at: _At, kind: ActionKind, name: str, resources: Mapping[str, Resource]) -> None:
+    resource = resources.get(name)
+    if resource is None:
+        at.fail(f"unknown resource {json.dumps(name)}")
+    is_mutex = resource.kind == "mutex"
+    if kind in ("lock", "unlock") and not is_mutex:
+        at.fail(f"{kind} needs a mutex, {json.dumps(name)} is {_KIND_NAME[resource.kind]} (use down/up)")
+    if kind in ("down", "up") and is_mutex:
+        at.fail(
+            f"{kind} needs a counting or binary semaphore, {json.dumps(name)} is a mutex (use lock/unlock)"
+        )
+
+
+def _check_sections(at: _At, actions: tuple[Action, ...]) -> None:
+    """Every lock closed by a later unlock of the same mutex, none nested on
+    itself: what the kernel's pr_script_check demands, said in the file's terms."""
+    held: dict[str, int] = {}  # mutex -> index of the lock that took it
+    for i, action in enumerate(actions):
+        name = action.resource
+        if name is None:
+            continue
+        if action.kind == "lock":
+            if name in held:
+                at.item(i).fail(f"lock {json.dumps(name)}: already held (locked at body[{held[name]}])")
+            held[name] = i
+        elif action.kind == "unlock":
+            if name not in held:
+                at.item(i).fail(f"unlock {json.dumps(name)}: not held at this point of the body")
+            del held[name]
+    for name, i in held.items():
+        at.fail(f"ends holding {json.dumps(name)} (locked at body[{i}], never unlocked after)")

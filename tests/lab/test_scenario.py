@@ -1,0 +1,818 @@
+"""Scenario files (lab/priora/scenario.py, docs/scenario-format.md).
+
+Good files parse to the exact model; each file in tests/lab/bad/ breaks one
+rule and gives the exact message (file, where, reason).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from priora import scenario
+from priora.errors import ScenarioError
+from priora.model import Action, Order, Protocol, Resource, Scenario, System, Task
+from priora.scenario import load, parse
+
+HERE = Path(__file__).parent
+BAD = HERE / "bad"
+DOCS = HERE.parents[1] / "docs" / "scenario-format.md"
+
+
+def compute(ticks: int) -> Action:
+    return Action("compute", ticks=ticks)
+
+
+def delay(ticks: int) -> Action:
+    return Action("delay", ticks=ticks)
+
+
+def lock(name: str, timeout: int | None = None) -> Action:
+    return Action("lock", resource=name, timeout=timeout)
+
+
+def unlock(name: str) -> Action:
+    return Action("unlock", resource=name)
+
+
+def down(name: str, timeout: int | None = None) -> Action:
+    return Action("down", resource=name, timeout=timeout)
+
+
+def up(name: str) -> Action:
+    return Action("up", resource=name)
+
+
+def mutex(name: str, protocol: Protocol = "pip", order: Order = "priority") -> Resource:
+    return Resource(name, "mutex", protocol, 1, None, order)
+
+
+# ---- good files: the exact model ----
+
+
+def test_the_issue_example() -> None:
+    # The example of issue 3: ms at 1 kHz, so 1 ms = 1 tick.
+    text = """
+[system]
+tick_hz = 1000
+time_unit = "ms"
+horizon = 1000
+protocol = "pip"
+
+[resources.S]
+kind = "mutex"
+protocol = "pip"
+
+[tasks.H]
+priority = 3
+period = 100
+phase = 2
+deadline = 100
+body = ["compute 1", "lock S", "compute 2", "unlock S"]
+"""
+    assert parse(text, "ex.toml") == Scenario(
+        source="ex.toml",
+        system=System(tick_hz=1000, time_unit="ms", horizon=1000, protocol="pip"),
+        resources=(mutex("S"),),
+        tasks=(
+            Task("H", 3, 100, 2, 100, (compute(1), lock("S"), compute(2), unlock("S"))),
+        ),
+    )
+
+
+def test_defaults() -> None:
+    # No [system], no [resources]; phase 0, deadline = period.
+    text = '[tasks.T]\nperiod = 10\nbody = ["compute 1"]\n'
+    assert parse(text, "min.toml") == Scenario(
+        source="min.toml",
+        system=System(tick_hz=1000, time_unit="tick", horizon=None, protocol="pip"),
+        resources=(),
+        tasks=(Task("T", 31, 10, 0, 10, (compute(1),)),),
+    )
+
+
+def test_one_shot_task_has_no_deadline_unless_given() -> None:
+    text = """
+[tasks.Once]
+priority = 1
+phase = 7
+body = ["compute 3"]
+
+[tasks.Due]
+priority = 2
+deadline = 20
+body = ["compute 3"]
+"""
+    once, due = parse(text, "ex.toml").tasks
+    assert once == Task("Once", 1, None, 7, None, (compute(3),))
+    assert due == Task("Due", 2, None, 0, 20, (compute(3),))
+
+
+def test_microseconds() -> None:
+    # 10 kHz: a tick is 100 us. 500 us = 5 ticks, 1500.0 us = 15 ticks.
+    text = """
+[system]
+tick_hz = 10000
+time_unit = "us"
+horizon = 20000
+
+[tasks.T]
+priority = 5
+period = 500
+phase = 1500.0
+deadline = 400
+body = ["compute 100", "delay 200", "compute 300.0"]
+"""
+    s = parse(text, "us.toml")
+    assert s.system == System(
+        tick_hz=10000, time_unit="us", horizon=200, protocol="pip"
+    )
+    assert s.tasks == (Task("T", 5, 5, 15, 4, (compute(1), delay(2), compute(3))),)
+
+
+def test_milliseconds_with_decimals() -> None:
+    # 10 kHz: a tick is 0.1 ms; decimals are exact (0.1 is a tenth, not a binary float).
+    text = """
+[system]
+tick_hz = 10000
+time_unit = "ms"
+horizon = 12.3
+
+[resources.S]
+kind = "mutex"
+
+[tasks.T]
+priority = 5
+period = 2.5
+phase = 0.1
+body = ["compute 0.3", "lock S timeout 0.7", "compute 1e-1", "unlock S"]
+"""
+    s = parse(text, "ms.toml")
+    assert s.system.horizon == 123
+    assert s.tasks == (
+        Task("T", 5, 25, 1, 25, (compute(3), lock("S", 7), compute(1), unlock("S"))),
+    )
+
+
+def test_milliseconds_at_a_fast_tick() -> None:
+    # 1 MHz: a tick is 1 us, so 1 ms = 1000 ticks.
+    text = """
+[system]
+tick_hz = 1000000
+time_unit = "ms"
+
+[tasks.T]
+priority = 0
+period = 2
+body = ["compute 0.25"]
+"""
+    assert parse(text, "fast.toml").tasks == (
+        Task("T", 0, 2000, 0, 2000, (compute(250),)),
+    )
+
+
+def test_whole_floats_in_ticks() -> None:
+    text = '[tasks.T]\nperiod = 10.0\nbody = ["compute 2.0"]\n'
+    assert parse(text, "t.toml").tasks == (Task("T", 31, 10, 0, 10, (compute(2),)),)
+
+
+def test_rate_monotonic() -> None:
+    # Shortest period -> 31, each longer distinct period one lower, equal periods equal.
+    text = """
+[tasks.A]
+period = 20
+body = ["compute 1"]
+
+[tasks.B]
+period = 10
+body = ["compute 1"]
+
+[tasks.C]
+period = 40
+body = ["compute 1"]
+
+[tasks.D]
+period = 10
+body = ["compute 1"]
+"""
+    tasks = parse(text, "rm.toml").tasks
+    assert [(t.name, t.priority) for t in tasks] == [
+        ("A", 30),
+        ("B", 31),
+        ("C", 29),
+        ("D", 31),
+    ]
+
+
+def test_rate_monotonic_on_the_largest_task_set() -> None:
+    # 32 distinct periods: exactly the kernel's 32 levels, 31 down to 0.
+    text = "".join(
+        f'[tasks.T{i}]\nperiod = {100 - i}\nbody = ["compute 1"]\n' for i in range(32)
+    )
+    assert [t.priority for t in parse(text, "rm.toml").tasks] == list(range(32))
+
+
+def test_rate_monotonic_beyond_the_levels(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Unreachable with the kernel's pools (32 tasks, 32 levels); the guard is
+    # for a kernel built with more tasks than levels.
+    monkeypatch.setattr(scenario, "MAX_TASKS", 40)
+    text = "".join(
+        f'[tasks.T{i}]\nperiod = {i + 1}\nbody = ["compute 1"]\n' for i in range(33)
+    )
+    with pytest.raises(ScenarioError) as e:
+        parse(text, "rm.toml")
+    assert str(e.value) == (
+        "rm.toml: [tasks]: rate-monotonic order needs 33 priority levels "
+        "(one per distinct period), the kernel has 32"
+    )
+
+
+def test_file_order_is_kept() -> None:
+    text = """
+[resources.Z]
+kind = "binary"
+
+[resources.A]
+kind = "mutex"
+
+[tasks.Zed]
+priority = 1
+body = ["compute 1"]
+
+[tasks.Alpha]
+priority = 2
+body = ["compute 1"]
+
+[tasks.Mid]
+priority = 3
+body = ["compute 1"]
+"""
+    s = parse(text, "order.toml")
+    assert [r.name for r in s.resources] == ["Z", "A"]
+    assert [t.name for t in s.tasks] == ["Zed", "Alpha", "Mid"]
+    assert s.resource_index("A") == 1
+
+
+def test_resources() -> None:
+    text = """
+[system]
+protocol = "none"
+
+[resources.Plain]
+kind = "mutex"
+
+[resources.Inherit]
+kind = "mutex"
+protocol = "pip"
+
+[resources.Queue]
+kind = "mutex"
+order = "fifo"
+
+[resources.Pool]
+kind = "counting"
+
+[resources.Slots]
+kind = "counting"
+initial = 2
+max = 4
+order = "fifo"
+
+[resources.Full]
+kind = "counting"
+initial = 3
+max = 3
+
+[resources.Flag]
+kind = "binary"
+
+[resources.Open]
+kind = "binary"
+initial = 1
+
+[tasks.T]
+priority = 1
+body = ["compute 1"]
+"""
+    assert parse(text, "res.toml").resources == (
+        mutex("Plain", "none"),
+        mutex("Inherit", "pip"),
+        mutex("Queue", "none", "fifo"),
+        Resource("Pool", "counting", "none", 0, None, "priority"),
+        Resource("Slots", "counting", "none", 2, 4, "fifo"),
+        Resource("Full", "counting", "none", 3, 3, "priority"),
+        Resource("Flag", "binary", "none", 0, 1, "priority"),
+        Resource("Open", "binary", "none", 1, 1, "priority"),
+    )
+
+
+def test_actions() -> None:
+    # Timeouts: none = forever (None), 0 = no wait; overlapping sections are accepted.
+    text = """
+[resources.A]
+kind = "mutex"
+
+[resources.B]
+kind = "mutex"
+
+[resources.C]
+kind = "counting"
+
+[tasks.T]
+priority = 1
+body = [
+    "lock A", "lock B timeout 0", "unlock A", "unlock B",
+    "down C", "down C timeout 3", "down C timeout 0", "up C",
+    "delay 0", "delay 4", "  compute   5  ",
+    "lock A", "unlock A", "lock A timeout 2", "unlock A",
+]
+"""
+    (task,) = parse(text, "act.toml").tasks
+    assert task.body == (
+        lock("A"),
+        lock("B", 0),
+        unlock("A"),
+        unlock("B"),
+        down("C"),
+        down("C", 3),
+        down("C", 0),
+        up("C"),
+        delay(0),
+        delay(4),
+        compute(5),
+        lock("A"),
+        unlock("A"),
+        lock("A", 2),
+        unlock("A"),
+    )
+
+
+def test_names_at_the_limits() -> None:
+    text = '[resources."a-B_9"]\nkind = "binary"\n\n[tasks.ABCDEFGHIJKLMNO]\nperiod = 1\nbody = ["up a-B_9"]\n'
+    s = parse(text, "names.toml")
+    assert s.resources[0].name == "a-B_9"
+    assert s.tasks[0].name == "ABCDEFGHIJKLMNO"
+
+
+def test_the_documented_example() -> None:
+    # The complete example of docs/scenario-format.md parses to this model.
+    match = re.search(r"```toml\n(.*?)```", DOCS.read_text(encoding="utf-8"), re.DOTALL)
+    assert match is not None
+    s = parse(match[1], "docs.toml")
+    assert s.system == System(
+        tick_hz=10000, time_unit="ms", horizon=3000, protocol="pip"
+    )
+    assert s.resources == (
+        mutex("S"),
+        mutex("Log", "none", "fifo"),
+        Resource("Items", "counting", "none", 0, 4, "priority"),
+        Resource("Go", "binary", "none", 0, 1, "priority"),
+    )
+    assert s.tasks == (
+        Task(
+            "H", 4, 500, 20, 200, (compute(10), lock("S", 50), compute(25), unlock("S"))
+        ),
+        Task(
+            "M",
+            3,
+            1000,
+            0,
+            1000,
+            (compute(100), lock("Log"), compute(5), unlock("Log")),
+        ),
+        Task(
+            "L",
+            2,
+            1500,
+            0,
+            1500,
+            (
+                lock("S"),
+                compute(40),
+                lock("Log"),
+                compute(10),
+                unlock("Log"),
+                unlock("S"),
+            ),
+        ),
+        Task(
+            "Producer",
+            1,
+            None,
+            50,
+            None,
+            (compute(10), up("Items"), up("Items"), up("Go")),
+        ),
+        Task(
+            "Consumer",
+            0,
+            None,
+            0,
+            1000,
+            (
+                down("Go"),
+                down("Items"),
+                compute(20),
+                delay(100),
+                down("Items", 0),
+                compute(20),
+            ),
+        ),
+    )
+
+
+def test_load_reads_a_file(tmp_path: Path) -> None:
+    path = tmp_path / "ok.toml"
+    path.write_text('[tasks.T]\nperiod = 10\nbody = ["compute 1"]\n', encoding="utf-8")
+    assert load(path) == load(str(path)) == parse(path.read_text(), str(path))
+    assert load(path).source == str(path)
+
+
+# ---- files that cannot be read ----
+
+
+def test_missing_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ScenarioError) as e:
+        load("nothing.toml")
+    assert (
+        str(e.value) == "nothing.toml: cannot read the file: No such file or directory"
+    )
+
+
+def test_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "dir.toml").mkdir()
+    with pytest.raises(ScenarioError) as e:
+        load("dir.toml")
+    assert str(e.value) == "dir.toml: cannot read the file: Is a directory"
+
+
+def test_not_utf8(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "latin1.toml").write_bytes(
+        b'[tasks.T]\nperiod = 10 # \xe9t\xe9\nbody = ["compute 1"]\n'
+    )
+    with pytest.raises(ScenarioError) as e:
+        load("latin1.toml")
+    assert str(e.value) == "latin1.toml: line 2: not UTF-8 text (TOML files are UTF-8)"
+
+
+def test_integer_too_long_for_python() -> None:
+    # tomllib raises a plain ValueError here, not a TOMLDecodeError.
+    with pytest.raises(ScenarioError) as e:
+        parse(
+            "[tasks.T]\nperiod = " + "9" * 5000 + '\nbody = ["compute 1"]\n', "big.toml"
+        )
+    assert str(e.value).startswith("big.toml: malformed TOML: Exceeds the limit")
+
+
+# ---- bad files: one rule each, the exact message ----
+
+BAD_FILES = [
+    # Malformed TOML: the line goes in the where part
+    (
+        "malformed_toml",
+        "malformed_toml.toml: line 3: malformed TOML: Invalid value (column 13)",
+    ),
+    (
+        "malformed_toml_eof",
+        "malformed_toml_eof.toml: line 6: malformed TOML: Invalid value (at the end of the file)",
+    ),
+    (
+        "malformed_toml_duplicate",
+        "malformed_toml_duplicate.toml: line 4: malformed TOML: Cannot declare ('tasks', 'T') twice (column 9)",
+    ),
+    # Unknown tables and keys
+    (
+        "unknown_table",
+        "unknown_table.toml: [task]: unknown table (expected [system], [resources.NAME] and [tasks.NAME])",
+    ),
+    (
+        "unknown_top_level_key",
+        "unknown_top_level_key.toml: name: unknown top-level key (expected [system], [resources.NAME] and [tasks.NAME])",
+    ),
+    (
+        "unknown_key_system",
+        "unknown_key_system.toml: [system] tickhz: unknown key (expected one of: tick_hz, time_unit, horizon, protocol)",
+    ),
+    (
+        "unknown_key_resource",
+        "unknown_key_resource.toml: [resources.S] protocl: unknown key (expected one of: kind, protocol, initial, max, order)",
+    ),
+    (
+        "unknown_key_task",
+        "unknown_key_task.toml: [tasks.T] deadlne: unknown key (expected one of: priority, period, phase, deadline, body)",
+    ),
+    # Tables of the wrong type
+    (
+        "system_not_table",
+        'system_not_table.toml: [system]: must be a table, got a string ("fast")',
+    ),
+    (
+        "resource_not_table",
+        'resource_not_table.toml: [resources.S]: must be a table, got a string ("mutex")',
+    ),
+    (
+        "task_not_table",
+        "task_not_table.toml: [tasks.T]: must be a table, got an integer (10)",
+    ),
+    # [system]
+    ("tick_hz_zero", "tick_hz_zero.toml: [system] tick_hz: must be > 0, got 0"),
+    (
+        "tick_hz_not_divisor",
+        "tick_hz_not_divisor.toml: [system] tick_hz: must divide 1000000000 so that a tick is a whole number of ns, got 1024",
+    ),
+    (
+        "tick_hz_float",
+        "tick_hz_float.toml: [system] tick_hz: must be an integer, got a float (1000.0)",
+    ),
+    (
+        "time_unit_unknown",
+        'time_unit_unknown.toml: [system] time_unit: unknown time unit "s" (expected "tick", "us" or "ms")',
+    ),
+    (
+        "protocol_unknown",
+        'protocol_unknown.toml: [system] protocol: unknown protocol "pcp" (expected "none" or "pip")',
+    ),
+    ("horizon_zero", "horizon_zero.toml: [system] horizon: must be > 0, got 0"),
+    (
+        "horizon_not_representable",
+        "horizon_not_representable.toml: [system] horizon: 100.5 ms is not representable in ticks (a tick is 1 ms at tick_hz 1000)",
+    ),
+    # Names (the kernel keeps 15 characters)
+    ("name_empty", 'name_empty.toml: [resources.""]: the name is empty'),
+    (
+        "name_bad_characters",
+        'name_bad_characters.toml: [tasks."my task"]: the name "my task" may only have letters, digits, "_" and "-"',
+    ),
+    (
+        "name_too_long",
+        "name_too_long.toml: [tasks.ABCDEFGHIJKLMNOP]: the name is 16 characters long, the kernel's limit is 15",
+    ),
+    # [resources.NAME]
+    (
+        "kind_missing",
+        'kind_missing.toml: [resources.S] kind: missing (expected "mutex", "counting" or "binary")',
+    ),
+    (
+        "kind_unknown",
+        'kind_unknown.toml: [resources.S] kind: unknown kind "spinlock" (expected "mutex", "counting" or "binary")',
+    ),
+    (
+        "order_unknown",
+        'order_unknown.toml: [resources.S] order: unknown order "lifo" (expected "priority" or "fifo")',
+    ),
+    (
+        "resource_protocol_unknown",
+        'resource_protocol_unknown.toml: [resources.S] protocol: unknown protocol "srp" (expected "none" or "pip")',
+    ),
+    (
+        "pip_on_fifo_mutex",
+        'pip_on_fifo_mutex.toml: [resources.S] order: "fifo" cannot go with protocol "pip" (from [system]): priority inheritance needs priority order; set protocol = "none" or drop order',
+    ),
+    (
+        "pip_on_fifo_mutex_explicit",
+        'pip_on_fifo_mutex_explicit.toml: [resources.S] order: "fifo" cannot go with protocol "pip": priority inheritance needs priority order; set protocol = "none" or drop order',
+    ),
+    (
+        "initial_on_mutex",
+        "initial_on_mutex.toml: [resources.S] initial: not allowed on a mutex (a mutex always starts free)",
+    ),
+    (
+        "max_on_mutex",
+        "max_on_mutex.toml: [resources.S] max: not allowed on a mutex (a mutex has no count)",
+    ),
+    (
+        "max_on_binary",
+        'max_on_binary.toml: [resources.B] max: not allowed on a binary semaphore (its max is 1; use kind = "counting" for another max)',
+    ),
+    (
+        "protocol_on_counting",
+        "protocol_on_counting.toml: [resources.C] protocol: not allowed on a counting semaphore (only mutexes have a locking protocol)",
+    ),
+    (
+        "binary_initial_2",
+        "binary_initial_2.toml: [resources.B] initial: must be 0 or 1 for a binary semaphore, got 2",
+    ),
+    (
+        "counting_initial_negative",
+        "counting_initial_negative.toml: [resources.C] initial: must be >= 0, got -1",
+    ),
+    (
+        "counting_max_zero",
+        "counting_max_zero.toml: [resources.C] max: must be >= 1, got 0",
+    ),
+    (
+        "counting_max_below_initial",
+        "counting_max_below_initial.toml: [resources.C] max: must be >= initial (3), got 2",
+    ),
+    (
+        "counting_max_too_large",
+        "counting_max_too_large.toml: [resources.C] max: must be at most 2147483647 (a C int), got 2147483648",
+    ),
+    (
+        "too_many_resources",
+        "too_many_resources.toml: [resources]: 65 resources, the kernel has room for 64",
+    ),
+    # [tasks.NAME]: times
+    (
+        "no_tasks",
+        "no_tasks.toml: [tasks]: no tasks: a scenario needs at least one [tasks.NAME] table",
+    ),
+    (
+        "tasks_empty",
+        "tasks_empty.toml: [tasks]: no tasks: a scenario needs at least one [tasks.NAME] table",
+    ),
+    (
+        "too_many_tasks",
+        "too_many_tasks.toml: [tasks]: 33 tasks, the kernel has room for 32",
+    ),
+    ("period_negative", "period_negative.toml: [tasks.T] period: must be > 0, got -5"),
+    ("period_zero", "period_zero.toml: [tasks.T] period: must be > 0, got 0"),
+    (
+        "period_string",
+        'period_string.toml: [tasks.T] period: must be a number, got a string ("10")',
+    ),
+    (
+        "period_infinite",
+        "period_infinite.toml: [tasks.T] period: must be a finite number, got inf",
+    ),
+    (
+        "period_out_of_range",
+        "period_out_of_range.toml: [tasks.T] period: 1E+99 is out of range",
+    ),
+    (
+        "period_not_representable",
+        "period_not_representable.toml: [tasks.T] period: 1.5 ms is not representable in ticks (a tick is 1 ms at tick_hz 1000)",
+    ),
+    (
+        "period_not_representable_ticks",
+        'period_not_representable_ticks.toml: [tasks.T] period: 2.5 is not representable in ticks (time_unit is "tick": times are whole numbers)',
+    ),
+    (
+        "period_too_long",
+        "period_too_long.toml: [tasks.T] period: 4294967296 ticks exceeds the limit of 4294967295 ticks",
+    ),
+    ("phase_negative", "phase_negative.toml: [tasks.T] phase: must be >= 0, got -1"),
+    ("deadline_zero", "deadline_zero.toml: [tasks.T] deadline: must be > 0, got 0"),
+    # [tasks.NAME]: priorities
+    (
+        "priority_too_high",
+        "priority_too_high.toml: [tasks.T] priority: must be in 0..31 (the kernel's range), got 32",
+    ),
+    (
+        "priority_negative",
+        "priority_negative.toml: [tasks.T] priority: must be in 0..31 (the kernel's range), got -1",
+    ),
+    (
+        "priority_float",
+        "priority_float.toml: [tasks.T] priority: must be an integer, got a float (3.0)",
+    ),
+    (
+        "priority_boolean",
+        "priority_boolean.toml: [tasks.T] priority: must be an integer, got a boolean (true)",
+    ),
+    (
+        "priority_string",
+        'priority_string.toml: [tasks.T] priority: must be an integer, got a string ("high")',
+    ),
+    (
+        "priority_on_some_tasks",
+        "priority_on_some_tasks.toml: [tasks.L] priority: missing, while [tasks.H] has one: give every task a priority, or none for rate-monotonic order",
+    ),
+    (
+        "rate_monotonic_without_period",
+        "rate_monotonic_without_period.toml: [tasks.Once] period: missing: rate-monotonic order needs a period on every task (or give every task a priority)",
+    ),
+    # Bodies: shape and actions
+    (
+        "body_missing",
+        "body_missing.toml: [tasks.T] body: missing: a task needs a body, a list of actions",
+    ),
+    (
+        "body_empty",
+        "body_empty.toml: [tasks.T] body: empty: a task needs at least one action",
+    ),
+    (
+        "body_not_array",
+        'body_not_array.toml: [tasks.T] body: must be an array of action strings, got a string ("compute 1")',
+    ),
+    (
+        "body_item_not_string",
+        "body_item_not_string.toml: [tasks.T] body[1]: must be a string, got an integer (2)",
+    ),
+    (
+        "action_unknown",
+        'action_unknown.toml: [tasks.T] body[1]: unknown action "run 2" (expected compute, lock, unlock, down, up or delay)',
+    ),
+    (
+        "action_empty",
+        "action_empty.toml: [tasks.T] body[1]: empty action (expected compute, lock, unlock, down, up or delay)",
+    ),
+    (
+        "action_malformed",
+        'action_malformed.toml: [tasks.T] body[0]: malformed action "lock" (expected "lock R" or "lock R timeout T")',
+    ),
+    (
+        "action_malformed_timeout",
+        'action_malformed_timeout.toml: [tasks.T] body[0]: malformed action "lock S wait 3" (expected "lock R" or "lock R timeout T")',
+    ),
+    (
+        "action_unlock_timeout",
+        'action_unlock_timeout.toml: [tasks.T] body[2]: malformed action "unlock S timeout 3" (expected "unlock R")',
+    ),
+    (
+        "action_bad_time",
+        'action_bad_time.toml: [tasks.T] body[0]: compute time must be a number, got "1ms"',
+    ),
+    (
+        "compute_zero",
+        "compute_zero.toml: [tasks.T] body[0]: compute time must be > 0, got 0",
+    ),
+    (
+        "compute_not_representable",
+        "compute_not_representable.toml: [tasks.T] body[0]: compute time 250 us is not representable in ticks (a tick is 1000 us at tick_hz 1000)",
+    ),
+    (
+        "compute_too_long",
+        "compute_too_long.toml: [tasks.T] body[0]: compute time 5e12 ms (5000000000000 ticks) exceeds the limit of 4611686018427 ticks",
+    ),
+    (
+        "delay_negative",
+        "delay_negative.toml: [tasks.T] body[1]: delay time must be >= 0, got -2",
+    ),
+    (
+        "timeout_negative",
+        "timeout_negative.toml: [tasks.T] body[0]: timeout must be >= 0, got -1",
+    ),
+    (
+        "timeout_too_long",
+        "timeout_too_long.toml: [tasks.T] body[0]: timeout 4294967295 ticks exceeds the limit of 4294967294 ticks",
+    ),
+    # Bodies: resources and critical sections
+    (
+        "unknown_resource",
+        'unknown_resource.toml: [tasks.T] body[2]: unknown resource "X"',
+    ),
+    (
+        "lock_on_counting",
+        'lock_on_counting.toml: [tasks.T] body[0]: lock needs a mutex, "C" is a counting semaphore (use down/up)',
+    ),
+    (
+        "unlock_on_binary",
+        'unlock_on_binary.toml: [tasks.T] body[2]: unlock needs a mutex, "B" is a binary semaphore (use down/up)',
+    ),
+    (
+        "down_on_mutex",
+        'down_on_mutex.toml: [tasks.T] body[0]: down needs a counting or binary semaphore, "S" is a mutex (use lock/unlock)',
+    ),
+    (
+        "up_on_mutex",
+        'up_on_mutex.toml: [tasks.T] body[1]: up needs a counting or binary semaphore, "S" is a mutex (use lock/unlock)',
+    ),
+    (
+        "unlock_not_held",
+        'unlock_not_held.toml: [tasks.T] body[1]: unlock "S": not held at this point of the body',
+    ),
+    (
+        "unlock_twice",
+        'unlock_twice.toml: [tasks.T] body[3]: unlock "S": not held at this point of the body',
+    ),
+    (
+        "lock_already_held",
+        'lock_already_held.toml: [tasks.T] body[2]: lock "S": already held (locked at body[0])',
+    ),
+    (
+        "ends_holding",
+        'ends_holding.toml: [tasks.T] body: ends holding "R" (locked at body[1], never unlocked after)',
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "message"), BAD_FILES, ids=[name for name, _ in BAD_FILES]
+)
+def test_bad_file(name: str, message: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(BAD)  # so the message names the file as given: NAME.toml
+    with pytest.raises(ScenarioError) as e:
+        load(f"{name}.toml")
+    assert str(e.value) == message
+
+
+def test_every_bad_file_is_checked() -> None:
+    assert sorted(p.stem for p in BAD.glob("*.toml")) == sorted(
+        name for name, _ in BAD_FILES
+    )
+
+
+def test_error_parts() -> None:
+    # The CLI and reports may use the parts separately.
+    with pytest.raises(ScenarioError) as e:
+        parse('[tasks.T]\nperiod = -5\nbody = ["compute 1"]\n', "ex.toml")
+    assert (e.value.source, e.value.where, e.value.reason) == (
+        "ex.toml",
+        "[tasks.T] period",
+        "must be > 0, got -5",
+    )
