@@ -71,7 +71,9 @@ def main() -> None:
     scenario = task_set()
     simulate(scenario, 100)  # load the library once, outside the timing
     print("lab simulation speed: 10 periodic tasks, U = 0.70, end to end through priora.simulate")
-    print(f"{'horizon (ms)':>14} {'jobs':>10} {'events':>10} {'wall (s)':>10} {'jobs/s':>12} {'events/s':>12}")
+    print(
+        f"{'horizon (ms)':>14} {'jobs':>10} {'events':>10} {'wall (s)':>10} {'jobs/s':>12} {'events/s':>12}"
+    )
     for horizon, runs in ((2_000, 20), (200_000, 5), (2_000_000, 3)):
         wall, jobs, events = measure(scenario, horizon, runs)
         print(

@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from priora import native
-from priora.model import Scenario
+from priora.model import Protocol, Scenario
 from priora.scenario import load
 from priora.simulate import SimResult, simulate
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "inversion.toml"
-PROTOCOLS = (("none", "no inheritance"), ("pip", "priority inheritance"))
+PROTOCOLS: tuple[tuple[Protocol, str], ...] = (("none", "no inheritance"), ("pip", "priority inheritance"))
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,8 @@ import math
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from priora.errors import ScenarioError
+
 TimeUnit = Literal["tick", "us", "ms"]
 Protocol = Literal["none", "pip"]
 ResourceKind = Literal["mutex", "counting", "binary"]
@@ -120,10 +122,17 @@ class Scenario:
     # ---- variants (command-line overrides) ----
 
     def with_protocol(self, protocol: Protocol) -> Scenario:
-        """Every mutex under `protocol` (the --protocol option)."""
-        resources = tuple(
-            replace(r, protocol=protocol) if r.kind == "mutex" else r for r in self.resources
-        )
+        """Every mutex under `protocol` (the --protocol option). Inheritance
+        needs priority-ordered waiting, so pip on a FIFO mutex is refused."""
+        if protocol == "pip":
+            for r in self.resources:
+                if r.kind == "mutex" and r.order == "fifo":
+                    raise ScenarioError(
+                        self.source,
+                        f"[resources.{r.name}] order",
+                        'protocol "pip" needs order "priority" (inheritance on a FIFO mutex)',
+                    )
+        resources = tuple(replace(r, protocol=protocol) if r.kind == "mutex" else r for r in self.resources)
         return replace(self, resources=resources, system=replace(self.system, protocol=protocol))
 
     def with_horizon(self, ticks: int) -> Scenario:

@@ -39,7 +39,9 @@ typedef struct {
     uint32_t jobs_released; uint32_t jobs_completed; uint32_t deadline_misses;
     uint64_t cpu_time; pr_ticks_t period; pr_ticks_t phase; pr_ticks_t deadline; pr_id_t watchdog;
 } pr_task_status_t;
-typedef struct { int value; int max; unsigned flags; int protocol; pr_prio_t ceiling; const char *name; } pr_sem_attr_t;
+typedef struct {
+    int value; int max; unsigned flags; int protocol; pr_prio_t ceiling; const char *name;
+} pr_sem_attr_t;
 typedef struct { uint32_t ups; uint32_t downs; uint32_t max_waiters; } pr_sem_stats_t;
 typedef struct {
     uint64_t time; uint32_t seq; int32_t value; uint8_t event; uint8_t task; uint8_t object;
@@ -70,9 +72,9 @@ int pr_sem_alloc(const pr_sem_attr_t *attr, pr_id_t *id);
 int pr_sem_stats(pr_id_t id, pr_sem_stats_t *stats);
 int pr_script_check(const pr_script_t *script, uint32_t *bad_action);
 void pr_script_body(void *script);
-int pr_lab_account(const pr_trace_record_t *records, size_t n, int ntasks, const uint64_t *rel_deadline,
-                   int nsems, const uint8_t *is_mutex, uint64_t end, pr_lab_job_t *jobs, size_t max_jobs,
-                   uint64_t *longest_hold, pr_lab_totals_t *totals);
+int pr_lab_account(const pr_trace_record_t *records, size_t n, int ntasks,
+                   const uint64_t *rel_deadline, int nsems, const uint8_t *is_mutex, uint64_t end,
+                   pr_lab_job_t *jobs, size_t max_jobs, uint64_t *longest_hold, pr_lab_totals_t *totals);
 size_t pr_lab_sizeof(int which);
 """
 

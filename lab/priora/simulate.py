@@ -110,9 +110,9 @@ def _create_task(lib: Any, scenario: Scenario, t: Task, keep: list[Any]) -> None
         raise NativeError(f"the kernel refused task {t.name}: {native.errname(err)}")
 
 
-def _account(lib: Any, scenario: Scenario, trace: np.ndarray[Any, Any], end_ns: int) -> tuple[
-    np.ndarray[Any, Any], int, list[int]
-]:
+def _account(
+    lib: Any, scenario: Scenario, trace: np.ndarray[Any, Any], end_ns: int
+) -> tuple[np.ndarray[Any, Any], int, list[int]]:
     njobs = int(np.count_nonzero(trace["event"] == native.EVENT["RELEASE"]))
     jobs = np.zeros(njobs, dtype=native.JOB_DTYPE)
     deadlines = np.array(

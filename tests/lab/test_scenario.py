@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 from priora import scenario
 from priora.errors import ScenarioError
 from priora.model import Action, Order, Protocol, Resource, Scenario, System, Task
@@ -75,9 +76,7 @@ body = ["compute 1", "lock S", "compute 2", "unlock S"]
         source="ex.toml",
         system=System(tick_hz=1000, time_unit="ms", horizon=1000, protocol="pip"),
         resources=(mutex("S"),),
-        tasks=(
-            Task("H", 3, 100, 2, 100, (compute(1), lock("S"), compute(2), unlock("S"))),
-        ),
+        tasks=(Task("H", 3, 100, 2, 100, (compute(1), lock("S"), compute(2), unlock("S"))),),
     )
 
 
@@ -125,9 +124,7 @@ deadline = 400
 body = ["compute 100", "delay 200", "compute 300.0"]
 """
     s = parse(text, "us.toml")
-    assert s.system == System(
-        tick_hz=10000, time_unit="us", horizon=200, protocol="pip"
-    )
+    assert s.system == System(tick_hz=10000, time_unit="us", horizon=200, protocol="pip")
     assert s.tasks == (Task("T", 5, 5, 15, 4, (compute(1), delay(2), compute(3))),)
 
 
@@ -150,9 +147,7 @@ body = ["compute 0.3", "lock S timeout 0.7", "compute 1e-1", "unlock S"]
 """
     s = parse(text, "ms.toml")
     assert s.system.horizon == 123
-    assert s.tasks == (
-        Task("T", 5, 25, 1, 25, (compute(3), lock("S", 7), compute(1), unlock("S"))),
-    )
+    assert s.tasks == (Task("T", 5, 25, 1, 25, (compute(3), lock("S", 7), compute(1), unlock("S"))),)
 
 
 def test_milliseconds_at_a_fast_tick() -> None:
@@ -167,9 +162,7 @@ priority = 0
 period = 2
 body = ["compute 0.25"]
 """
-    assert parse(text, "fast.toml").tasks == (
-        Task("T", 0, 2000, 0, 2000, (compute(250),)),
-    )
+    assert parse(text, "fast.toml").tasks == (Task("T", 0, 2000, 0, 2000, (compute(250),)),)
 
 
 def test_whole_floats_in_ticks() -> None:
@@ -207,9 +200,7 @@ body = ["compute 1"]
 
 def test_rate_monotonic_on_the_largest_task_set() -> None:
     # 32 distinct periods: exactly the kernel's 32 levels, 31 down to 0.
-    text = "".join(
-        f'[tasks.T{i}]\nperiod = {100 - i}\nbody = ["compute 1"]\n' for i in range(32)
-    )
+    text = "".join(f'[tasks.T{i}]\nperiod = {100 - i}\nbody = ["compute 1"]\n' for i in range(32))
     assert [t.priority for t in parse(text, "rm.toml").tasks] == list(range(32))
 
 
@@ -217,9 +208,7 @@ def test_rate_monotonic_beyond_the_levels(monkeypatch: pytest.MonkeyPatch) -> No
     # Unreachable with the kernel's pools (32 tasks, 32 levels); the guard is
     # for a kernel built with more tasks than levels.
     monkeypatch.setattr(scenario, "MAX_TASKS", 40)
-    text = "".join(
-        f'[tasks.T{i}]\nperiod = {i + 1}\nbody = ["compute 1"]\n' for i in range(33)
-    )
+    text = "".join(f'[tasks.T{i}]\nperiod = {i + 1}\nbody = ["compute 1"]\n' for i in range(33))
     with pytest.raises(ScenarioError) as e:
         parse(text, "rm.toml")
     assert str(e.value) == (
@@ -349,7 +338,9 @@ body = [
 
 
 def test_names_at_the_limits() -> None:
-    text = '[resources."a-B_9"]\nkind = "binary"\n\n[tasks.ABCDEFGHIJKLMNO]\nperiod = 1\nbody = ["up a-B_9"]\n'
+    text = (
+        '[resources."a-B_9"]\nkind = "binary"\n\n[tasks.ABCDEFGHIJKLMNO]\nperiod = 1\nbody = ["up a-B_9"]\n'
+    )
     s = parse(text, "names.toml")
     assert s.resources[0].name == "a-B_9"
     assert s.tasks[0].name == "ABCDEFGHIJKLMNO"
@@ -360,9 +351,7 @@ def test_the_documented_example() -> None:
     match = re.search(r"```toml\n(.*?)```", DOCS.read_text(encoding="utf-8"), re.DOTALL)
     assert match is not None
     s = parse(match[1], "docs.toml")
-    assert s.system == System(
-        tick_hz=10000, time_unit="ms", horizon=3000, protocol="pip"
-    )
+    assert s.system == System(tick_hz=10000, time_unit="ms", horizon=3000, protocol="pip")
     assert s.resources == (
         mutex("S"),
         mutex("Log", "none", "fifo"),
@@ -370,9 +359,7 @@ def test_the_documented_example() -> None:
         Resource("Go", "binary", "none", 0, 1, "priority"),
     )
     assert s.tasks == (
-        Task(
-            "H", 4, 500, 20, 200, (compute(10), lock("S", 50), compute(25), unlock("S"))
-        ),
+        Task("H", 4, 500, 20, 200, (compute(10), lock("S", 50), compute(25), unlock("S"))),
         Task(
             "M",
             3,
@@ -436,9 +423,7 @@ def test_missing_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ScenarioError) as e:
         load("nothing.toml")
-    assert (
-        str(e.value) == "nothing.toml: cannot read the file: No such file or directory"
-    )
+    assert str(e.value) == "nothing.toml: cannot read the file: No such file or directory"
 
 
 def test_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -451,9 +436,7 @@ def test_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_not_utf8(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "latin1.toml").write_bytes(
-        b'[tasks.T]\nperiod = 10 # \xe9t\xe9\nbody = ["compute 1"]\n'
-    )
+    (tmp_path / "latin1.toml").write_bytes(b'[tasks.T]\nperiod = 10 # \xe9t\xe9\nbody = ["compute 1"]\n')
     with pytest.raises(ScenarioError) as e:
         load("latin1.toml")
     assert str(e.value) == "latin1.toml: line 2: not UTF-8 text (TOML files are UTF-8)"
@@ -462,9 +445,7 @@ def test_not_utf8(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_integer_too_long_for_python() -> None:
     # tomllib raises a plain ValueError here, not a TOMLDecodeError.
     with pytest.raises(ScenarioError) as e:
-        parse(
-            "[tasks.T]\nperiod = " + "9" * 5000 + '\nbody = ["compute 1"]\n', "big.toml"
-        )
+        parse("[tasks.T]\nperiod = " + "9" * 5000 + '\nbody = ["compute 1"]\n', "big.toml")
     assert str(e.value).startswith("big.toml: malformed TOML: Exceeds the limit")
 
 
@@ -791,9 +772,7 @@ BAD_FILES = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("name", "message"), BAD_FILES, ids=[name for name, _ in BAD_FILES]
-)
+@pytest.mark.parametrize(("name", "message"), BAD_FILES, ids=[name for name, _ in BAD_FILES])
 def test_bad_file(name: str, message: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(BAD)  # so the message names the file as given: NAME.toml
     with pytest.raises(ScenarioError) as e:
@@ -802,9 +781,7 @@ def test_bad_file(name: str, message: str, monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def test_every_bad_file_is_checked() -> None:
-    assert sorted(p.stem for p in BAD.glob("*.toml")) == sorted(
-        name for name, _ in BAD_FILES
-    )
+    assert sorted(p.stem for p in BAD.glob("*.toml")) == sorted(name for name, _ in BAD_FILES)
 
 
 def test_error_parts() -> None:
