@@ -1,0 +1,473 @@
+"""The shipped example scenarios (examples/*.toml): each loads, and each runs
+on the kernel's host port to exactly the job table worked out by hand in the
+comments, in the file's time unit (every example is at 1000 Hz in ms, so one
+tick is one ms).
+
+Rules used in the hand schedules (docs/semantics.md):
+- the most urgent ready task runs; an equal one never preempts;
+- a call made at the very instant of a tick runs before that tick: a job that
+  computes up to t and then blocks or ends does so before the releases of t;
+- an up that finds a waiter hands the unit (or the mutex) over inside the up;
+- under pip a holder runs at the priority of its most urgent waiter, along the
+  chain, and drops back at once when it unlocks;
+- a job ends at the end of its body: a task preempted at its last unlock
+  finishes only when it runs again.
+Columns (lab/native/metrics.h): blocked = time blocked on a semaphore;
+inverted = time during which a task of lower *base* priority ran while the job
+was released and unfinished (a boosted holder counts); missed only for a miss
+that happened; finish None = unfinished when the run ended.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import pytest
+
+from priora import native
+from priora.errors import ScenarioError
+from priora.model import NS_PER_SECOND, UNITS_PER_SECOND, Action, Protocol, Resource, Scenario, System
+from priora.scenario import load, parse
+from priora.simulate import SimResult, simulate
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+SHIPPED = ("chain", "inversion", "minix_prodcons", "producer_consumer", "rtmach_benchmark1")
+
+Time = int | Fraction
+
+
+class Job(NamedTuple):
+    task: str
+    job: int
+    release: Time
+    start: Time | None
+    finish: Time | None
+    response: Time | None
+    blocked: Time
+    inverted: Time
+    timeouts: int
+    missed: bool
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def example(name: str) -> Scenario:
+    return load(EXAMPLES / f"{name}.toml")
+
+
+def in_unit(scenario: Scenario, ns: int) -> Time:
+    """Kernel ns in the file's time unit, exactly (an int when whole)."""
+    unit = scenario.system.time_unit
+    per_second = scenario.system.tick_hz if unit == "tick" else UNITS_PER_SECOND[unit]
+    value = Fraction(ns * per_second, NS_PER_SECOND)
+    return int(value) if value.denominator == 1 else value
+
+
+def job_row(scenario: Scenario, row: Any) -> Job:
+    def maybe(ns: int) -> Time | None:
+        return None if ns == native.NEVER else in_unit(scenario, ns)
+
+    release, finish = int(row["release"]), int(row["finish"])
+    return Job(
+        task=scenario.tasks[int(row["task"])].name,
+        job=int(row["job"]),
+        release=in_unit(scenario, release),
+        start=maybe(int(row["start"])),
+        finish=maybe(finish),
+        response=None if finish == native.NEVER else in_unit(scenario, finish - release),
+        blocked=in_unit(scenario, int(row["blocked"])),
+        inverted=in_unit(scenario, int(row["inverted"])),
+        timeouts=int(row["timeouts"]),
+        missed=int(row["missed"]) == 1,
+    )
+
+
+def job_table(result: SimResult) -> list[Job]:
+    """Every job of the run, in release order."""
+    return [job_row(result.scenario, row) for row in result.jobs]
+
+
+def jobs_of(table: list[Job], task: str) -> list[Job]:
+    return [j for j in table if j.task == task]
+
+
+# ---------------------------------------------------------------- every file
+
+
+def test_the_examples_are_shipped() -> None:
+    assert sorted(p.stem for p in EXAMPLES.glob("*.toml")) == sorted(SHIPPED)
+
+
+@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.toml")), ids=lambda p: p.name)
+def test_example_loads_and_says_how_to_run_it(path: Path) -> None:
+    scenario = load(path)
+    assert scenario.source == str(path)
+    assert scenario.tasks
+    text = path.read_text()
+    assert text.startswith("# "), "a comment header comes first"
+    assert f"priora simulate examples/{path.name}" in text
+
+
+# ---------------------------------------------------------------- inversion
+
+
+def test_inversion_keeps_the_demo_values() -> None:
+    s = example("inversion")
+    assert s.system == System(tick_hz=1000, time_unit="ms", horizon=None, protocol="pip")
+    assert s.horizon_ticks() is None  # no period: until every job has finished
+    assert [(t.name, t.priority, t.period, t.phase) for t in s.tasks] == [
+        ("L", 1, None, 0),
+        ("H", 3, None, 1),
+        ("M", 2, None, 2),
+    ]
+    assert [r.protocol for r in s.resources] == ["pip"]
+
+
+def test_inversion_with_inheritance() -> None:
+    # pip (the file's protocol):
+    #  0  L locks S, computes (4 to do).
+    #  1  H released (3), preempts L (1 done, 3 left); H computes 1-2.
+    #  2  H locks S: blocks; L inherits 3 and runs. Tick 2 releases M (2 < 3):
+    #     no preemption. L computes 2-5, unlocks S: hand-off to H, L drops to 1.
+    #  5  H computes 5-6, unlocks, computes 6-7: done at 7 (response 6, blocked
+    #     2-5 = 3, inverted 3: L, base 1, ran 2-5 while H waited).
+    #  7  M computes 7-12 (inverted 3 too: boosted L ran 2-5 while M was
+    #     released). 12: L computes its last 1: done at 13.
+    result = simulate(example("inversion"))
+    assert result.quiescent
+    assert in_unit(result.scenario, result.end_ns) == 13
+    assert job_table(result) == [
+        Job("L", 1, 0, 0, 13, 13, 0, 0, 0, False),
+        Job("H", 1, 1, 1, 7, 6, 3, 3, 0, False),
+        Job("M", 1, 2, 7, 12, 10, 0, 3, 0, False),
+    ]
+
+
+def test_inversion_without_inheritance() -> None:
+    # none:
+    #  0  L locks S, computes. 1: H preempts, computes 1-2.
+    #  2  H locks S: blocks; L (1) is not boosted. Tick 2 releases M (2 > 1):
+    #     M preempts L and computes 2-7: done at 7 (response 5).
+    #  7  L computes its 3 left, 7-10, unlocks S: hand-off to H, which preempts.
+    # 10  H computes 10-11, unlocks, 11-12: done at 12 (response 11, blocked
+    #     2-10 = 8, inverted 8: M 2-7 and L 7-10, both below H).
+    # 12  L computes 1: done at 13.
+    result = simulate(example("inversion").with_protocol("none"))
+    assert job_table(result) == [
+        Job("L", 1, 0, 0, 13, 13, 0, 0, 0, False),
+        Job("H", 1, 1, 1, 12, 11, 8, 8, 0, False),
+        Job("M", 1, 2, 2, 7, 5, 0, 0, 0, False),
+    ]
+
+
+@pytest.mark.parametrize(("protocol", "h_response"), [("none", 11), ("pip", 6)])
+def test_inversion_report_max_response(protocol: Protocol, h_response: int) -> None:
+    # The per-task figures of the report agree with the tables above.
+    build_report = pytest.importorskip("priora.report").build_report
+    report = build_report(simulate(example("inversion").with_protocol(protocol)))
+    assert report.tasks["H"].max_response == h_response
+    assert report.tasks["L"].max_response == 13
+
+
+# ---------------------------------------------------------------- chain
+
+
+def test_chain_with_inheritance_boosts_to_the_end_and_unwinds() -> None:
+    # pip (the file's protocol). A (1) M1; B (2) M2 then M1; C (3) M3 then M2;
+    # D (5) M3; X (4) no mutex.
+    #  0  A locks M1, computes 0-1.
+    #  1  B preempts, locks M2, computes 1-2.
+    #  2  B locks M1: blocks; A -> 2. Tick 2: C (3) preempts A; C locks M3,
+    #     computes 2-3.
+    #  3  C locks M2: blocks; B -> 3, and through B's wait A -> 3. Tick 3: D (5)
+    #     preempts A, locks M3: blocks; C -> 5, B -> 5, A -> 5 (depth 3).
+    #  4  X (4) released: below A's 5, no preemption. A computes its 3 left, 3-6.
+    #  6  A unlocks M1 -> B, A drops to 1. B (5 through M2, C waits) computes
+    #     6-7, unlocks M1, unlocks M2 -> C, B drops to 2.
+    #  7  C (5 through M3, D waits) computes 7-8, unlocks M2, unlocks M3 -> D,
+    #     C drops to 3.
+    #  8  D computes 8-9, unlocks, 9-10: done at 10 (response 7, blocked 3-8,
+    #     inverted 5: A 3-6, B 6-7, C 7-8).
+    # 10  X 10-12; then the tails of C 12-13, B 13-14, A 14-15.
+    # B blocked 2-6 = 4, inverted 3 (A 3-6); C blocked 3-7 = 4, inverted 4
+    # (A 3-6, B 6-7); X inverted 4 (A 4-6, B 6-7, C 7-8, all below X's 4).
+    result = simulate(example("chain"))
+    assert job_table(result) == [
+        Job("A", 1, 0, 0, 15, 15, 0, 0, 0, False),
+        Job("B", 1, 1, 1, 14, 13, 4, 3, 0, False),
+        Job("C", 1, 2, 2, 13, 11, 4, 4, 0, False),
+        Job("D", 1, 3, 3, 10, 7, 5, 5, 0, False),
+        Job("X", 1, 4, 10, 12, 8, 0, 4, 0, False),
+    ]
+    # The boost as the kernel recorded it: (time, task, old, new).
+    s = result.scenario
+    prio = result.trace[result.trace["event"] == native.EVENT["PRIO"]]
+    changes = [
+        (in_unit(s, int(e["time"])), s.tasks[int(e["task"])].name, int(e["arg0"]), int(e["arg1"]))
+        for e in prio
+    ]
+    assert changes == [
+        (2, "A", 1, 2),
+        (3, "B", 2, 3),
+        (3, "A", 2, 3),
+        (3, "C", 3, 5),
+        (3, "B", 3, 5),
+        (3, "A", 3, 5),
+        (6, "A", 5, 1),
+        (7, "B", 5, 2),
+        (8, "C", 5, 3),
+    ]
+
+
+def test_chain_without_inheritance() -> None:
+    # none: the same until 3, but nobody is boosted.
+    #  3  C blocks on M2, D blocks on M3: A (1) runs 3-4.
+    #  4  X (4) preempts A, computes 4-6: done at 6 (response 2).
+    #  6  A computes its 2 left, 6-8, unlocks M1 -> B (2) preempts: 8-9,
+    #     unlocks M1, M2 -> C: 9-10, unlocks M2, M3 -> D: 10-11, unlocks, 11-12.
+    # D: done at 12 (response 9, blocked 3-10 = 7, inverted 7: A 3-4, X 4-6,
+    # A 6-8, B 8-9, C 9-10). Tails: C 12-13, B 13-14, A 14-15.
+    # B blocked 2-8 = 6, inverted 3 (A 3-4, 6-8; X is above B);
+    # C blocked 3-9 = 6, inverted 4 (A 3-4, 6-8, B 8-9).
+    result = simulate(example("chain").with_protocol("none"))
+    assert job_table(result) == [
+        Job("A", 1, 0, 0, 15, 15, 0, 0, 0, False),
+        Job("B", 1, 1, 1, 14, 13, 6, 3, 0, False),
+        Job("C", 1, 2, 2, 13, 11, 6, 4, 0, False),
+        Job("D", 1, 3, 3, 12, 9, 7, 7, 0, False),
+        Job("X", 1, 4, 4, 6, 2, 0, 0, 0, False),
+    ]
+
+
+# ---------------------------------------------------------------- producer/consumer
+
+
+def test_producer_consumer_first_18_ms() -> None:
+    # slots 3 free, items 0. P (2) every 2 from 0: down slots, compute 1,
+    # up items. C (1) every 6 from 5: down items x3, compute 2, up slots x3.
+    #  0, 2, 4  P takes a slot and writes 0-1, 2-3, 4-5: slots 0, items 3.
+    #  5  C takes the three items (items 0), computes from 5.
+    #  6  P4 preempts C, downs slots: none, it blocks. C computes 6-7 and
+    #     ups slots -> P4, which preempts and writes 7-8 (blocked 6-7 = 1,
+    #     inverted 1: C, below P, ran 6-7). At 8 C ups slots twice (slots 2)
+    #     and ends: C1 5-8.
+    #  8, 10  P writes 8-9, 10-11: slots 0, items 3, as at 5; and so on every
+    #     6 ms: C2 11-14, P7 (12) blocked 12-13, written 13-14.
+    # 16  P9 writes 16-17. 17: C3 takes three items and computes: still running
+    #     when the run stops at 18 (deadline 23, not yet missed).
+    result = simulate(example("producer_consumer").with_horizon(18))
+    assert job_table(result) == [
+        Job("P", 1, 0, 0, 1, 1, 0, 0, 0, False),
+        Job("P", 2, 2, 2, 3, 1, 0, 0, 0, False),
+        Job("P", 3, 4, 4, 5, 1, 0, 0, 0, False),
+        Job("C", 1, 5, 5, 8, 3, 0, 0, 0, False),
+        Job("P", 4, 6, 6, 8, 2, 1, 1, 0, False),
+        Job("P", 5, 8, 8, 9, 1, 0, 0, 0, False),
+        Job("P", 6, 10, 10, 11, 1, 0, 0, 0, False),
+        Job("C", 2, 11, 11, 14, 3, 0, 0, 0, False),
+        Job("P", 7, 12, 12, 14, 2, 1, 1, 0, False),
+        Job("P", 8, 14, 14, 15, 1, 0, 0, 0, False),
+        Job("P", 9, 16, 16, 17, 1, 0, 0, 0, False),
+        Job("C", 3, 17, 17, None, None, 0, 0, 0, False),
+    ]
+    units = {
+        r.name: (c.downs, c.ups, c.max_waiters)
+        for r, c in zip(result.scenario.resources, result.semaphores, strict=True)
+    }
+    # slots: 9 downs by P, 6 ups by C (C3 has not given its back); items:
+    # 9 ups by P, 9 downs by C. Only P ever waited, alone.
+    assert units == {"slots": (9, 6, 1), "items": (9, 9, 0)}
+
+
+def test_producer_consumer_over_its_horizon() -> None:
+    # The file runs 30 ms; the pattern above repeats every 6 ms: P's jobs
+    # released at 6, 12, 18 and 24 wait 1 ms for a slot, no other job waits,
+    # nothing misses, and only C5 (29) is unfinished at 30.
+    s = example("producer_consumer")
+    assert s.horizon_ticks() == 30
+    table = job_table(simulate(s))
+    assert [(j.task, j.release) for j in table if j.blocked] == [("P", 6), ("P", 12), ("P", 18), ("P", 24)]
+    assert all(j.blocked == j.inverted for j in table)
+    assert [j.response for j in jobs_of(table, "C")] == [3, 3, 3, 3, None]
+    assert len(jobs_of(table, "P")) == 15
+    assert not any(j.missed for j in table)
+
+
+def test_producer_consumer_with_six_slots_never_blocks() -> None:
+    # The header's claim: with room for two batches, P never waits. C still
+    # ends at 8, 14, ...: P, more urgent, writes 6-7 in the middle of C's batch.
+    s = example("producer_consumer")
+    resources = tuple(replace(r, initial=6 if r.name == "slots" else 0, max=6) for r in s.resources)
+    table = job_table(simulate(replace(s, resources=resources)))
+    assert not any(j.blocked or j.inverted for j in table)
+    assert [j.response for j in jobs_of(table, "C")] == [3, 3, 3, 3, None]
+
+
+# ---------------------------------------------------------------- MINIX4RT
+
+
+def test_minix_prodcons_two_rounds() -> None:
+    # empty = 1, full = 0 (binary). P (1) and C (2) every 10 ms from 0, two
+    # items per round: P downs empty and ups full twice, C the other way.
+    #  0  C (more urgent) downs full: blocks. P downs empty (1 -> 0), writes 0-1.
+    #  1  P ups full -> C, which preempts: reads 1-2, ups empty (0 -> 1),
+    #     downs full: blocks. P goes on: downs empty, writes 2-3.
+    #  3  P ups full -> C: reads 3-4, ups empty, ends at 4. P then ends at 4.
+    # C: blocked 0-1 and 2-3 = 2, inverted 2 (P, below C, ran 0-1 and 2-3).
+    # P never waits. The round repeats at 10, the buffer empty again.
+    s = example("minix_prodcons")
+    assert s.horizon_ticks() == 10  # one round: the hyperperiod
+    result = simulate(s.with_horizon(20))
+    assert job_table(result) == [
+        Job("P", 1, 0, 0, 4, 4, 0, 0, 0, False),
+        Job("C", 1, 0, 0, 4, 4, 2, 2, 0, False),
+        Job("P", 2, 10, 10, 14, 4, 0, 0, 0, False),
+        Job("C", 2, 10, 10, 14, 4, 2, 2, 0, False),
+    ]
+    counters = {
+        r.name: (c.downs, c.ups, c.max_waiters) for r, c in zip(s.resources, result.semaphores, strict=True)
+    }
+    # Two downs and two ups per task per round: 4 on each semaphore in 2 rounds.
+    assert counters == {"empty": (4, 4, 0), "full": (4, 4, 1)}
+
+
+def with_timeouts(scenario: Scenario, ticks: int) -> Scenario:
+    """Every down of the scenario with a timeout (Table 1's TEST2/TEST4)."""
+    tasks = tuple(
+        replace(t, body=tuple(replace(a, timeout=ticks) if a.kind == "down" else a for a in t.body))
+        for t in scenario.tasks
+    )
+    return replace(scenario, tasks=tasks)
+
+
+def test_minix_prodcons_with_timeouts_is_the_same() -> None:
+    # The header's commented variant, "down ... timeout 5": every wait ends
+    # within 1 ms, before its timeout tick, so nothing times out and the
+    # table is the one above.
+    s = example("minix_prodcons").with_horizon(20)
+    assert job_table(simulate(with_timeouts(s, 5))) == job_table(simulate(s))
+
+
+def test_minix_prodcons_timeout_of_one_tick_fails_at_once() -> None:
+    # The header's warning. C's second "down full timeout 1" is made at 2 ms,
+    # the instant of tick 2, before that tick is taken: it ends at tick
+    # 1 + 1 = 2, at that same instant, while P is still writing. C goes on
+    # without the item: it preempts P, computes 2-3 and ends at 3, one
+    # timeout counted (blocked 0-1 only, inverted 0-1); P writes 3-4 and its
+    # second item is left in the buffer for the next round. The first down,
+    # made at 0, would end at tick 1, but P's up at 1 comes first.
+    s = example("minix_prodcons")
+    tasks = (s.tasks[0], with_timeouts(s, 1).tasks[1])  # C's downs only
+    table = job_table(simulate(replace(s, tasks=tasks)))
+    assert table[:2] == [
+        Job("P", 1, 0, 0, 4, 4, 0, 0, 0, False),
+        Job("C", 1, 0, 0, 3, 3, 1, 1, 1, False),
+    ]
+
+
+def test_minix_prodcons_inheritance_does_not_apply() -> None:
+    # Table 1's BPIP column does not apply: no resource is a mutex, so the
+    # protocol (pip by default) reaches none of them, and a protocol on one
+    # of these semaphores is refused, as the header says.
+    s = example("minix_prodcons")
+    assert [(r.kind, r.protocol) for r in s.resources] == [("binary", "none"), ("binary", "none")]
+    assert job_table(simulate(s.with_protocol("pip"))) == job_table(simulate(s.with_protocol("none")))
+    text = (EXAMPLES / "minix_prodcons.toml").read_text()
+    with_protocol = text.replace(
+        'kind = "binary"\ninitial = 0', 'kind = "binary"\ninitial = 0\nprotocol = "pip"'
+    )
+    assert with_protocol != text
+    with pytest.raises(
+        ScenarioError, match=r"\[resources\.full\] protocol: not allowed on a binary semaphore"
+    ):
+        parse(with_protocol, "minix_prodcons.toml")
+
+
+# ---------------------------------------------------------------- Real-Time Mach
+
+
+def test_rtmach_benchmark1_model() -> None:
+    # Rate-monotonic order (no priority in the file): A > B > C > D.
+    s = example("rtmach_benchmark1")
+    assert [(t.name, t.priority, t.period, t.phase) for t in s.tasks] == [
+        ("A", 31, 100, 20),
+        ("B", 30, 300, 10),
+        ("C", 29, 400, 10),
+        ("D", 28, 1000, 0),
+    ]
+    lock, unlock = Action("lock", "O"), Action("unlock", "O")
+    assert s.tasks[0].body == (lock, Action("compute", ticks=10), unlock)
+    assert s.tasks[1].body == (Action("compute", ticks=100),)  # EXE
+    assert s.tasks[3].body == (lock, Action("compute", ticks=30), unlock)
+    assert s.resources == (Resource("O", "mutex", "pip", 1, None, "priority"),)
+    assert s.horizon_ticks() == 6000 + 20  # lcm(100, 300, 400, 1000) + the largest phase
+
+
+def test_rtmach_benchmark1_with_inheritance() -> None:
+    # pip, first jobs:
+    #   0  D takes O, computes (30 to do).
+    #  10  B (30) and C (29) released: B preempts D (10 done, 20 left).
+    #  20  A (31) preempts B (10 done), locks O: blocks; D inherits 31 and runs
+    #      20-40, unlocks O -> A, D drops to 28 before its job's end.
+    #  40  A computes 40-50: A1 done (response 30, blocked 20-40, inverted 20).
+    #  50  B 50-120 (80 done). 120: A2 120-130 (O free). B 130-150: done
+    #      (response 140; inverted 20: D, below B, ran 20-40 at A's priority).
+    # 150  C 150-210: done (response 200, inverted 20 likewise).
+    # 210  D runs again only now and ends its job: D1 finish 210.
+    # 220  A3 220-230.
+    table = job_table(simulate(example("rtmach_benchmark1")))
+    first = {(j.task, j.job): j for j in table}
+    assert [first[("A", n)] for n in (1, 2, 3)] == [
+        Job("A", 1, 20, 20, 50, 30, 20, 20, 0, False),
+        Job("A", 2, 120, 120, 130, 10, 0, 0, 0, False),
+        Job("A", 3, 220, 220, 230, 10, 0, 0, 0, False),
+    ]
+    assert first[("B", 1)] == Job("B", 1, 10, 10, 150, 140, 0, 20, 0, False)
+    assert first[("C", 1)] == Job("C", 1, 10, 150, 210, 200, 0, 20, 0, False)
+    assert first[("D", 1)] == Job("D", 1, 0, 0, 210, 210, 0, 0, 0, False)
+    # Over 6020 ms: A at 20 + 100k < 6020 (60 jobs), B at 10 + 300k (21),
+    # C at 10 + 400k (16), D at 1000k (7); nothing misses at EXE = 100.
+    assert {t: len(jobs_of(table, t)) for t in "ABCD"} == {"A": 60, "B": 21, "C": 16, "D": 7}
+    assert not any(j.missed for j in table)
+
+
+def test_rtmach_benchmark1_without_inheritance() -> None:
+    # none (BP): D is not boosted.
+    #  20  A blocks on O; B (30) runs 20-110 (done: response 100); C 110-170;
+    #      only then D 170-190, unlocks O -> A, 190-200: A1 done at 200, 80 ms
+    #      after its deadline 120 (blocked 20-190 = 170, inverted 170).
+    # 200  A2 (released 120, pending behind A1) starts at once: 200-210,
+    #      response 90 (inverted 70: C 120-170, D 170-190).
+    # 3020 A31 misses the same way: D4 takes O at 3000 (C8 ended at 2890, C9
+    #      comes at 3210), B11 (3010) preempts it, A blocks at 3020 behind
+    #      B's 90 left and D's 20: done 3140 (blocked and inverted 110).
+    table = job_table(simulate(example("rtmach_benchmark1").with_protocol("none")))
+    first = {(j.task, j.job): j for j in table}
+    assert first[("A", 1)] == Job("A", 1, 20, 20, 200, 180, 170, 170, 0, True)
+    assert first[("A", 2)] == Job("A", 2, 120, 200, 210, 90, 0, 70, 0, False)
+    assert first[("A", 31)] == Job("A", 31, 3020, 3020, 3140, 120, 110, 110, 0, True)
+    assert [(j.task, j.job) for j in table if j.missed] == [("A", 1), ("A", 31)]
+
+
+def test_rtmach_benchmark1_worst_blocking_of_a() -> None:
+    # pip. A's worst case is D's whole section, 30 ms. Around 1000 ms: B4
+    # (released 910) runs 910-920 and, after A10, 930-1020. At 1020 B4 ends;
+    # D2 (released 1000, waiting below B) gets the CPU and takes O at that
+    # instant, before tick 1020 releases A11. A11 preempts D, blocks on O, and
+    # D runs its whole section at A's priority, 1020-1050; A11 runs 1050-1060
+    # (response 40, blocked 30, inverted 30); D2 ends its job after A, at 1060.
+    # A is the most urgent task: nothing else ever delays it, so every A job
+    # responds in its 10 ms plus the time it was blocked.
+    table = job_table(simulate(example("rtmach_benchmark1")))
+    first = {(j.task, j.job): j for j in table}
+    assert first[("B", 4)] == Job("B", 4, 910, 910, 1020, 110, 0, 0, 0, False)
+    assert first[("D", 2)] == Job("D", 2, 1000, 1020, 1060, 60, 0, 0, 0, False)
+    assert first[("A", 11)] == Job("A", 11, 1020, 1020, 1060, 40, 30, 30, 0, False)
+    a = jobs_of(table, "A")
+    assert max(j.blocked for j in a) == 30
+    assert all(j.response == 10 + j.blocked for j in a)
+    assert all(j.timeouts == 0 for j in table)
