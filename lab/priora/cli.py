@@ -1,0 +1,230 @@
+"""The `priora` command (docs/lab.md).
+
+    priora simulate FILE [--protocol P] [--json] [--gantt OUT.png|OUT.svg]
+                         [--trace OUT.json] [--horizon T]
+    priora demo [--out DIR]
+
+A user's mistake (an invalid file, a bad option value, an output that cannot
+be written) is printed as one line `priora: <message>` on stderr with exit
+status 2, never as a traceback; argparse's usage errors exit 2 as well.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from collections.abc import Callable
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+
+from priora.errors import PrioraError
+from priora.model import PROTOCOLS, UNITS_PER_SECOND, Protocol, Scenario
+from priora.simulate import UNBOUNDED_NS, SimResult
+
+EXIT_OK = 0
+EXIT_USER = 2
+
+GANTT_SUFFIXES = (".png", ".svg")
+TRACE_SUFFIXES = (".json",)
+DEFAULT_DEMO_DIR = Path("priora-demo")
+
+# A time as a scenario file writes one in a body action (no "inf", "nan", "_").
+NUMBER = re.compile(r"[+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
+
+
+class UsageError(PrioraError):
+    """A bad option value, found after argparse accepted the syntax."""
+
+
+# ---------------------------------------------------------------- parser
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="priora",
+        description="Priora's lab: real-time task sets simulated on the Priora kernel.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    sim = commands.add_parser("simulate", help="run a scenario file and report what happened")
+    sim.add_argument("file", type=Path, metavar="FILE", help="scenario file (TOML)")
+    sim.add_argument("--protocol", choices=PROTOCOLS, help="protocol of every mutex (overrides the file)")
+    sim.add_argument("--json", action="store_true", help="print the report as one JSON document")
+    sim.add_argument("--gantt", type=Path, metavar="OUT", help="write a Gantt chart (.png or .svg)")
+    sim.add_argument("--trace", type=Path, metavar="OUT", help="write a Chrome/Perfetto trace (.json)")
+    sim.add_argument("--horizon", metavar="T", help="run until T, in the file's time unit")
+    sim.set_defaults(handler=_simulate)
+
+    demo = commands.add_parser("demo", help="the priority inversion without and with inheritance")
+    demo.add_argument(
+        "--out",
+        type=Path,
+        default=DEFAULT_DEMO_DIR,
+        metavar="DIR",
+        help=f"directory for the Gantt charts (default: {DEFAULT_DEMO_DIR})",
+    )
+    demo.set_defaults(handler=_demo)
+    return parser
+
+
+# ---------------------------------------------------------------- options
+
+
+def horizon_ticks(scenario: Scenario, text: str) -> int:
+    """--horizon T (file's time unit) in ticks, refused like a time in the
+    file: not a decimal number, <= 0, not a whole number of ticks, or beyond
+    the host port's clock. Exact arithmetic (Decimal, Fraction), so 0.1 ms at
+    10 kHz is exactly one tick."""
+    unit, hz = scenario.system.time_unit, scenario.system.tick_hz
+    if not NUMBER.fullmatch(text):
+        raise UsageError(f"--horizon: must be a number, got {text!r}")
+    decimal = Decimal(text)
+    # Fraction(1e999999) would build a million-digit integer: refuse first.
+    if decimal and abs(decimal.adjusted()) > 40:
+        raise UsageError(f"--horizon: {text} is out of range")
+    value = Fraction(decimal)
+    if value <= 0:
+        raise UsageError(f"--horizon: must be > 0, got {text}")
+    ticks = value if unit == "tick" else value * hz / UNITS_PER_SECOND[unit]
+    if ticks.denominator != 1:
+        raise UsageError(
+            f"--horizon: {text} {unit} is not representable in ticks "
+            f"(a tick is {_tick_length(unit, hz)} {unit} at tick_hz {hz})"
+        )
+    # The host port's clock is in ns and runs "forever" up to UNBOUNDED_NS.
+    if scenario.ticks_to_ns(int(ticks)) > UNBOUNDED_NS:
+        raise UsageError(f"--horizon: {text} {unit} is beyond the host port's clock")
+    return int(ticks)
+
+
+def _tick_length(unit: str, hz: int) -> str:
+    """A tick in `unit`, as exact decimal text (valid rates divide 10^9, so it ends)."""
+    if unit == "tick":
+        return "1"
+    tick = Decimal(UNITS_PER_SECOND[unit]) / Decimal(hz)
+    return format(tick.normalize(), "f")
+
+
+def _check_output(option: str, path: Path | None, suffixes: tuple[str, ...]) -> None:
+    """Refuses an output before anything runs, so a typo costs no simulation."""
+    if path is None:
+        return
+    if path.suffix.lower() not in suffixes:
+        raise UsageError(f"{option}: {path}: the file name must end with {' or '.join(suffixes)}")
+    parent = path.parent
+    if not parent.is_dir():
+        raise UsageError(f"{option}: {path}: directory {parent} does not exist")
+
+
+Writer = Callable[[SimResult, Path], None]
+
+
+def _gantt() -> Writer:
+    from priora import gantt
+
+    draw: Writer = gantt.draw
+    return draw
+
+
+def _chrome_trace() -> Writer:
+    from priora import chrome_trace
+
+    write: Writer = chrome_trace.write
+    return write
+
+
+def _write(option: str, path: Path, writer: Callable[[], Writer], result: SimResult) -> None:
+    """Imports the writer only now (matplotlib is needed for --gantt only,
+    at import or at drawing time) and turns what the user can fix into one line."""
+    try:
+        writer()(result, path)
+    except ImportError as exc:
+        raise _import_problem(option, exc) from None
+    except OSError as exc:
+        raise UsageError(f"{option}: cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _import_problem(what: str, exc: ImportError) -> UsageError:
+    """matplotlib is the one optional dependency: name it when it is the one missing."""
+    if (exc.name or "").split(".")[0] == "matplotlib":
+        return UsageError(f"{what} needs matplotlib: {exc}")
+    return UsageError(f"{what}: {exc}")
+
+
+# ---------------------------------------------------------------- commands
+
+
+def _simulate(args: argparse.Namespace) -> str:
+    # Imported here so that `priora demo` and `--help` need no scenario parsing.
+    from priora.report import build_report, report_json, report_text
+    from priora.scenario import load
+    from priora.simulate import simulate
+
+    _check_output("--gantt", args.gantt, GANTT_SUFFIXES)
+    _check_output("--trace", args.trace, TRACE_SUFFIXES)
+    scenario = load(args.file)
+    if args.protocol is not None:
+        protocol: Protocol = args.protocol
+        scenario = scenario.with_protocol(protocol)
+    if args.horizon is not None:
+        scenario = scenario.with_horizon(horizon_ticks(scenario, args.horizon))
+    result = simulate(scenario)
+    if args.gantt is not None:
+        _write("--gantt", args.gantt, _gantt, result)
+    if args.trace is not None:
+        _write("--trace", args.trace, _chrome_trace, result)
+    report = build_report(result)
+    return report_json(report) if args.json else report_text(report)
+
+
+def _demo(args: argparse.Namespace) -> str:
+    out: Path = args.out
+    try:
+        from priora import demo
+
+        return demo.run(out)
+    except ImportError as exc:  # the charts need matplotlib
+        raise _import_problem("demo", exc) from None
+    except OSError as exc:
+        raise UsageError(f"demo: cannot write into {out}: {exc.strerror or exc}") from None
+
+
+# ---------------------------------------------------------------- main
+
+
+def _error(message: str) -> int:
+    # One line, even for a message with newlines in it (an OS error, a TOML error).
+    print(f"priora: {' '.join(message.splitlines())}", file=sys.stderr)
+    return EXIT_USER
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Runs the command line `argv` (default: sys.argv[1:]); returns the exit status."""
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
+        return exc.code if isinstance(exc.code, int) else EXIT_OK if exc.code is None else EXIT_USER
+    handler: Callable[[argparse.Namespace], str] = args.handler
+    try:
+        output = handler(args)
+    except PrioraError as exc:
+        return _error(str(exc))
+    except OSError as exc:  # a file the user named: missing, unreadable
+        name = exc.filename if exc.filename is not None else ""
+        return _error(f"{name}: {exc.strerror or exc}" if name else str(exc))
+    _print(output if output.endswith("\n") else output + "\n")
+    return EXIT_OK
+
+
+def _print(text: str) -> None:
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader left (`priora simulate f | head`): not an error. Point
+        # stdout at /dev/null so that the interpreter's final flush is quiet.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())

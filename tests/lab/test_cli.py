@@ -1,0 +1,466 @@
+"""The `priora` command: run in process through main(argv), and once through
+the installed console script in a child process.
+
+The scenario is the classic inversion (see test_report.py for the schedule
+worked out tick by tick): H's response is 11 ms without inheritance and 6 ms
+with it.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+import priora
+from priora.cli import horizon_ticks, main
+from priora.errors import PrioraError
+from priora.model import Scenario
+from priora.report import schema
+from priora.simulate import SimResult
+
+INVERSION = """\
+[system]
+tick_hz = 1000
+time_unit = "ms"
+protocol = "pip"
+
+[resources.S]
+kind = "mutex"
+
+[tasks.L]
+priority = 1
+body = ["lock S", "compute 4", "unlock S", "compute 1"]
+
+[tasks.H]
+priority = 3
+phase = 1
+body = ["compute 1", "lock S", "compute 1", "unlock S", "compute 1"]
+
+[tasks.M]
+priority = 2
+phase = 2
+body = ["compute 5"]
+"""
+
+
+@pytest.fixture
+def inversion(tmp_path: Path) -> Path:
+    path = tmp_path / "inversion.toml"
+    path.write_text(INVERSION)
+    return path
+
+
+@pytest.fixture
+def bad(tmp_path: Path) -> Path:
+    path = tmp_path / "bad.toml"
+    path.write_text('[system]\ntick_hz = 1000\ntime_unit = "ms"\n[tasks.H\npriority = 1\n')
+    return path
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def one_line_error(err: str) -> str:
+    """The single `priora: ...` line a user error prints, no traceback."""
+    assert "Traceback" not in err
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("priora: ")
+    return lines[0]
+
+
+def job_of(document: dict[str, object], task: str) -> dict[str, object]:
+    jobs = document["jobs"]
+    assert isinstance(jobs, list)
+    return next(j for j in jobs if j["task"] == task)
+
+
+# ---------------------------------------------------------------- simulate
+
+
+def test_simulate_prints_the_text_report(capsys: pytest.CaptureFixture[str], inversion: Path) -> None:
+    status, out, err = run(capsys, "simulate", str(inversion))
+    assert (status, err) == (0, "")
+    assert out.startswith("Jobs\n")
+    for title in ("\nTasks\n", "\nResources\n", "\nSystem\n"):
+        assert title in out
+    # H (file protocol pip): release 1, start 1, finish 7, response 6, blocked 3, inverted 3
+    assert ["H", "1", "1", "1", "7", "6", "-", "no", "3", "3", "0"] in [
+        line.split() for line in out.splitlines()
+    ]
+
+
+def test_simulate_json_validates(capsys: pytest.CaptureFixture[str], inversion: Path) -> None:
+    status, out, err = run(capsys, "simulate", str(inversion), "--json")
+    assert (status, err) == (0, "")
+    document = json.loads(out)
+    jsonschema.validate(document, schema(), cls=jsonschema.Draft202012Validator)
+    h = job_of(document, "H")
+    assert (h["response"], h["blocked"], h["inverted"], h["missed"]) == (6, 3, 3, False)
+    assert document["system"]["protocol"] == "pip"
+    assert document["resources"]["S"]["longest_hold"] == 5
+
+
+@pytest.mark.parametrize(
+    ("protocol", "response", "inverted", "hold"),
+    [("none", 11, 8, 10), ("pip", 6, 3, 5)],
+)
+def test_protocol_overrides_the_file(
+    capsys: pytest.CaptureFixture[str],
+    inversion: Path,
+    protocol: str,
+    response: int,
+    inverted: int,
+    hold: int,
+) -> None:
+    status, out, _ = run(capsys, "simulate", str(inversion), "--json", "--protocol", protocol)
+    assert status == 0
+    document = json.loads(out)
+    h = job_of(document, "H")
+    assert (h["response"], h["inverted"]) == (response, inverted)
+    assert document["resources"]["S"]["protocol"] == protocol
+    assert document["resources"]["S"]["longest_hold"] == hold
+    assert document["system"]["protocol"] == protocol
+
+
+def test_horizon_cuts_the_run(capsys: pytest.CaptureFixture[str], inversion: Path) -> None:
+    # Without --horizon the run goes on until nothing can happen (13 ms).
+    _, out, _ = run(capsys, "simulate", str(inversion), "--json")
+    system = json.loads(out)["system"]
+    assert (system["horizon"], system["stopped"]) == (13, "quiescent")
+    # Cut at 6 ms: H (5..7) is unfinished, M (released at 2) never ran.
+    status, out, _ = run(capsys, "simulate", str(inversion), "--json", "--horizon", "6")
+    assert status == 0
+    document = json.loads(out)
+    assert (document["system"]["horizon"], document["system"]["stopped"]) == (
+        6,
+        "horizon",
+    )
+    assert job_of(document, "H")["finish"] is None
+    assert job_of(document, "M")["start"] is None
+    jsonschema.validate(document, schema())
+
+
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [
+        ("0", "must be > 0"),
+        ("-3", "must be > 0"),
+        (
+            "0.5",
+            "0.5 ms is not representable in ticks (a tick is 1 ms at tick_hz 1000)",
+        ),
+        ("abc", "must be a number"),
+        ("nan", "must be a number"),
+        ("1/2", "must be a number"),
+        ("", "must be a number"),
+        ("1e30", "beyond the host port's clock"),
+        ("1e99", "out of range"),
+    ],
+)
+def test_bad_horizon_is_a_user_error(
+    capsys: pytest.CaptureFixture[str], inversion: Path, value: str, reason: str
+) -> None:
+    status, out, err = run(capsys, "simulate", str(inversion), "--horizon", value)
+    assert (status, out) == (2, "")
+    line = one_line_error(err)
+    assert line.startswith("priora: --horizon: ") and reason in line
+
+
+def test_horizon_in_ticks_is_exact(inversion: Path) -> None:
+    from priora.scenario import load
+
+    scenario: Scenario = load(inversion)
+    assert horizon_ticks(scenario, "6") == 6
+    assert horizon_ticks(scenario, "1e1") == 10
+    assert horizon_ticks(scenario.with_horizon(1), "2.000") == 2
+    fine = Scenario(
+        scenario.source,
+        type(scenario.system)(10_000, "ms", None, "pip"),
+        scenario.resources,
+        scenario.tasks,
+    )
+    assert horizon_ticks(fine, "0.1") == 1  # 0.1 ms at 10 kHz: one tick, exactly
+    assert horizon_ticks(fine, "2.5") == 25
+    with pytest.raises(PrioraError, match=r"a tick is 0\.1 ms at tick_hz 10000"):
+        horizon_ticks(fine, "0.05")
+
+
+def test_protocol_pip_on_a_fifo_mutex_is_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "fifo.toml"
+    path.write_text(
+        INVERSION.replace('protocol = "pip"', 'protocol = "none"').replace(
+            'kind = "mutex"', 'kind = "mutex"\norder = "fifo"'
+        )
+    )
+    assert run(capsys, "simulate", str(path))[0] == 0
+    status, out, err = run(capsys, "simulate", str(path), "--protocol", "pip")
+    assert (status, out) == (2, "")
+    assert one_line_error(err).startswith(f"priora: {path}: [resources.S] order: ")
+
+
+def test_bad_file_one_line_naming_it(capsys: pytest.CaptureFixture[str], bad: Path) -> None:
+    status, out, err = run(capsys, "simulate", str(bad))
+    assert (status, out) == (2, "")
+    assert str(bad) in one_line_error(err)
+
+
+def test_missing_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    missing = tmp_path / "nowhere.toml"
+    status, _, err = run(capsys, "simulate", str(missing))
+    assert status == 2
+    assert str(missing) in one_line_error(err)
+
+
+@pytest.mark.parametrize(
+    ("option", "name", "reason"),
+    [
+        ("--gantt", "chart.pdf", "must end with .png or .svg"),
+        ("--gantt", "chart", "must end with .png or .svg"),
+        ("--trace", "trace.txt", "must end with .json"),
+        ("--gantt", "no/such/dir/chart.png", "does not exist"),
+        ("--trace", "no/such/dir/trace.json", "does not exist"),
+    ],
+)
+def test_bad_output_is_refused_before_running(
+    capsys: pytest.CaptureFixture[str],
+    inversion: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    option: str,
+    name: str,
+    reason: str,
+) -> None:
+    ran: list[object] = []
+    monkeypatch.setattr("priora.simulate.simulate", lambda *a: ran.append(a))
+    status, out, err = run(capsys, "simulate", str(inversion), option, str(tmp_path / name))
+    assert (status, out, ran) == (2, "", [])
+    line = one_line_error(err)
+    assert line.startswith(f"priora: {option}: ") and reason in line
+
+
+def fake_writer(monkeypatch: pytest.MonkeyPatch, module: str, function: str, calls: list[Path]) -> None:
+    """Replaces priora.<module> by a stand-in whose <function>(result, path)
+    writes a marker, so the CLI's wiring is tested apart from the drawing."""
+
+    def write(result: SimResult, path: Path) -> None:
+        assert isinstance(result, SimResult)
+        calls.append(path)
+        path.write_text("written")
+
+    fake = types.ModuleType(f"priora.{module}")
+    setattr(fake, function, write)
+    monkeypatch.setitem(sys.modules, f"priora.{module}", fake)
+    monkeypatch.setattr(priora, module, fake, raising=False)
+
+
+def test_gantt_and_trace_are_written(
+    capsys: pytest.CaptureFixture[str],
+    inversion: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list[Path] = []
+    fake_writer(monkeypatch, "gantt", "draw", calls)
+    fake_writer(monkeypatch, "chrome_trace", "write", calls)
+    chart, trace = tmp_path / "chart.SVG", tmp_path / "trace.json"
+    status, out, _ = run(
+        capsys,
+        "simulate",
+        str(inversion),
+        "--json",
+        "--gantt",
+        str(chart),
+        "--trace",
+        str(trace),
+    )
+    assert status == 0
+    assert calls == [chart, trace]
+    assert json.loads(out)["system"]["jobs"] == 3  # the report is still printed
+
+
+def test_unwritable_output_is_a_user_error(
+    capsys: pytest.CaptureFixture[str],
+    inversion: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def refuse(result: SimResult, path: Path) -> None:
+        raise PermissionError(13, "Permission denied", str(path))
+
+    fake = types.ModuleType("priora.chrome_trace")
+    fake.write = refuse  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "priora.chrome_trace", fake)
+    monkeypatch.setattr(priora, "chrome_trace", fake, raising=False)
+    status, out, err = run(capsys, "simulate", str(inversion), "--trace", str(tmp_path / "t.json"))
+    assert (status, out) == (2, "")
+    assert "cannot write" in one_line_error(err)
+
+
+def test_missing_matplotlib_hurts_only_gantt(
+    capsys: pytest.CaptureFixture[str],
+    inversion: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import fails
+    monkeypatch.setitem(sys.modules, "priora.gantt", None)
+    monkeypatch.delattr(priora, "gantt", raising=False)
+    status, _, err = run(capsys, "simulate", str(inversion), "--gantt", str(tmp_path / "g.png"))
+    assert status == 2
+    assert one_line_error(err).startswith("priora: --gantt: ")
+    assert run(capsys, "simulate", str(inversion))[0] == 0
+
+
+def test_matplotlib_missing_at_drawing_time(
+    capsys: pytest.CaptureFixture[str],
+    inversion: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def draw(result: SimResult, path: Path) -> None:
+        raise ModuleNotFoundError("No module named 'matplotlib'", name="matplotlib")
+
+    fake = types.ModuleType("priora.gantt")
+    fake.draw = draw  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "priora.gantt", fake)
+    monkeypatch.setattr(priora, "gantt", fake, raising=False)
+    status, out, err = run(capsys, "simulate", str(inversion), "--gantt", str(tmp_path / "g.svg"))
+    assert (status, out) == (2, "")
+    assert one_line_error(err) == "priora: --gantt needs matplotlib: No module named 'matplotlib'"
+
+
+def test_real_gantt_and_trace(capsys: pytest.CaptureFixture[str], inversion: Path, tmp_path: Path) -> None:
+    pytest.importorskip("priora.gantt")
+    pytest.importorskip("priora.chrome_trace")
+    chart, trace = tmp_path / "chart.png", tmp_path / "trace.json"
+    status, _, err = run(capsys, "simulate", str(inversion), "--gantt", str(chart), "--trace", str(trace))
+    assert (status, err) == (0, "")
+    assert chart.stat().st_size > 0
+    json.loads(trace.read_text())
+
+
+# ---------------------------------------------------------------- demo
+
+
+def test_demo_prints_what_run_returns(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen: list[Path] = []
+
+    def fake_run(out_dir: Path) -> str:
+        seen.append(out_dir)
+        return "side by side\n"
+
+    fake = types.ModuleType("priora.demo")
+    fake.run = fake_run  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "priora.demo", fake)
+    monkeypatch.setattr(priora, "demo", fake, raising=False)
+    assert run(capsys, "demo", "--out", str(tmp_path / "d")) == (
+        0,
+        "side by side\n",
+        "",
+    )
+    assert run(capsys, "demo") == (0, "side by side\n", "")
+    assert seen == [tmp_path / "d", Path("priora-demo")]
+
+
+def test_demo_error_is_one_line(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    def fail(out_dir: Path) -> str:
+        raise priora.NativeError("native kernel library not found at /x.so")
+
+    fake = types.ModuleType("priora.demo")
+    fake.run = fail  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "priora.demo", fake)
+    monkeypatch.setattr(priora, "demo", fake, raising=False)
+    status, _, err = run(capsys, "demo")
+    assert status == 2
+    assert one_line_error(err) == "priora: native kernel library not found at /x.so"
+
+
+def test_demo_without_matplotlib(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    def run_demo(out_dir: Path) -> str:
+        raise ModuleNotFoundError("No module named 'matplotlib'", name="matplotlib")
+
+    fake = types.ModuleType("priora.demo")
+    fake.run = run_demo  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "priora.demo", fake)
+    monkeypatch.setattr(priora, "demo", fake, raising=False)
+    status, _, err = run(capsys, "demo")
+    assert status == 2
+    assert one_line_error(err) == "priora: demo needs matplotlib: No module named 'matplotlib'"
+
+
+# ---------------------------------------------------------------- usage
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["frobnicate"],
+        [],
+        ["simulate"],
+        ["simulate", "x.toml", "--protocol", "pcp"],
+        ["simulate", "x.toml", "--bogus"],
+    ],
+)
+def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    status, out, err = run(capsys, *argv)
+    assert (status, out) == (2, "")
+    assert "usage: priora" in err and "Traceback" not in err
+
+
+def test_help_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "simulate", "--help")
+    assert status == 0
+    for option in ("--protocol", "--json", "--gantt", "--trace", "--horizon"):
+        assert option in out
+
+
+# ---------------------------------------------------------------- child processes
+
+
+def console_script() -> Path:
+    script = Path(sys.executable).parent / "priora"
+    if not script.exists():
+        pytest.skip("the priora console script is not installed next to this Python")
+    return script
+
+
+def test_console_script(inversion: Path, bad: Path) -> None:
+    priora_bin = console_script()
+    ok = subprocess.run(
+        [priora_bin, "simulate", inversion, "--json", "--protocol", "none"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (ok.returncode, ok.stderr) == (0, "")
+    assert job_of(json.loads(ok.stdout), "H")["response"] == 11
+    failed = subprocess.run([priora_bin, "simulate", bad], capture_output=True, text=True, check=False)
+    assert (failed.returncode, failed.stdout) == (2, "")
+    assert str(bad) in one_line_error(failed.stderr)
+    usage = subprocess.run([priora_bin, "nonsense"], capture_output=True, text=True, check=False)
+    assert usage.returncode == 2 and "Traceback" not in usage.stderr
+
+
+def test_python_dash_m(inversion: Path) -> None:
+    child = subprocess.run(
+        [sys.executable, "-m", "priora", "simulate", inversion],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (child.returncode, child.stderr) == (0, "")
+    assert child.stdout.startswith("Jobs\n")

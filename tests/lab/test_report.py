@@ -1,0 +1,446 @@
+"""build_report, report_json and report_text on small scenarios built with
+the model classes (no file loader involved), every value worked out by hand
+from the kernel's schedule in the comments."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from typing import Any
+
+import jsonschema
+import pytest
+
+from priora.model import Action, Resource, Scenario, System, Task
+from priora.report import (
+    JobRow,
+    Report,
+    ResourceRow,
+    SystemRow,
+    TaskRow,
+    build_report,
+    nominal_utilisation,
+    report_dict,
+    report_json,
+    report_text,
+    schema,
+)
+from priora.simulate import simulate
+
+# ---------------------------------------------------------------- scenarios
+
+
+def compute(ticks: int) -> Action:
+    return Action("compute", ticks=ticks)
+
+
+def inversion(protocol: str, tick_hz: int = 1000, unit: str = "ms") -> Scenario:
+    """The classic inversion (tests/kernel/test_inversion.c): L (1) locks S for
+    4 ticks from 0; H (3) released at 1 computes 1 then wants S; M (2)
+    released at 2 computes 5."""
+    s = Resource("S", "mutex", protocol, 1, None, "priority")  # type: ignore[arg-type]
+    lock, unlock = Action("lock", "S"), Action("unlock", "S")
+    tasks = (
+        Task("L", 1, None, 0, None, (lock, compute(4), unlock, compute(1))),
+        Task("H", 3, None, 1, None, (compute(1), lock, compute(1), unlock, compute(1))),
+        Task("M", 2, None, 2, None, (compute(5),)),
+    )
+    system = System(tick_hz, unit, None, protocol)  # type: ignore[arg-type]
+    return Scenario("inversion.toml", system, (s,), tasks)
+
+
+def periodic() -> Scenario:
+    """Periodic tasks, a deadline miss, a semaphore timeout, an unfinished
+    job, a task never released, one resource of each kind.
+
+    A (2) period 5: compute 2.
+    B (1) period 10, deadline 4: down C (counting, 0 units) with timeout 2, compute 3.
+    U (0) period 20, phase 3: compute 5.
+    Z (3) one job at 50, after the horizon (10).
+    """
+    resources = (
+        Resource("C", "counting", "none", 0, None, "priority"),
+        Resource("E", "binary", "none", 1, 1, "fifo"),
+        Resource("R", "mutex", "pip", 1, None, "priority"),
+    )
+    tasks = (
+        Task("A", 2, 5, 0, None, (compute(2),)),
+        Task("B", 1, 10, 0, 4, (Action("down", "C", timeout=2), compute(3))),
+        Task("U", 0, 20, 3, None, (compute(5),)),
+        Task("Z", 3, None, 50, None, (compute(1),)),
+    )
+    return Scenario("periodic.toml", System(1000, "ms", 10, "pip"), resources, tasks)
+
+
+def job(
+    task: str,
+    n: int,
+    release: float,
+    start: float | None,
+    finish: float | None,
+    **kw: Any,
+) -> JobRow:
+    """A JobRow with zero blocking/inversion/timeouts, no miss and no deadline unless given."""
+    response = None if finish is None else finish - release
+    fields: dict[str, Any] = {
+        "timeouts": 0,
+        "blocked": 0,
+        "inverted": 0,
+        "missed": False,
+        "deadline": None,
+    } | kw
+    return JobRow(task, n, release, start, finish, response, **fields)
+
+
+# ---------------------------------------------------------------- the inversion
+
+
+def test_inversion_without_inheritance() -> None:
+    # L locks S at 0; H preempts at 1, computes 1..2 and blocks on S at 2; M
+    # (released at 2) runs 2..7; L finishes its section 7..10 and hands S to
+    # H, which runs 10..12; L's last tick 12..13.
+    # H: blocked 2..10 = 8; inverted = M 2..7 + L 7..10 = 8; response 12-1 = 11.
+    # M: never delayed by a lower task (released at 2, runs at once): 0.
+    # S: held by L 0..10 (10), by H 10..11 (1): longest 10.
+    report = build_report(simulate(inversion("none")))
+    assert report.jobs == (
+        job("L", 1, 0, 0, 13),
+        job("H", 1, 1, 1, 12, blocked=8, inverted=8),
+        job("M", 1, 2, 2, 7),
+    )
+    assert report.tasks == {
+        "L": TaskRow(1, 13, 13, 0, 0, 0, 0),
+        "H": TaskRow(1, 11, 11, 8, 8, 0, 0),
+        "M": TaskRow(1, 5, 5, 0, 0, 0, 0),
+    }
+    assert report.resources == {"S": ResourceRow("mutex", "none", 2, 2, 1, 10)}
+    # Switches: L<-idle 0, H<-L 1, L<-H 2, M<-L 2, L<-M 7, H<-L 10, L<-H 12,
+    # idle<-L 13 = 8. No priority ever changes. Always busy 0..13.
+    assert report.system == SystemRow(
+        utilisation=1.0,
+        nominal_utilisation=None,
+        context_switches=8,
+        priority_changes=0,
+        horizon=13,
+        stopped="quiescent",
+        time_unit="ms",
+        tick_hz=1000,
+        protocol="none",
+        jobs=3,
+        misses=0,
+    )
+
+
+def test_inversion_with_inheritance() -> None:
+    # H blocks on S at 2 and L inherits 3: L finishes its section 2..5, M
+    # cannot preempt. At 5 S goes to H: H 5..7, then M 7..12, L 12..13.
+    # H: blocked 2..5 = 3, inverted = L 2..5 = 3, response 7-1 = 6.
+    # M: released at 2, L (base 1) runs 2..5 before it: inverted 3; starts 7.
+    # S: held by L 0..5, by H 5..6: longest 5.
+    report = build_report(simulate(inversion("pip")))
+    assert report.jobs == (
+        job("L", 1, 0, 0, 13),
+        job("H", 1, 1, 1, 7, blocked=3, inverted=3),
+        job("M", 1, 2, 7, 12, inverted=3),
+    )
+    assert report.tasks["H"] == TaskRow(1, 6, 6, 3, 3, 0, 0)
+    assert report.tasks["M"] == TaskRow(1, 10, 10, 0, 3, 0, 0)
+    assert report.resources == {"S": ResourceRow("mutex", "pip", 2, 2, 1, 5)}
+    # Switches: L<-idle 0, H<-L 1, L<-H 2, H<-L 5, M<-H 7, L<-M 12, idle<-L 13
+    # = 7. Priority changes: L 1->3 at 2, 3->1 at 5.
+    assert (report.system.context_switches, report.system.priority_changes) == (7, 2)
+    assert report.system.protocol == "pip"
+
+
+def test_protocol_override_is_reported() -> None:
+    report = build_report(simulate(inversion("pip").with_protocol("none")))
+    assert report.system.protocol == "none"
+    assert report.resources["S"].protocol == "none"
+    assert report.tasks["H"].max_response == 11
+
+
+@pytest.mark.parametrize(
+    ("tick_hz", "unit", "h_response", "hold"),
+    [
+        (1000, "tick", 11, 10),  # ticks are the unit
+        (1000, "us", 11_000, 10_000),  # 1 tick = 1000 us
+        (100, "ms", 110, 100),  # 1 tick = 10 ms
+        # 512 Hz (tick_hz must divide 1e9): a tick is 1953125 ns =
+        # 1.953125 ms, so 11 ticks = 21.484375 ms and 10 ticks = 19.53125 ms.
+        (512, "ms", 21.484375, 19.53125),
+        (512, "us", 21484.375, 19531.25),
+    ],
+)
+def test_times_in_the_file_unit(tick_hz: int, unit: str, h_response: float, hold: float) -> None:
+    report = build_report(simulate(inversion("none", tick_hz, unit)))
+    assert report.tasks["H"].max_response == h_response
+    assert report.resources["S"].longest_hold == hold
+    assert report.system.time_unit == unit
+
+
+def test_integral_times_are_ints() -> None:
+    h = build_report(simulate(inversion("none", 1000, "us"))).jobs[1]
+    assert (h.release, h.finish, h.response, h.blocked) == (1000, 12000, 11000, 8000)
+    assert all(type(v) is int for v in (h.release, h.finish, h.response, h.blocked))
+    h = build_report(simulate(inversion("none", 512, "ms"))).jobs[1]
+    assert (h.release, h.finish, h.blocked) == (1.953125, 23.4375, 15.625)
+    assert type(h.release) is float and type(h.start) is float
+
+
+def test_mean_is_rounded_to_6_decimals() -> None:
+    # In ticks. H (2) period 9: compute 2. L (1) period 3: compute 1.
+    # L1 released 0 waits for H (0..2), runs 2..3: response 3; L2 3..4: 1;
+    # L3 6..7: 1. Mean 5/3 = 1.666667. Horizon 9 (the hyperperiod). H is
+    # more urgent, so L is never inverted.
+    # Busy 2 + 3 = 5 of 9 = 0.555556; nominal 2/9 + 1/3 = 5/9 = 0.555556.
+    tasks = (
+        Task("H", 2, 9, 0, None, (compute(2),)),
+        Task("L", 1, 3, 0, None, (compute(1),)),
+    )
+    scenario = Scenario("rm.toml", System(1000, "tick", None, "pip"), (), tasks)
+    report = build_report(simulate(scenario))
+    assert report.tasks["L"] == TaskRow(3, 3, 1.666667, 0, 0, 0, 0)
+    assert report.tasks["H"] == TaskRow(1, 2, 2, 0, 0, 0, 0)
+    assert (report.system.utilisation, report.system.nominal_utilisation) == (
+        0.555556,
+        0.555556,
+    )
+    assert (report.system.horizon, report.system.stopped) == (9, "horizon")
+
+
+# ---------------------------------------------------------------- periodic
+
+
+def test_periodic_to_the_horizon() -> None:
+    # 0..2   A1 (2 ticks). B1 runs at 2 and blocks on C (timeout 2, given at
+    #        tick count 1 since tick 2's interrupt comes after: ends at tick 3).
+    # 2..3   idle.
+    # 3      U1 released; B1's down times out (1 timeout), B1 runs 3..5.
+    # 4      B1's deadline (0 + 4) passes: missed.
+    # 5..7   A2 preempts (released at 5). 7..8 B1's last tick: finish 8.
+    # 8..10  U1 (2 of its 5 ticks): unfinished at the horizon 10, deadline 23.
+    # Z is released at 50: no job. The releases at 10 are not in the run.
+    report = build_report(simulate(periodic()))
+    assert report.jobs == (
+        job("A", 1, 0, 0, 2, deadline=5),
+        job("B", 1, 0, 2, 8, deadline=4, missed=True, blocked=1, timeouts=1),
+        job("U", 1, 3, 8, None, deadline=23),
+        job("A", 2, 5, 5, 7, deadline=10),
+    )
+    assert report.tasks == {
+        "A": TaskRow(2, 2, 2, 0, 0, 0, 0),
+        "B": TaskRow(1, 8, 8, 1, 0, 1, 1),
+        "U": TaskRow(1, None, None, 0, 0, 0, 0),
+        "Z": TaskRow(0, None, None, 0, 0, 0, 0),
+    }
+    # C: B's one down (it timed out) with B waiting; E unused; R never taken.
+    assert report.resources == {
+        "C": ResourceRow("counting", None, 1, 0, 1, None),
+        "E": ResourceRow("binary", None, 0, 0, 0, None),
+        "R": ResourceRow("mutex", "pip", 0, 0, 0, 0),
+    }
+    # Busy: 2 + 2 + 2 + 1 + 2 = 9 of 10. Nominal: 2/5 + 3/10 + 5/20 = 0.95.
+    # Switches at 0, 2 (B), 2 (idle), 3, 5, 7, 8 = 7.
+    assert report.system == SystemRow(
+        utilisation=0.9,
+        nominal_utilisation=0.95,
+        context_switches=7,
+        priority_changes=0,
+        horizon=10,
+        stopped="horizon",
+        time_unit="ms",
+        tick_hz=1000,
+        protocol="pip",
+        jobs=4,
+        misses=1,
+    )
+
+
+def test_unstarted_and_open_jobs() -> None:
+    # Same schedule cut at 6: B1 unfinished but its deadline 4 has passed
+    # (missed); U1 released at 3 never ran (start None); A2 (5..) unfinished
+    # with its deadline 10 after the end (not missed).
+    report = build_report(simulate(periodic().with_horizon(6)))
+    assert report.jobs == (
+        job("A", 1, 0, 0, 2, deadline=5),
+        job("B", 1, 0, 2, None, deadline=4, missed=True, blocked=1, timeouts=1),
+        job("U", 1, 3, None, None, deadline=23),
+        job("A", 2, 5, 5, None, deadline=10),
+    )
+    assert report.tasks["B"] == TaskRow(1, None, None, 1, 0, 1, 1)
+    # Busy: A 0..2, B 3..5, A 5..6 = 5 of 6.
+    assert report.system.utilisation == round(5 / 6, 6) == 0.833333
+    assert (report.system.horizon, report.system.misses) == (6, 1)
+
+
+def test_nominal_utilisation_counts_compute_only() -> None:
+    body = (
+        compute(1),
+        Action("lock", "S"),
+        compute(2),
+        Action("unlock", "S"),
+        Action("delay", ticks=5),
+    )
+    tasks = (Task("P", 1, 3, 0, None, body), Task("Q", 2, None, 0, None, (compute(7),)))
+    assert nominal_utilisation(tasks) == 1.0  # 3/3; delay and the one-shot Q do not count
+    assert nominal_utilisation(tasks[1:]) is None
+    assert nominal_utilisation((replace(tasks[0], period=7),)) == 0.428571  # 3/7
+
+
+# ---------------------------------------------------------------- JSON
+
+
+def both_inversion_reports() -> list[Report]:
+    return [build_report(simulate(inversion(p))) for p in ("none", "pip")]
+
+
+@pytest.mark.parametrize(
+    "scenario",
+    [inversion("none"), inversion("pip"), periodic(), periodic().with_horizon(6)],
+)
+def test_json_validates_against_the_schema(scenario: Scenario) -> None:
+    document = json.loads(report_json(build_report(simulate(scenario))))
+    jsonschema.Draft202012Validator.check_schema(schema())
+    jsonschema.validate(document, schema(), cls=jsonschema.Draft202012Validator)
+
+
+def test_json_shape_and_key_order() -> None:
+    report = build_report(simulate(periodic()))
+    document = json.loads(report_json(report))
+    assert list(document) == ["jobs", "tasks", "resources", "system"]
+    assert list(document["jobs"][0]) == [
+        "task", "job", "release", "start", "finish", "response",
+        "timeouts", "blocked", "inverted", "missed", "deadline",
+    ]  # fmt: skip
+    assert list(document["tasks"]) == ["A", "B", "U", "Z"]  # the file's order
+    assert list(document["resources"]) == ["C", "E", "R"]
+    assert document["jobs"][2] == {
+        "task": "U", "job": 1, "release": 3, "start": 8, "finish": None, "response": None,
+        "timeouts": 0, "blocked": 0, "inverted": 0, "missed": False, "deadline": 23,
+    }  # fmt: skip
+    assert document["tasks"]["Z"]["max_response"] is None
+    assert document["resources"]["C"] == {
+        "kind": "counting", "protocol": None, "downs": 1, "ups": 0, "most_waiters": 1, "longest_hold": None,
+    }  # fmt: skip
+    assert document["system"]["stopped"] == "horizon"
+    assert document == json.loads(json.dumps(report_dict(report)))
+    assert report_json(report) == report_json(build_report(simulate(periodic())))  # deterministic
+
+
+def test_json_layout_one_entry_per_line() -> None:
+    lines = report_json(build_report(simulate(periodic()))).splitlines()
+    assert lines[:2] == ["{", '  "jobs": [']
+    assert lines[2] == (
+        '    {"task": "A", "job": 1, "release": 0, "start": 0, "finish": 2, "response": 2, '
+        '"timeouts": 0, "blocked": 0, "inverted": 0, "missed": false, "deadline": 5},'
+    )
+    assert lines[6:8] == ["  ],", '  "tasks": {']
+    assert '    "utilisation": 0.9,' in lines
+    assert lines[-3:] == [
+        '    "misses": 1',
+        "  }",
+        "}",
+    ]
+
+
+def test_schema_rejects_a_wrong_document() -> None:
+    document = json.loads(report_json(build_report(simulate(inversion("pip")))))
+    document["jobs"][0]["missed"] = 1  # a boolean, not the C row's integer
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(document, schema())
+    del document["jobs"][0]["missed"]
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(document, schema())
+
+
+# ---------------------------------------------------------------- text
+
+
+def rows_of(text: str, title: str) -> list[list[str]]:
+    """The data rows (split on blanks) of the table titled `title`."""
+    lines = text.split("\n\n")
+    block = next(b for b in lines if b.startswith(title + "\n")).splitlines()
+    return [line.split() for line in block[3:]]  # title, header, rule
+
+
+def test_text_tables() -> None:
+    none, pip = (report_text(r) for r in both_inversion_reports())
+    assert rows_of(none, "Jobs") == [
+        # task job release start finish response deadline missed blocked inverted timeouts
+        ["L", "1", "0", "0", "13", "13", "-", "no", "0", "0", "0"],
+        ["H", "1", "1", "1", "12", "11", "-", "no", "8", "8", "0"],
+        ["M", "1", "2", "2", "7", "5", "-", "no", "0", "0", "0"],
+    ]
+    assert rows_of(pip, "Tasks") == [
+        # task jobs max-response mean-response max-blocked max-inverted misses timeouts
+        ["L", "1", "13", "13", "0", "0", "0", "0"],
+        ["H", "1", "6", "6", "3", "3", "0", "0"],
+        ["M", "1", "10", "10", "0", "3", "0", "0"],
+    ]
+    assert rows_of(pip, "Resources") == [["S", "mutex", "pip", "2", "2", "1", "5"]]
+    header = none.splitlines()[1]
+    assert "release (ms)" in header and "inverted (ms)" in header
+    assert "longest hold (ms)" in none and "max response (ms)" in none
+    assert "  horizon              13 ms (stopped: quiescent)" in none
+    assert "  priority changes     2" in pip
+
+
+def test_text_columns_are_aligned() -> None:
+    text = report_text(build_report(simulate(periodic())))
+    for block, left in zip(text.split("\n\n")[:3], (1, 1, 3), strict=True):
+        lines = block.splitlines()[1:]
+        rule = lines[1]
+        # each column ends where its rule ends (numbers right-aligned)
+        ends = [i + 1 for i, c in enumerate(rule) if c == "-" and (i + 1 == len(rule) or rule[i + 1] == " ")]
+        for line in lines[2:]:
+            for end in ends[left:]:
+                assert line[end - 1] != " ", (line, end)
+
+
+def test_text_marks_missing_values() -> None:
+    text = report_text(build_report(simulate(periodic())))
+    assert rows_of(text, "Jobs")[1] == [
+        "B",
+        "1",
+        "0",
+        "2",
+        "8",
+        "8",
+        "4",
+        "yes",
+        "1",
+        "0",
+        "1",
+    ]
+    assert rows_of(text, "Jobs")[2] == [
+        "U",
+        "1",
+        "3",
+        "8",
+        "-",
+        "-",
+        "23",
+        "no",
+        "0",
+        "0",
+        "0",
+    ]
+    assert rows_of(text, "Resources")[0] == ["C", "counting", "-", "1", "0", "1", "-"]
+    assert "  nominal utilisation  0.950000" in text
+
+
+def test_text_with_no_resources() -> None:
+    scenario = replace(
+        periodic(),
+        resources=(),
+        tasks=(Task("A", 1, 5, 0, None, (compute(1),)),),
+    )
+    report = build_report(simulate(scenario))
+    text = report_text(report)
+    assert "Resources: none" in text
+    assert '  "resources": {},' in report_json(report).splitlines()
+    assert json.loads(report_json(report))["resources"] == {}
+    assert rows_of(text, "Jobs") == [
+        ["A", "1", "0", "0", "1", "1", "5", "no", "0", "0", "0"],
+        ["A", "2", "5", "5", "6", "1", "10", "no", "0", "0", "0"],
+    ]
