@@ -1,7 +1,8 @@
 /*
  * "none": waiters queue in the semaphore's order and no priority ever
  * changes (seed 003's basic priority protocol, BP, when the semaphore is
- * priority-ordered). Every hook does nothing; the mutex lends nothing.
+ * priority-ordered). Every hook is a default one: a ceiling is refused, the
+ * mutex lends nothing, nothing else happens.
  */
 #include "policy.h"
 

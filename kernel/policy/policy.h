@@ -20,8 +20,9 @@
  *                 (core/priority.c) each time it passes through the mutex.
  *   control       policy-specific commands (PR_EINVAL for unknown ones).
  *
- * A protocol that needs only these points is a new file in this folder and
- * one entry in policy.c. What the ceiling protocols and restartable critical
+ * A protocol that needs only these points is a new file in this folder, its
+ * number in sem.h (pr_protocol_t), its pr_policy_t declared above and mapped in
+ * policy.c, and its file in CMakeLists.txt. What the ceiling protocols and restartable critical
  * sections need beyond them (a ceiling attribute - refused by check_attr
  * today; a test on a free mutex, for the original priority ceiling
  * protocol; aborting a holder) is added to the mechanism with them.
@@ -49,7 +50,8 @@ extern const pr_policy_t pr_policy_pip;
 /* The policy of a protocol number, or NULL if unknown. */
 const pr_policy_t *policy_of(pr_protocol_t protocol);
 
-/* Hooks for a policy that does nothing at that point (policy.c). */
+/* Default hooks, for a policy with nothing to do at that point (policy.c);
+ * policy_refuse_ceiling refuses a ceiling, which such a policy ignores. */
 int policy_refuse_ceiling(const pr_sem_attr_t *attr);         /* check_attr: no ceiling allowed */
 int policy_allow_block(pr_sem_t *m, pr_task_t *t);             /* conflict: PR_OK */
 void policy_ignore(pr_sem_t *m, pr_task_t *t);                 /* acquired, not_acquired, release */

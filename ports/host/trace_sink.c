@@ -62,14 +62,16 @@ static const char *sem_name(uint8_t id, char *buf, size_t size)
 }
 
 /* t ns as ticks with up to 3 decimals: t * hz / 1e9 computed without
- * overflow, rounded to the nearest thousandth (tick k's time is k * 1e9 / hz
- * rounded down to a ns, which still prints as k). */
+ * overflow, rounded to the nearest thousandth. The instant of tick k (k * 1e9
+ * / hz rounded down to a ns) prints as exactly k at any tick rate. */
 static void format_time(uint64_t t, char *buf, size_t size)
 {
     const uint64_t ns = 1000000000u, hz = pr_tick_hz();
     uint64_t whole = (t / ns) * hz + (t % ns) * hz / ns;
     uint64_t rem = (t % ns) * hz % ns;                 /* fraction of a tick, in 1e-9 */
     uint64_t part = (rem * 1000 + ns / 2) / ns;        /* in thousandths, rounded */
+    if (rem != 0 && pr_host_tick_time(whole + 1) == t) /* a tick instant, rounded down */
+        part = 1000;
     if (part == 1000) {
         whole++;
         part = 0;

@@ -124,6 +124,13 @@ static void text_times_are_exact_at_any_tick_rate(void)
     CHECK(strcmp(pr_host_trace_line(&r, line, sizeof line), "3001 DELAY_END -") == 0);
     r.time = pr_host_tick_time(3001) + 488281; /* half a tick later */
     CHECK(strcmp(pr_host_trace_line(&r, line, sizeof line), "3001.5 DELAY_END -") == 0);
+
+    /* at 999999 Hz one ns is a thousandth of a tick: the rounding alone
+     * would print tick 501 as 500.999 */
+    cfg.tick_hz = 999999;
+    CHECK_EQ(pr_host_init(&cfg), PR_OK);
+    r.time = pr_host_tick_time(501);
+    CHECK(strcmp(pr_host_trace_line(&r, line, sizeof line), "501 DELAY_END -") == 0);
 }
 
 HARNESS_MAIN(TEST_CASE(body_returning_while_holding_releases_mutex),

@@ -2,7 +2,8 @@
  * Error codes. Every Priora call returns PR_OK (0) or one of these negative
  * codes (pr_task_wait_miss returns a positive count on success); none of
  * them crashes or changes state when it fails, except where its description
- * says so (PR_ETIMEDOUT: the wait is over).
+ * says so (PR_ETIMEDOUT: the wait is over) and for the statistics (a down
+ * that fails after validation is still counted in the semaphore's downs).
  */
 #ifndef PRIORA_ERRORS_H
 #define PRIORA_ERRORS_H
@@ -24,7 +25,7 @@ typedef enum pr_err {
     PR_EOVERFLOW = -13 /* the semaphore value would overflow */
 } pr_err_t;
 
-/* A short constant text for a code ("PR_ETIMEDOUT: timeout expired"). */
+/* A short constant text for a code (PR_ETIMEDOUT: "timeout expired"). */
 const char *pr_strerror(int err);
 
 /* The symbolic name of a code ("PR_ETIMEDOUT"). */

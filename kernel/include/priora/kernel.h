@@ -2,7 +2,7 @@
  * Kernel life cycle, time and scheduling configuration.
  *
  * A port calls pr_kernel_init(), lets the application create tasks and
- * semaphores, then starts the scheduler (pr_kernel_start, through the port).
+ * semaphores, then starts the scheduler (the port calls pr_kernel_dispatch).
  * Time is kept in ticks; the port calls pr_kernel_tick() from its timer
  * interrupt, bracketed by pr_isr_enter()/pr_isr_exit().
  */

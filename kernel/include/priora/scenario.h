@@ -12,7 +12,9 @@
  *                       on the host port); preemptible.
  *   PR_ACT_LOCK         pr_sem_down(sem, timeout) on a mutex. If it fails
  *                       (timeout, or any error), the job skips its critical
- *                       section: it goes on after the matching PR_ACT_UNLOCK.
+ *                       section: it goes on after the matching PR_ACT_UNLOCK
+ *                       (releasing a mutex held from before whose UNLOCK
+ *                       falls in the skipped range: overlapped sections).
  *   PR_ACT_UNLOCK       pr_sem_up(sem) on a mutex.
  *   PR_ACT_DOWN         pr_sem_down(sem, timeout); on failure the job goes on
  *                       with the next action.

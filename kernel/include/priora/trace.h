@@ -18,7 +18,7 @@ typedef enum pr_trace_event {
     PR_EV_BLOCK = 5,        /* task; object = semaphore; value = timeout ticks (0xFFFFFFFF forever) */
     PR_EV_WAKE = 6,         /* task; object = semaphore; result = PR_OK or PR_ETIMEDOUT */
     PR_EV_PRIO = 7,         /* task; arg0 = old, arg1 = new effective priority; object = semaphore involved or 0xFF; value = cause (pr_prio_cause) */
-    PR_EV_TIMEOUT = 8,      /* task; object = semaphore */
+    PR_EV_TIMEOUT = 8,      /* task; object = semaphore (0xFF: a watchdog's pr_task_wait_miss) */
     PR_EV_DEADLINE_MISS = 9,/* task; value = job number; object = watchdog or 0xFF */
     PR_EV_JOB_DONE = 10,    /* task; value = job number */
     PR_EV_SEM_ALLOC = 11,   /* task = caller; object = semaphore (0xFF on error); result; value = initial value */
@@ -28,7 +28,7 @@ typedef enum pr_trace_event {
     PR_EV_DELAY = 15,       /* task; value = ticks */
     PR_EV_SUSPEND = 16,     /* task = suspended; object = caller */
     PR_EV_RESUME = 17,      /* task = resumed; object = caller */
-    PR_EV_TASK_EXIT = 18,   /* task (its body returned) */
+    PR_EV_TASK_EXIT = 18,   /* task (its body returned); value = mutexes it still held, released */
     PR_EV_LOST = 19,        /* value = records lost before this one (ring full) */
     PR_EV_WATCHDOG = 20,    /* task = watchdog woken; object = task that missed */
     PR_EV_DELAY_END = 21,   /* task (its pr_task_delay is over) */
@@ -47,8 +47,8 @@ typedef enum pr_prio_cause {
 
 #define PR_TRACE_NONE 0xFF /* "no task / no object" in the one-byte fields */
 
-/* One record: 24 bytes, in the CPU's byte order (little-endian on every
- * port so far: x86-64 host, RISC-V). */
+/* One record: 24 bytes, in the CPU's byte order (little-endian on the
+ * x86-64 host port, as it will be on RISC-V). */
 typedef struct pr_trace_record {
     uint64_t time;   /* port time (ns on the host port) */
     uint32_t seq;    /* record number since init; a gap means records were lost */
