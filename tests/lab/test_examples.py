@@ -30,6 +30,7 @@ import pytest
 from priora import native
 from priora.errors import ScenarioError
 from priora.model import NS_PER_SECOND, UNITS_PER_SECOND, Action, Protocol, Resource, Scenario, System
+from priora.report import build_report
 from priora.scenario import load, parse
 from priora.simulate import SimResult, simulate
 
@@ -167,7 +168,6 @@ def test_inversion_without_inheritance() -> None:
 @pytest.mark.parametrize(("protocol", "h_response"), [("none", 11), ("pip", 6)])
 def test_inversion_report_max_response(protocol: Protocol, h_response: int) -> None:
     # The per-task figures of the report agree with the tables above.
-    build_report = pytest.importorskip("priora.report").build_report
     report = build_report(simulate(example("inversion").with_protocol(protocol)))
     assert report.tasks["H"].max_response == h_response
     assert report.tasks["L"].max_response == 13
