@@ -1,0 +1,370 @@
+"""What each task did over time, read from a run's kernel trace: the intervals
+and instants that the pictures (priora.gantt) and the trace export
+(priora.chrome_trace) draw.
+
+Pure Python, one pass over the records in order; speed does not matter here
+(a picture shows a few hundred ticks), exactness does. Every time is the
+kernel's, in ns; `Interval.in_unit` and `Mark.in_unit` convert to the file's
+time unit with `Scenario.to_unit`.
+
+How each kind is read (docs/trace-format.md):
+  executions        SWITCH in .. SWITCH out (0xFF is the idle task: not a task)
+  critical sections a mutex is held from a DOWN ok that did not block
+                    (arg0 == 0), or from a WAKE ok on it (handed over by an up),
+                    until the holder's UP ok. Counting and binary semaphores
+                    have no holder, hence no critical sections.
+  blocked           BLOCK .. WAKE (ok, or PR_ETIMEDOUT: a timeout)
+  boosts            the effective priority (PRIO records) above the base
+                    (TASK_CREATE, PRIO_SET), one interval per value
+  marks             RELEASE, MISS, JOB_DONE; a deadline is the release plus the
+                    task's deadline (default: its period), from the model
+Empty intervals are dropped: they mark a decision taken at one instant (a task
+switched in and out again at once), not time spent; for the same reason, an
+execution (or a boost at one value) that resumes at the instant it stopped
+goes on as one interval. Intervals still open when the trace ends close at
+the end of the run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from priora import native
+from priora.model import Scenario
+from priora.simulate import SimResult
+
+EV = native.EVENT
+CAUSES = {1: "set", 2: "inherit", 3: "release", 4: "acquire", 5: "timeout", 6: "delete"}
+
+
+@dataclass(frozen=True)
+class Interval:
+    """[start, end) in ns."""
+
+    start: int
+    end: int
+
+    @property
+    def duration(self) -> int:
+        return self.end - self.start
+
+    def in_unit(self, scenario: Scenario) -> tuple[float, float]:
+        return scenario.to_unit(self.start), scenario.to_unit(self.end)
+
+
+@dataclass(frozen=True)
+class CriticalSection(Interval):
+    """The task holds mutex `resource`."""
+
+    resource: str
+
+
+@dataclass(frozen=True)
+class Blocked(Interval):
+    """The task waits on semaphore `resource`; `timed_out`: the wait ended by its timeout."""
+
+    resource: str
+    timed_out: bool = False
+
+
+@dataclass(frozen=True)
+class Boost(Interval):
+    """The task's effective priority is `priority`, above its base."""
+
+    priority: int
+
+
+@dataclass(frozen=True)
+class Mark:
+    """An instant of job `job` (1, 2, ...): a release, deadline, miss or finish."""
+
+    time: int
+    job: int
+
+    def in_unit(self, scenario: Scenario) -> float:
+        return scenario.to_unit(self.time)
+
+
+@dataclass(frozen=True)
+class PriorityChange:
+    """A PRIO record: `cause` is one of CAUSES' names, `resource` the mutex
+    through which the change came (None for cause "set")."""
+
+    time: int
+    old: int
+    new: int
+    cause: str
+    resource: str | None
+
+
+@dataclass(frozen=True)
+class TaskTimeline:
+    task: int  # kernel id = index in the model
+    name: str
+    base_priority: int
+    executions: tuple[Interval, ...]
+    critical_sections: tuple[CriticalSection, ...]  # by start
+    blocked: tuple[Blocked, ...]
+    boosts: tuple[Boost, ...]
+    priority_changes: tuple[PriorityChange, ...]
+    releases: tuple[Mark, ...]
+    deadlines: tuple[Mark, ...]  # one per release of a task with a deadline
+    misses: tuple[Mark, ...]
+    finishes: tuple[Mark, ...]
+
+    def job_at(self, time: int) -> int:
+        """The job a task runs at `time`: one more than those finished by then."""
+        return 1 + sum(1 for f in self.finishes if f.time <= time)
+
+
+@dataclass(frozen=True)
+class Timeline:
+    scenario: Scenario
+    end: int  # ns, where open intervals were closed
+    tasks: tuple[TaskTimeline, ...]  # in kernel id order
+
+    def by_urgency(self) -> list[TaskTimeline]:
+        """Most urgent first (base priority; ties in kernel id order)."""
+        return sorted(self.tasks, key=lambda t: (-t.base_priority, t.task))
+
+
+@dataclass
+class _Task:
+    """What is being built for one task, and what is still open."""
+
+    base: int
+    effective: int
+    executions: list[Interval] = field(default_factory=list)
+    critical_sections: list[CriticalSection] = field(default_factory=list)
+    blocked: list[Blocked] = field(default_factory=list)
+    boosts: list[Boost] = field(default_factory=list)
+    changes: list[PriorityChange] = field(default_factory=list)
+    releases: list[Mark] = field(default_factory=list)
+    deadlines: list[Mark] = field(default_factory=list)
+    misses: list[Mark] = field(default_factory=list)
+    finishes: list[Mark] = field(default_factory=list)
+    running_since: int | None = None
+    holding: dict[int, int] = field(default_factory=dict)  # mutex -> since
+    blocked_on: tuple[int, int] | None = None  # (semaphore, since)
+    boosted_since: int | None = None
+
+
+class _Builder:
+    def __init__(self, scenario: Scenario) -> None:
+        self.scenario = scenario
+        self.tasks = [_Task(t.priority, t.priority) for t in scenario.tasks]
+        self.running: int | None = None
+        self.handlers = {
+            EV["TASK_CREATE"]: self._create,
+            EV["TASK_DELETE"]: self._delete,
+            EV["RELEASE"]: self._release,
+            EV["SWITCH"]: self._switch,
+            EV["BLOCK"]: self._block,
+            EV["WAKE"]: self._wake,
+            EV["PRIO"]: self._prio,
+            EV["PRIO_SET"]: self._prio_set,
+            EV["MISS"]: self._miss,
+            EV["JOB_DONE"]: self._job_done,
+            EV["DOWN"]: self._down,
+            EV["UP"]: self._up,
+        }
+
+    # ---- helpers ----
+
+    def _name(self, sem: int) -> str:
+        return self.scenario.resources[sem].name
+
+    def _is_mutex(self, sem: int) -> bool:
+        return sem < len(self.scenario.resources) and self.scenario.resources[sem].kind == "mutex"
+
+    def _task(self, r: Any) -> _Task | None:
+        tid = int(r["task"])
+        return self.tasks[tid] if tid < len(self.tasks) else None
+
+    def _end_boost(self, t: _Task, now: int) -> None:
+        if t.boosted_since is not None and now > t.boosted_since:
+            boost = Boost(t.boosted_since, now, t.effective)
+            last = t.boosts[-1] if t.boosts else None
+            # A value left and taken back at one instant is one boost.
+            if last is not None and last.end == boost.start and last.priority == boost.priority:
+                t.boosts[-1] = Boost(last.start, now, last.priority)
+            else:
+                t.boosts.append(boost)
+        t.boosted_since = None
+
+    def _start_boost(self, t: _Task, now: int) -> None:
+        # Called after every change of the base or the effective priority.
+        if t.effective > t.base:
+            t.boosted_since = now
+
+    def _end_hold(self, t: _Task, sem: int, now: int) -> None:
+        since = t.holding.pop(sem)
+        if now > since:
+            t.critical_sections.append(CriticalSection(since, now, self._name(sem)))
+
+    def _end_block(self, t: _Task, now: int, timed_out: bool) -> None:
+        if t.blocked_on is None:
+            return
+        sem, since = t.blocked_on
+        t.blocked_on = None
+        if now > since:
+            t.blocked.append(Blocked(since, now, self._name(sem), timed_out))
+
+    def _end_run(self, now: int) -> None:
+        if self.running is None:
+            return
+        t = self.tasks[self.running]
+        if t.running_since is not None and now > t.running_since:
+            last = t.executions[-1] if t.executions else None
+            # Switched out and back in at one instant (another task ran for
+            # no time): one interval, as it looks.
+            if last is not None and last.end == t.running_since:
+                t.executions[-1] = Interval(last.start, now)
+            else:
+                t.executions.append(Interval(t.running_since, now))
+        t.running_since = None
+        self.running = None
+
+    # ---- one handler per event ----
+
+    def _create(self, r: Any, now: int) -> None:
+        t = self._task(r)
+        if t is not None:
+            t.base = t.effective = int(r["arg0"])
+
+    def _delete(self, r: Any, now: int) -> None:
+        t = self._task(r)
+        if t is None:
+            return
+        for sem in list(t.holding):
+            self._end_hold(t, sem, now)
+        self._end_block(t, now, timed_out=False)
+        self._end_boost(t, now)
+
+    def _release(self, r: Any, now: int) -> None:
+        tid = int(r["task"])
+        t = self.tasks[tid]
+        job = int(r["value"])
+        t.releases.append(Mark(now, job))
+        model = self.scenario.tasks[tid]
+        relative = model.deadline or model.period
+        if relative:
+            # As the job accounting (lab/native/metrics.c) computes it, so
+            # that the picture and the report agree.
+            t.deadlines.append(Mark(now + self.scenario.ticks_to_ns(relative), job))
+
+    def _switch(self, r: Any, now: int) -> None:
+        self._end_run(now)
+        tid = int(r["task"])
+        if tid != native.TRACE_NONE:
+            self.running = tid
+            self.tasks[tid].running_since = now
+
+    def _block(self, r: Any, now: int) -> None:
+        t = self._task(r)
+        if t is not None:
+            t.blocked_on = (int(r["object"]), now)
+
+    def _wake(self, r: Any, now: int) -> None:
+        t = self._task(r)
+        if t is None:
+            return
+        ok = int(r["result"]) == native.PR_OK
+        self._end_block(t, now, timed_out=not ok)
+        sem = int(r["object"])
+        if ok and self._is_mutex(sem):
+            # Handed over: the WAKE comes before the releaser's UP, so holds
+            # are kept per task, never as one holder per mutex.
+            t.holding[sem] = now
+
+    def _down(self, r: Any, now: int) -> None:
+        t = self._task(r)
+        sem = int(r["object"])
+        took_at_once = int(r["result"]) == native.PR_OK and int(r["arg0"]) == 0
+        if t is not None and took_at_once and self._is_mutex(sem):
+            t.holding[sem] = now
+
+    def _up(self, r: Any, now: int) -> None:
+        t = self._task(r)
+        sem = int(r["object"])
+        if t is not None and int(r["result"]) == native.PR_OK and sem in t.holding:
+            self._end_hold(t, sem, now)
+
+    def _prio(self, r: Any, now: int) -> None:
+        t = self._task(r)
+        if t is None:
+            return
+        sem = int(r["object"])
+        cause = CAUSES.get(int(r["value"]), "?")
+        resource = self._name(sem) if sem < len(self.scenario.resources) else None
+        old, new = int(r["arg0"]), int(r["arg1"])
+        t.changes.append(PriorityChange(now, old, new, cause, resource))
+        self._end_boost(t, now)
+        t.effective = new
+        self._start_boost(t, now)
+
+    def _prio_set(self, r: Any, now: int) -> None:
+        t = self._task(r)
+        if t is None or int(r["result"]) != native.PR_OK:
+            return
+        self._end_boost(t, now)
+        t.base = int(r["arg1"])
+        self._start_boost(t, now)
+
+    def _miss(self, r: Any, now: int) -> None:
+        t = self._task(r)
+        if t is not None:
+            t.misses.append(Mark(now, int(r["value"])))
+
+    def _job_done(self, r: Any, now: int) -> None:
+        t = self._task(r)
+        if t is not None:
+            t.finishes.append(Mark(now, int(r["value"])))
+
+    # ---- the pass ----
+
+    def feed(self, r: Any) -> None:
+        handler = self.handlers.get(int(r["event"]))
+        if handler is not None:
+            handler(r, int(r["time"]))
+
+    def close(self, end: int) -> None:
+        self._end_run(end)
+        for t in self.tasks:
+            for sem in list(t.holding):
+                self._end_hold(t, sem, end)
+            self._end_block(t, end, timed_out=False)
+            self._end_boost(t, end)
+
+    def result(self, end: int) -> Timeline:
+        tasks = []
+        for i, (t, model) in enumerate(zip(self.tasks, self.scenario.tasks, strict=True)):
+            tasks.append(
+                TaskTimeline(
+                    task=i,
+                    name=model.name,
+                    base_priority=model.priority,
+                    executions=tuple(t.executions),
+                    critical_sections=tuple(sorted(t.critical_sections, key=lambda c: (c.start, -c.end))),
+                    blocked=tuple(t.blocked),
+                    boosts=tuple(t.boosts),
+                    priority_changes=tuple(t.changes),
+                    releases=tuple(t.releases),
+                    deadlines=tuple(t.deadlines),
+                    misses=tuple(t.misses),
+                    finishes=tuple(t.finishes),
+                )
+            )
+        return Timeline(self.scenario, end, tuple(tasks))
+
+
+def extract(result: SimResult) -> Timeline:
+    """The timeline of every task of `result`, from its trace."""
+    builder = _Builder(result.scenario)
+    for record in result.trace:
+        builder.feed(record)
+    last = int(result.trace["time"][-1]) if len(result.trace) else 0
+    end = max(result.end_ns, last)
+    builder.close(end)
+    return builder.result(end)

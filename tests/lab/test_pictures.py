@@ -1,0 +1,354 @@
+"""The pictures and the trace export: priora.timeline (the intervals read from
+the kernel trace), priora.gantt (the chart files) and priora.chrome_trace (the
+Chrome trace event JSON), on small scenarios built with the model classes.
+Every expected interval is worked out by hand in the comments."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from priora import chrome_trace, gantt
+from priora.model import Action, Resource, Scenario, System, Task
+from priora.simulate import SimResult, simulate
+from priora.timeline import Blocked, Boost, CriticalSection, Interval, Mark, PriorityChange, extract
+
+MS = 1_000_000  # ns per ms (and per tick at 1000 Hz)
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+# ---------------------------------------------------------------- scenarios
+
+
+def compute(ticks: int) -> Action:
+    return Action("compute", ticks=ticks)
+
+
+def lock(name: str) -> Action:
+    return Action("lock", name)
+
+
+def unlock(name: str) -> Action:
+    return Action("unlock", name)
+
+
+def mutex(name: str, protocol: str) -> Resource:
+    return Resource(name, "mutex", protocol, 1, None, "priority")  # type: ignore[arg-type]
+
+
+def inversion(protocol: str, unit: str = "ms") -> Scenario:
+    """The classic inversion: L (1) at 0: lock S, compute 4, unlock S,
+    compute 1; H (3) at 1: compute 1, lock S, compute 1, unlock S, compute 1;
+    M (2) at 2: compute 5. 1000 Hz."""
+    tasks = (
+        Task("L", 1, None, 0, None, (lock("S"), compute(4), unlock("S"), compute(1))),
+        Task("H", 3, None, 1, None, (compute(1), lock("S"), compute(1), unlock("S"), compute(1))),
+        Task("M", 2, None, 2, None, (compute(5),)),
+    )
+    system = System(1000, unit, None, protocol)  # type: ignore[arg-type]
+    return Scenario("inversion.toml", system, (mutex("S", protocol),), tasks)
+
+
+def chain() -> Scenario:
+    """A transitive chain under pip: L (1) at 0: lock S1, compute 4, unlock S1;
+    M (2) at 1: lock S2, lock S1, compute 1, unlock S1, unlock S2; H (3) at 2:
+    lock S2, compute 1, unlock S2."""
+    tasks = (
+        Task("L", 1, None, 0, None, (lock("S1"), compute(4), unlock("S1"))),
+        Task("M", 2, None, 1, None, (lock("S2"), lock("S1"), compute(1), unlock("S1"), unlock("S2"))),
+        Task("H", 3, None, 2, None, (lock("S2"), compute(1), unlock("S2"))),
+    )
+    return Scenario(
+        "chain.toml", System(1000, "ms", None, "pip"), (mutex("S1", "pip"), mutex("S2", "pip")), tasks
+    )
+
+
+def periodic() -> Scenario:
+    """Periodic tasks, a deadline miss, a semaphore timeout, an unfinished job,
+    a task never released (the scenario of test_report.py), horizon 10:
+    A (2) period 5: compute 2.
+    B (1) period 10, deadline 4: down C (counting, 0 units) timeout 2, compute 3.
+    U (0) period 20, phase 3: compute 5.
+    Z (3) one job at 50, after the horizon."""
+    resources = (
+        Resource("C", "counting", "none", 0, None, "priority"),
+        Resource("R", "mutex", "pip", 1, None, "priority"),
+    )
+    tasks = (
+        Task("A", 2, 5, 0, None, (compute(2),)),
+        Task("B", 1, 10, 0, 4, (Action("down", "C", timeout=2), compute(3))),
+        Task("U", 0, 20, 3, None, (compute(5),)),
+        Task("Z", 3, None, 50, None, (compute(1),)),
+    )
+    return Scenario("periodic.toml", System(1000, "ms", 10, "pip"), resources, tasks)
+
+
+def crossed() -> Scenario:
+    """Holds that do not nest: T (1): lock A, compute 1, lock B, compute 1,
+    unlock A, compute 1, unlock B, compute 1. A held [0,2), B held [1,3)."""
+    body = (lock("A"), compute(1), lock("B"), compute(1), unlock("A"), compute(1), unlock("B"), compute(1))
+    resources = (mutex("A", "pip"), mutex("B", "pip"))
+    return Scenario(
+        "crossed.toml", System(1000, "ms", None, "pip"), resources, (Task("T", 1, None, 0, None, body),)
+    )
+
+
+def overrun() -> Scenario:
+    """T (1) period 2, compute 3, horizon 6: job 1 runs [0,3) and misses its
+    deadline at 2; job 2 (released at 2) goes on at once at 3 and finishes at
+    6, missing its deadline at 4; job 3 is released at 4."""
+    task = Task("T", 1, 2, 0, None, (compute(3),))
+    return Scenario("overrun.toml", System(1000, "ms", 6, "pip"), (), (task,))
+
+
+def ms(*bounds: tuple[int, int]) -> tuple[Interval, ...]:
+    return tuple(Interval(a * MS, b * MS) for a, b in bounds)
+
+
+@pytest.fixture(scope="module")
+def pip_result() -> SimResult:
+    return simulate(inversion("pip"))
+
+
+# ---------------------------------------------------------------- timeline
+
+
+def test_timeline_of_the_inversion_under_pip(pip_result: SimResult) -> None:
+    # 0 L runs, takes S at once. 1 H preempts. 2 H blocks on S: L inherits 3
+    # and runs; M (released at 2) cannot preempt it. 5 L unlocks: back to 1,
+    # S handed to H, which runs: S [5,6), compute to 7. 7 M runs to 12, L's
+    # last tick [12,13).
+    tl = extract(pip_result)
+    assert tl.end == 13 * MS
+    L, H, M = tl.tasks
+    assert (L.name, L.base_priority, H.name, M.name) == ("L", 1, "H", "M")
+    assert L.executions == ms((0, 1), (2, 5), (12, 13))
+    assert H.executions == ms((1, 2), (5, 7))
+    assert M.executions == ms((7, 12))
+    assert L.critical_sections == (CriticalSection(0, 5 * MS, "S"),)
+    assert H.critical_sections == (CriticalSection(5 * MS, 6 * MS, "S"),)
+    assert M.critical_sections == ()
+    assert H.blocked == (Blocked(2 * MS, 5 * MS, "S", timed_out=False),)
+    assert L.blocked == M.blocked == ()
+    assert L.boosts == (Boost(2 * MS, 5 * MS, 3),)
+    assert H.boosts == M.boosts == ()
+    assert L.priority_changes == (
+        PriorityChange(2 * MS, 1, 3, "inherit", "S"),
+        PriorityChange(5 * MS, 3, 1, "release", "S"),
+    )
+    assert [t.releases for t in tl.tasks] == [(Mark(0, 1),), (Mark(MS, 1),), (Mark(2 * MS, 1),)]
+    assert [t.finishes for t in tl.tasks] == [(Mark(13 * MS, 1),), (Mark(7 * MS, 1),), (Mark(12 * MS, 1),)]
+    # One-shot tasks without a deadline: none to mark, none missed.
+    assert all(t.deadlines == () and t.misses == () for t in tl.tasks)
+    assert [t.name for t in tl.by_urgency()] == ["H", "M", "L"]
+
+
+def test_timeline_of_the_inversion_without_inheritance() -> None:
+    # 2 H blocks; L runs again for no time: M (released at 2) preempts it at
+    # once (that empty run is dropped) and runs to 7. L [7,10) unlocks: S to
+    # H, which runs [10,12) holding S [10,11). L's last tick [12,13).
+    L, H, M = extract(simulate(inversion("none"))).tasks
+    assert L.executions == ms((0, 1), (7, 10), (12, 13))
+    assert H.executions == ms((1, 2), (10, 12))
+    assert M.executions == ms((2, 7))
+    assert L.critical_sections == (CriticalSection(0, 10 * MS, "S"),)
+    assert H.critical_sections == (CriticalSection(10 * MS, 11 * MS, "S"),)
+    assert H.blocked == (Blocked(2 * MS, 10 * MS, "S"),)
+    assert L.boosts == L.priority_changes == ()
+
+
+def test_boosts_are_split_per_inherited_value() -> None:
+    # 0 L takes S1. 1 M preempts, takes S2, blocks on S1: L inherits 2 (M ran
+    # for no time, so L's run goes on as one interval). 2 H preempts, blocks
+    # on S2: M inherits 3, and through S1 so does L. 4 L unlocks S1: back to
+    # 1, S1 handed to M, which runs [4,5), unlocks S1 then S2: back to 2, S2
+    # handed to H, which runs [5,6). Then M and L end at 6, having nothing
+    # left to compute.
+    L, M, H = extract(simulate(chain())).tasks
+    assert L.executions == ms((0, 4))
+    assert L.boosts == (Boost(1 * MS, 2 * MS, 2), Boost(2 * MS, 4 * MS, 3))
+    assert [(c.old, c.new, c.cause, c.resource) for c in L.priority_changes] == [
+        (1, 2, "inherit", "S1"),
+        (2, 3, "inherit", "S1"),
+        (3, 1, "release", "S1"),
+    ]
+    assert M.boosts == (Boost(2 * MS, 5 * MS, 3),)
+    assert M.blocked == (Blocked(1 * MS, 4 * MS, "S1"),)
+    # M takes S2 at once at 1, is handed S1 at 4.
+    assert M.critical_sections == (
+        CriticalSection(1 * MS, 5 * MS, "S2"),
+        CriticalSection(4 * MS, 5 * MS, "S1"),
+    )
+    assert H.blocked == (Blocked(2 * MS, 5 * MS, "S2"),)
+    assert H.critical_sections == (CriticalSection(5 * MS, 6 * MS, "S2"),)
+
+
+def test_timeline_marks_deadlines_misses_and_timeouts() -> None:
+    # A runs [0,2) and [5,7). B blocks on C at 2 with a timeout of 2 ticks,
+    # given at the instant of tick 2 before it is taken: it times out at 3
+    # (docs/semantics.md); B runs [3,5), A preempts, [7,8). Its deadline 4
+    # passes: missed at 4. U (released at 3) runs [8,10), unfinished at the
+    # horizon, where its interval is closed. Z is never released.
+    A, B, U, Z = extract(simulate(periodic())).tasks
+    assert A.executions == ms((0, 2), (5, 7))
+    assert A.releases == (Mark(0, 1), Mark(5 * MS, 2))
+    assert A.deadlines == (Mark(5 * MS, 1), Mark(10 * MS, 2))
+    assert A.misses == ()
+    assert B.executions == ms((3, 5), (7, 8))
+    assert B.blocked == (Blocked(2 * MS, 3 * MS, "C", timed_out=True),)
+    assert B.critical_sections == ()  # a counting semaphore has no holder
+    assert B.deadlines == (Mark(4 * MS, 1),)
+    assert B.misses == (Mark(4 * MS, 1),)
+    assert B.finishes == (Mark(8 * MS, 1),)
+    assert U.executions == ms((8, 10))
+    assert U.deadlines == (Mark(23 * MS, 1),)
+    assert U.finishes == ()
+    assert Z.executions == Z.releases == Z.deadlines == ()
+
+
+@pytest.mark.parametrize(
+    ("unit", "expected"), [("ms", (2.0, 5.0)), ("us", (2000.0, 5000.0)), ("tick", (2.0, 5.0))]
+)
+def test_converters_give_the_file_unit(unit: str, expected: tuple[float, float]) -> None:
+    result = simulate(inversion("pip", unit=unit))
+    H = extract(result).tasks[1]
+    assert H.blocked[0].in_unit(result.scenario) == expected
+    assert H.releases[0].in_unit(result.scenario) == expected[0] / 2
+
+
+# ---------------------------------------------------------------- gantt
+
+
+def test_gantt_writes_png_and_svg(tmp_path: Path, pip_result: SimResult) -> None:
+    png, svg = tmp_path / "chart.png", tmp_path / "chart.svg"
+    gantt.draw(pip_result, png)
+    gantt.draw(pip_result, svg, title="inversion under pip")
+    assert png.read_bytes().startswith(PNG_SIGNATURE)
+    assert png.stat().st_size > 5000
+    root = ET.parse(svg).getroot()
+    assert root.tag == "{http://www.w3.org/2000/svg}svg"
+
+
+def test_gantt_is_deterministic(tmp_path: Path, pip_result: SimResult) -> None:
+    first, second = tmp_path / "a.svg", tmp_path / "b.svg"
+    gantt.draw(pip_result, first)
+    gantt.draw(simulate(inversion("pip")), second)  # a second run, too
+    assert first.read_bytes() == second.read_bytes()
+    png1, png2 = tmp_path / "a.png", tmp_path / "b.png"
+    gantt.draw(pip_result, png1)
+    gantt.draw(pip_result, png2)
+    assert png1.read_bytes() == png2.read_bytes()
+
+
+@pytest.mark.parametrize(
+    "scenario", [periodic(), chain(), crossed(), overrun(), inversion("none", unit="us")]
+)
+def test_gantt_draws_every_kind_of_mark(tmp_path: Path, scenario: Scenario) -> None:
+    # Misses, timeouts, unfinished jobs, chains, crossed holds, other units.
+    path = tmp_path / "chart.svg"
+    gantt.draw(simulate(scenario), path)
+    ET.parse(path)
+
+
+def test_gantt_refuses_other_formats(tmp_path: Path, pip_result: SimResult) -> None:
+    with pytest.raises(ValueError, match=r"\.png or \.svg"):
+        gantt.draw(pip_result, tmp_path / "chart.pdf")
+
+
+# ---------------------------------------------------------------- chrome trace
+
+
+def load_trace(tmp_path: Path, result: SimResult) -> dict[str, Any]:
+    path = tmp_path / "trace.json"
+    chrome_trace.write(result, path)
+    document: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return document
+
+
+def slices(events: list[dict[str, Any]], tid: int, cat: str) -> list[tuple[str, float, float]]:
+    return [
+        (e["name"], e["ts"], e["dur"])
+        for e in events
+        if e["ph"] == "X" and e["tid"] == tid and e["cat"] == cat
+    ]
+
+
+def instants(events: list[dict[str, Any]], name: str) -> list[tuple[int, float, dict[str, Any]]]:
+    return [(e["tid"], e["ts"], e["args"]) for e in events if e["ph"] == "i" and e["name"] == name]
+
+
+def test_chrome_trace_of_the_inversion(tmp_path: Path, pip_result: SimResult) -> None:
+    document = load_trace(tmp_path, pip_result)
+    assert document["displayTimeUnit"] == "ms"
+    events = document["traceEvents"]
+    assert events == chrome_trace.to_events(pip_result)
+    # Tracks: L, H, M are tids 1, 2, 3, named with their base priority.
+    names = {e["tid"]: e["args"]["name"] for e in events if e["name"] == "thread_name"}
+    assert names == {1: "L (p1)", 2: "H (p3)", 3: "M (p2)"}
+    assert [e for e in events if e["name"] == "process_name"][0]["pid"] == 1
+    assert all(e["pid"] == 1 for e in events)
+    # H runs [1,2) and [5,7) ms, holds S [5,6), is blocked on S [2,5).
+    assert slices(events, 2, "execution") == [("run", 1000.0, 1000.0), ("run", 5000.0, 2000.0)]
+    assert slices(events, 2, "critical section") == [("S", 5000.0, 1000.0)]
+    assert slices(events, 2, "blocked") == [("blocked on S", 2000.0, 3000.0)]
+    # L holds S [0,5) but runs [0,1) and [2,5): its S slices nest in its runs.
+    assert slices(events, 1, "execution") == [
+        ("run", 0.0, 1000.0),
+        ("run", 2000.0, 3000.0),
+        ("run", 12000.0, 1000.0),
+    ]
+    assert slices(events, 1, "critical section") == [("S", 0.0, 1000.0), ("S", 2000.0, 3000.0)]
+    assert instants(events, "priority 1->3") == [
+        (1, 2000.0, {"old": 1, "new": 3, "cause": "inherit", "resource": "S"})
+    ]
+    assert instants(events, "priority 3->1") == [
+        (1, 5000.0, {"old": 3, "new": 1, "cause": "release", "resource": "S"})
+    ]
+    assert instants(events, "release") == [
+        (1, 0.0, {"job": 1}),
+        (2, 1000.0, {"job": 1}),
+        (3, 2000.0, {"job": 1}),
+    ]
+    assert instants(events, "deadline miss") == []
+    assert all(e["s"] == "t" for e in events if e["ph"] == "i")
+
+
+def test_chrome_trace_misses_and_jobs_of_an_overrun(tmp_path: Path) -> None:
+    events = load_trace(tmp_path, simulate(overrun()))["traceEvents"]
+    # One run [0,6) cut where job 1 ends, so that each slice is one job's.
+    runs = [(e["ts"], e["dur"], e["args"]["job"]) for e in events if e["name"] == "run"]
+    assert runs == [(0.0, 3000.0, 1), (3000.0, 3000.0, 2)]
+    assert instants(events, "deadline miss") == [(1, 2000.0, {"job": 1}), (1, 4000.0, {"job": 2})]
+    assert instants(events, "job done") == [(1, 3000.0, {"job": 1}), (1, 6000.0, {"job": 2})]
+    assert [ts for _, ts, _ in instants(events, "release")] == [0.0, 2000.0, 4000.0]
+
+
+def test_chrome_trace_slices_nest_when_holds_cross(tmp_path: Path) -> None:
+    # A held [0,2), B [1,3), in one run [0,4): B is cut at A's end.
+    events = load_trace(tmp_path, simulate(crossed()))["traceEvents"]
+    assert slices(events, 1, "critical section") == [
+        ("A", 0.0, 2000.0),
+        ("B", 1000.0, 1000.0),
+        ("B", 2000.0, 1000.0),
+    ]
+    for tid in {e["tid"] for e in events if e["ph"] == "X"}:
+        assert_nested([e for e in events if e["ph"] == "X" and e["tid"] == tid])
+
+
+def assert_nested(track: list[dict[str, Any]]) -> None:
+    """Every two slices of a track are disjoint or one contains the other."""
+    for a in track:
+        for b in track:
+            a0, a1, b0, b1 = a["ts"], a["ts"] + a["dur"], b["ts"], b["ts"] + b["dur"]
+            disjoint = a1 <= b0 or b1 <= a0
+            assert disjoint or (a0 <= b0 and b1 <= a1) or (b0 <= a0 and a1 <= b1), (a, b)
+
+
+def test_chrome_trace_timestamps_are_microseconds(tmp_path: Path) -> None:
+    document = load_trace(tmp_path, simulate(inversion("pip", unit="us")))
+    assert document["displayTimeUnit"] == "ns"
+    # The same schedule whatever the unit of the file: H blocked [2,5) ms.
+    assert slices(document["traceEvents"], 2, "blocked") == [("blocked on S", 2000.0, 3000.0)]
