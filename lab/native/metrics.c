@@ -29,6 +29,7 @@
 typedef struct task_state {
     int base;
     int64_t head, tail;     /* oldest and newest pending job rows, or NONE */
+    int blocked;            /* waiting on a semaphore now */
     uint64_t blocked_since;
 } task_state_t;
 
@@ -173,10 +174,12 @@ int pr_lab_account(const pr_trace_record_t *records, size_t n, int ntasks, const
             job_done(&a, task, e->time);
             break;
         case PR_EV_BLOCK:
+            a.tasks[task].blocked = 1;
             a.tasks[task].blocked_since = e->time;
             break;
         case PR_EV_WAKE: {
             pr_lab_job_t *j = current_job(&a, task);
+            a.tasks[task].blocked = 0;
             if (j != NULL)
                 j->blocked += e->time - a.tasks[task].blocked_since;
             if (e->result == PR_OK && sem != NONE && is_mutex[sem]) {
@@ -210,6 +213,11 @@ int pr_lab_account(const pr_trace_record_t *records, size_t n, int ntasks, const
     }
     if (!err) {
         charge(&a, end);
+        for (int t = 0; t < ntasks; t++) { /* still waiting when the run ended */
+            pr_lab_job_t *j = current_job(&a, t);
+            if (a.tasks[t].blocked && j != NULL)
+                j->blocked += end - a.tasks[t].blocked_since;
+        }
         for (size_t r = 0; r < a.njobs; r++)
             decide_missed(&jobs[r], end);
         totals->busy = a.busy;
