@@ -39,6 +39,12 @@ int pr_host_init(const pr_kernel_config_t *config)
 }
 
 uint64_t pr_port_now(void) { return host.now; }
+
+/* The host's interrupts (the tick) are only taken when virtual time
+ * advances, in pr_host_consume or idle, never inside a kernel call: there is
+ * nothing to mask. */
+pr_irq_state_t pr_port_irq_save(void) { return 0; }
+void pr_port_irq_restore(pr_irq_state_t state) { (void)state; }
 uint64_t pr_host_now(void) { return host.now; }
 
 static void back_to_driver(pr_host_stop_t why)

@@ -16,6 +16,18 @@
 
 /* ---- implemented by the port ---- */
 
+/* Interrupt masking. Every kernel call runs its work between
+ * pr_port_irq_save (mask interrupts, return the previous state) and
+ * pr_port_irq_restore (put that state back); the pair nests. A call that
+ * blocks switches to another task with interrupts masked: that task unmasks
+ * them when its own kernel call returns, and a new task starts with them
+ * enabled (the port's context entry enables them before calling start).
+ * Interrupt handlers run masked. The host port's interrupts only arrive when
+ * virtual time advances, never inside a kernel call: there both are no-ops. */
+typedef unsigned long pr_irq_state_t;
+pr_irq_state_t pr_port_irq_save(void);
+void pr_port_irq_restore(pr_irq_state_t state);
+
 /* Prepares slot's stack so that the first switch to it calls start(), which
  * never returns. */
 void pr_port_context_init(int slot, void (*start)(void));
