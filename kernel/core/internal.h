@@ -192,6 +192,19 @@ static inline uint8_t trace_id(const pr_task_t *t)
     return (t == NULL || t == idle_task()) ? PR_TRACE_NONE : (uint8_t)t->id;
 }
 
+/* ---- the API boundary ---- */
+
+/* The body of a public call: runs `work` (an int expression: the static
+ * function that does the call's work) with interrupts masked, so that no
+ * interrupt handler sees the kernel's structures half-updated (port.h). */
+#define MASKED_CALL(work)                                                                          \
+    do {                                                                                           \
+        pr_irq_state_t irq_ = pr_port_irq_save();                                                  \
+        int result_ = (work);                                                                      \
+        pr_port_irq_restore(irq_);                                                                 \
+        return result_;                                                                            \
+    } while (0)
+
 /* ---- argument checks shared by the call files ---- */
 
 int task_lookup(pr_id_t id, pr_task_t **out);   /* PR_EBADID / PR_ENOTALLOC */

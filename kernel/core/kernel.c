@@ -43,14 +43,22 @@ int pr_kernel_init(const pr_kernel_config_t *config)
     return PR_OK;
 }
 
-pr_ticks_t pr_ticks_now(void) { return pr_k.ticks; }
+pr_ticks_t pr_ticks_now(void)
+{
+    pr_irq_state_t irq = pr_port_irq_save(); /* 64 bits: two loads on a 32-bit CPU */
+    pr_ticks_t now = pr_k.ticks;
+    pr_port_irq_restore(irq);
+    return now;
+}
 
 uint32_t pr_tick_hz(void) { return pr_k.tick_hz; }
 
 void pr_sched_set_quantum(pr_ticks_t quantum)
 {
+    pr_irq_state_t irq = pr_port_irq_save();
     pr_k.quantum = quantum;
     pr_k.current->slice_left = quantum;
+    pr_port_irq_restore(irq);
 }
 
 void pr_isr_enter(void) { pr_k.isr_nesting++; }
@@ -80,8 +88,10 @@ void pr_kernel_tick(void)
 
 void pr_kernel_stats(pr_kernel_stats_t *stats)
 {
+    pr_irq_state_t irq = pr_port_irq_save();
     if (stats != NULL)
         *stats = pr_k.stats;
+    pr_port_irq_restore(irq);
 }
 
 void pr_kernel_set_outside(int outside) { pr_k.outside = outside; }

@@ -92,7 +92,7 @@ void periodic_job_done(pr_task_t *t)
     trace_emit(PR_EV_JOB_DONE, trace_id(t), PR_TRACE_NONE, PR_OK, 0, 0, (int32_t)t->completed);
 }
 
-int pr_task_wait_period(void)
+static int task_wait_period(void)
 {
     if (!in_task_context())
         return PR_ECONTEXT;
@@ -106,3 +106,7 @@ int pr_task_wait_period(void)
     sched_reschedule();
     return PR_OK;
 }
+
+/* ---- the calls: each does its work with interrupts masked (internal.h) ---- */
+
+int pr_task_wait_period(void) { MASKED_CALL(task_wait_period()); }

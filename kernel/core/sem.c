@@ -125,7 +125,7 @@ static int check_attr(const pr_sem_attr_t *attr)
     return policy->check_attr(attr);
 }
 
-int pr_sem_alloc(const pr_sem_attr_t *attr, pr_id_t *id)
+static int sem_alloc(const pr_sem_attr_t *attr, pr_id_t *id)
 {
     int err = (attr == NULL || id == NULL) ? PR_EINVAL : check_attr(attr);
     if (err == PR_OK && list_empty(&free_list))
@@ -161,7 +161,7 @@ int pr_sem_alloc(const pr_sem_attr_t *attr, pr_id_t *id)
     return PR_OK;
 }
 
-int pr_sem_free(pr_id_t id)
+static int sem_free(pr_id_t id)
 {
     pr_sem_t *s = NULL;
     int err = sem_lookup(id, &s);
@@ -203,7 +203,7 @@ static int down_result(pr_sem_t *s, pr_id_t id, int err, int blocked)
     return err;
 }
 
-int pr_sem_down(pr_id_t id, pr_timeout_t timeout)
+static int sem_down(pr_id_t id, pr_timeout_t timeout)
 {
     pr_sem_t *s = NULL;
     pr_task_t *me = pr_k.current;
@@ -254,7 +254,7 @@ int pr_sem_down(pr_id_t id, pr_timeout_t timeout)
     return down_result(s, id, me->wait_result, 1);
 }
 
-int pr_sem_trydown(pr_id_t id) { return pr_sem_down(id, PR_NO_WAIT); }
+int pr_sem_trydown(pr_id_t id) { MASKED_CALL(sem_down(id, PR_NO_WAIT)); }
 
 /* A waiter leaves without the semaphore: its timeout fired (result
  * PR_ETIMEDOUT) or it is being deleted. */
@@ -273,7 +273,7 @@ void sem_waiter_abort(pr_task_t *t, int result, int cause)
 
 /* ---- up ---- */
 
-int pr_sem_up(pr_id_t id)
+static int sem_up(pr_id_t id)
 {
     pr_sem_t *s = NULL;
     pr_task_t *me = pr_k.current;
@@ -315,7 +315,7 @@ int pr_sem_up(pr_id_t id)
 
 /* ---- statistics and status ---- */
 
-int pr_sem_stats(pr_id_t id, pr_sem_stats_t *stats)
+static int sem_stats(pr_id_t id, pr_sem_stats_t *stats)
 {
     pr_sem_t *s;
     int err = sem_lookup(id, &s);
@@ -327,7 +327,7 @@ int pr_sem_stats(pr_id_t id, pr_sem_stats_t *stats)
     return PR_OK;
 }
 
-int pr_sem_status(pr_id_t id, pr_sem_status_t *status)
+static int sem_status(pr_id_t id, pr_sem_status_t *status)
 {
     pr_sem_t *s;
     int err = sem_lookup(id, &s);
@@ -343,7 +343,7 @@ int pr_sem_status(pr_id_t id, pr_sem_status_t *status)
     return PR_OK;
 }
 
-int pr_sem_attr_get(pr_id_t id, pr_sem_attr_t *attr)
+static int sem_attr_get(pr_id_t id, pr_sem_attr_t *attr)
 {
     pr_sem_t *s;
     int err = sem_lookup(id, &s);
@@ -360,7 +360,7 @@ int pr_sem_attr_get(pr_id_t id, pr_sem_attr_t *attr)
     return PR_OK;
 }
 
-int pr_sem_control(pr_id_t id, int cmd, void *arg)
+static int sem_control(pr_id_t id, int cmd, void *arg)
 {
     pr_sem_t *s;
     int err = sem_lookup(id, &s);
@@ -374,3 +374,14 @@ int pr_sem_control(pr_id_t id, int cmd, void *arg)
     }
     return s->policy->control(s, cmd, arg);
 }
+
+/* ---- the calls: each does its work with interrupts masked (internal.h) ---- */
+
+int pr_sem_alloc(const pr_sem_attr_t *attr, pr_id_t *id) { MASKED_CALL(sem_alloc(attr, id)); }
+int pr_sem_free(pr_id_t id) { MASKED_CALL(sem_free(id)); }
+int pr_sem_down(pr_id_t id, pr_timeout_t timeout) { MASKED_CALL(sem_down(id, timeout)); }
+int pr_sem_up(pr_id_t id) { MASKED_CALL(sem_up(id)); }
+int pr_sem_stats(pr_id_t id, pr_sem_stats_t *stats) { MASKED_CALL(sem_stats(id, stats)); }
+int pr_sem_status(pr_id_t id, pr_sem_status_t *status) { MASKED_CALL(sem_status(id, status)); }
+int pr_sem_attr_get(pr_id_t id, pr_sem_attr_t *attr) { MASKED_CALL(sem_attr_get(id, attr)); }
+int pr_sem_control(pr_id_t id, int cmd, void *arg) { MASKED_CALL(sem_control(id, cmd, arg)); }

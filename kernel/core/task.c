@@ -64,6 +64,7 @@ static void task_start(void)
     pr_task_t *t = pr_k.current;
     t->entry(t->arg);
 
+    (void)pr_port_irq_save(); /* never restored: this task never runs again */
     int released = 0;
     while (!list_empty(&t->held)) {
         pr_sem_up(container_of(t->held.next, pr_sem_t, held_link)->index);
@@ -99,7 +100,7 @@ static int check_task_attr(const pr_task_attr_t *attr)
     return PR_OK;
 }
 
-int pr_task_create(const pr_task_attr_t *attr, pr_id_t *id)
+static int task_create(const pr_task_attr_t *attr, pr_id_t *id)
 {
     if (attr == NULL || id == NULL)
         return PR_EINVAL;
@@ -142,7 +143,7 @@ int pr_task_create(const pr_task_attr_t *attr, pr_id_t *id)
     return PR_OK;
 }
 
-int pr_task_delete(pr_id_t id)
+static int task_delete(pr_id_t id)
 {
     pr_task_t *t;
     int err = task_lookup(id, &t);
@@ -164,7 +165,7 @@ int pr_task_delete(pr_id_t id)
     return PR_OK;
 }
 
-int pr_task_suspend(pr_id_t id)
+static int task_suspend(pr_id_t id)
 {
     pr_task_t *t;
     int err = task_lookup(id, &t);
@@ -182,7 +183,7 @@ int pr_task_suspend(pr_id_t id)
     return PR_OK;
 }
 
-int pr_task_resume(pr_id_t id)
+static int task_resume(pr_id_t id)
 {
     pr_task_t *t;
     int err = task_lookup(id, &t);
@@ -198,7 +199,7 @@ int pr_task_resume(pr_id_t id)
     return PR_OK;
 }
 
-int pr_task_delay(pr_timeout_t ticks)
+static int task_delay(pr_timeout_t ticks)
 {
     if (!in_task_context())
         return PR_ECONTEXT;
@@ -214,7 +215,7 @@ int pr_task_delay(pr_timeout_t ticks)
     return PR_OK;
 }
 
-int pr_task_yield(void)
+static int task_yield(void)
 {
     if (!in_task_context())
         return PR_ECONTEXT;
@@ -223,7 +224,7 @@ int pr_task_yield(void)
     return PR_OK;
 }
 
-int pr_task_set_priority(pr_id_t id, pr_prio_t priority)
+static int task_set_priority(pr_id_t id, pr_prio_t priority)
 {
     pr_task_t *t = NULL;
     int err = task_lookup(id, &t);
@@ -241,7 +242,7 @@ int pr_task_set_priority(pr_id_t id, pr_prio_t priority)
     return PR_OK;
 }
 
-int pr_task_wait_miss(pr_timeout_t timeout, pr_id_t *who)
+static int task_wait_miss(pr_timeout_t timeout, pr_id_t *who)
 {
     if (!in_task_context())
         return PR_ECONTEXT;
@@ -264,7 +265,7 @@ int pr_task_wait_miss(pr_timeout_t timeout, pr_id_t *who)
     return n;
 }
 
-int pr_task_status(pr_id_t id, pr_task_status_t *st)
+static int task_status(pr_id_t id, pr_task_status_t *st)
 {
     pr_task_t *t;
     int err = task_lookup(id, &t);
@@ -297,3 +298,15 @@ int pr_task_status(pr_id_t id, pr_task_status_t *st)
     st->watchdog = t->watchdog;
     return PR_OK;
 }
+
+/* ---- the calls: each does its work with interrupts masked (internal.h) ---- */
+
+int pr_task_create(const pr_task_attr_t *attr, pr_id_t *id) { MASKED_CALL(task_create(attr, id)); }
+int pr_task_delete(pr_id_t id) { MASKED_CALL(task_delete(id)); }
+int pr_task_suspend(pr_id_t id) { MASKED_CALL(task_suspend(id)); }
+int pr_task_resume(pr_id_t id) { MASKED_CALL(task_resume(id)); }
+int pr_task_delay(pr_timeout_t ticks) { MASKED_CALL(task_delay(ticks)); }
+int pr_task_yield(void) { MASKED_CALL(task_yield()); }
+int pr_task_set_priority(pr_id_t id, pr_prio_t priority) { MASKED_CALL(task_set_priority(id, priority)); }
+int pr_task_wait_miss(pr_timeout_t timeout, pr_id_t *who) { MASKED_CALL(task_wait_miss(timeout, who)); }
+int pr_task_status(pr_id_t id, pr_task_status_t *st) { MASKED_CALL(task_status(id, st)); }

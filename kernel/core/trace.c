@@ -61,9 +61,11 @@ void trace_emit(uint8_t event, uint8_t task, uint8_t object, int result, uint8_t
 
 size_t pr_trace_drain(pr_trace_record_t *out, size_t max)
 {
+    pr_irq_state_t irq = pr_port_irq_save();
     size_t n = 0;
     while (n < max && tail != head)
         out[n++] = ring[tail++ & RING_MASK];
+    pr_port_irq_restore(irq);
     return n;
 }
 
