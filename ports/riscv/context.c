@@ -1,0 +1,78 @@
+/*
+ * Execution contexts: one stack per slot (port.h: task i uses slot i, the
+ * idle task PR_IDLE_SLOT), plus the program's own context, MAIN_SLOT, on the
+ * boot stack. A suspended context is its saved stack pointer: everything
+ * else (the callee-saved registers, and under them the trap frame of an
+ * interrupted task) is on its stack (switch.S, vector.S).
+ *
+ * Stack overflow: a canary word at the bottom (lowest address) of every
+ * stack. A task that runs past the bottom of its stack overwrites it; each
+ * switch checks the canary of the context it leaves and stops the machine
+ * with "stack overflow in task N" rather than let the next switch, or the
+ * neighbouring stack, run on corrupted memory. A frame large enough to jump
+ * over the word undetected is possible; the word catches the common case.
+ */
+#include <string.h>
+#include "asm.h"
+#include "riscv.h"
+
+/* PR_CONFIG_STACK_SIZE bytes per slot, rounded up to the psABI's 16. */
+#define STACK_SIZE ((PR_CONFIG_STACK_SIZE + 15) & ~15)
+#define CANARY ((uintptr_t)0x5AFEC0DEu)
+
+static _Alignas(16) unsigned char stacks[PR_SLOTS][STACK_SIZE];
+static uintptr_t saved_sp[MAIN_SLOT + 1];
+static void (*entries[PR_SLOTS])(void);
+extern uintptr_t __boot_stack_bottom[]; /* link.ld: main's stack, 16-byte aligned */
+
+static uintptr_t *canary_of(int slot)
+{
+    return slot == MAIN_SLOT ? __boot_stack_bottom : (uintptr_t *)(void *)stacks[slot];
+}
+
+void riscv_context_reset(void) { *canary_of(MAIN_SLOT) = CANARY; }
+
+static _Noreturn void stack_overflow(int slot)
+{
+    pr_riscv_puts("\nstack overflow in task ");
+    if (slot == MAIN_SLOT)
+        pr_riscv_puts("main");
+    else if (slot == PR_IDLE_SLOT)
+        pr_riscv_puts("idle");
+    else
+        pr_riscv_put_dec((uint64_t)slot);
+    pr_riscv_puts("\n");
+    pr_riscv_exit(EXIT_STACK_OVERFLOW);
+}
+
+/* Where a new context starts (the return address of its first switch),
+ * with interrupts masked as they are at every switch. It enables them, as
+ * port.h asks, and calls the slot's start function, which never returns. */
+static void context_entry(void)
+{
+    void (*start)(void) = entries[pr_kernel_current_slot()];
+    pr_port_irq_restore(MSTATUS_MIE);
+    start();
+    pr_riscv_puts("\na context's start function returned\n");
+    pr_riscv_exit(EXIT_BAD_CONTEXT);
+}
+
+void pr_port_context_init(int slot, void (*start)(void))
+{
+    /* A switch frame at the top of the stack: registers 0, ra = the entry. */
+    uintptr_t *frame = (uintptr_t *)(void *)(stacks[slot] + STACK_SIZE - SWITCH_FRAME);
+    memset(frame, 0, SWITCH_FRAME);
+    frame[0] = (uintptr_t)context_entry;
+    entries[slot] = start;
+    saved_sp[slot] = (uintptr_t)frame;
+    *canary_of(slot) = CANARY;
+}
+
+void riscv_context_switch(int from, int to)
+{
+    if (*canary_of(from) != CANARY)
+        stack_overflow(from);
+    riscv_switch(&saved_sp[from], saved_sp[to]);
+}
+
+void pr_port_switch(int from_slot, int to_slot) { riscv_context_switch(from_slot, to_slot); }

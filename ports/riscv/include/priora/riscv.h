@@ -1,0 +1,63 @@
+/*
+ * The RISC-V port: the Priora kernel bare metal on QEMU's `virt` machine
+ * (RV32 or RV64, machine mode, one hart), with real traps, the CLINT timer
+ * as the tick and the UART as console. docs/riscv-port.md describes it.
+ *
+ * A program is main(): it calls pr_riscv_init, creates tasks and semaphores
+ * ("outside" the kernel, as on the host port), then pr_riscv_run, which
+ * starts the tasks and returns when the run is over. It may inspect the
+ * kernel, drain the trace and run again. main's return value powers QEMU
+ * off: 0 = pass, anything else = fail (QEMU's exit status).
+ *
+ * Time is port time in ns since pr_riscv_init, read from mtime (10 MHz: the
+ * unit is 100 ns). Tick k is due at mtime count floor(k * 10^7 / tick_hz)
+ * after init.
+ */
+#ifndef PRIORA_RISCV_H
+#define PRIORA_RISCV_H
+
+#include "priora/priora.h"
+
+/* Initializes the kernel (pr_kernel_init) and the port: the clock restarts
+ * at 0, the tick timer is off until pr_riscv_run. Call it again to start
+ * over (it discards every task and semaphore). */
+int pr_riscv_init(const pr_kernel_config_t *config);
+
+typedef enum pr_riscv_stop {
+    PR_RISCV_REACHED = 0,  /* the tick limit was reached */
+    PR_RISCV_QUIESCENT = 1 /* idle with no timer armed: nothing can happen any more */
+} pr_riscv_stop_t;
+
+/* Runs the kernel's tasks until the instant of tick `until_tick` (before
+ * its interrupt is taken; 0 = no limit) or until quiescence. Runs again
+ * after a PR_RISCV_REACHED continue where it stopped; the clock does not
+ * stop between runs, so the program's own time counts as elapsed time. */
+pr_riscv_stop_t pr_riscv_run(pr_ticks_t until_tick);
+
+/* Port time now (ns since pr_riscv_init). */
+uint64_t pr_riscv_now(void);
+
+/* Console (UART 16550 at 0x10000000), polled. */
+void pr_riscv_putc(char c);
+void pr_riscv_puts(const char *s);
+void pr_riscv_put_dec(uint64_t v);
+void pr_riscv_put_hex(uint64_t v, int digits);
+
+/*
+ * The trace over the UART (the format is in docs/riscv-port.md):
+ *   PRIORA-TRACE BEGIN <label> tick_hz=<hz>
+ *   T <48 hex digits: one pr_trace_record_t, its 24 bytes in memory order>
+ *   N T <id> <name>         (every task), N S <id> <name> (every semaphore)
+ *   PRIORA-TRACE END <label> records=<n> lost=<n>
+ * T lines may also come out in the middle of a run, when the kernel's ring
+ * is full (pr_port_trace_full). begin prints the header; end drains what is
+ * left and prints the names and the footer.
+ */
+void pr_riscv_trace_begin(const char *label);
+void pr_riscv_trace_end(const char *label);
+
+/* Powers QEMU off through the virt test device: code 0 = pass (QEMU exits
+ * with 0), else fail (QEMU exits with `code`, at most 0xFFFF). */
+_Noreturn void pr_riscv_exit(int code);
+
+#endif /* PRIORA_RISCV_H */

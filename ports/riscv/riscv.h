@@ -1,0 +1,79 @@
+/*
+ * What the RISC-V port's files share: the QEMU virt memory map, CSR access,
+ * and the port's internal functions. Programs use priora/riscv.h instead.
+ */
+#ifndef PRIORA_RISCV_INTERNAL_H
+#define PRIORA_RISCV_INTERNAL_H
+
+#include "priora/priora.h"
+#include "priora/port.h"
+#include "priora/riscv.h"
+
+/* ---- QEMU virt memory map (hw/riscv/virt.c) ---- */
+#define VIRT_TEST_BASE 0x00100000u  /* sifive_test: write to power off */
+#define CLINT_BASE 0x02000000u
+#define CLINT_MTIMECMP (CLINT_BASE + 0x4000u) /* hart 0 */
+#define CLINT_MTIME (CLINT_BASE + 0xBFF8u)
+#define UART0_BASE 0x10000000u      /* NS16550A */
+#define MTIME_HZ 10000000u          /* virt's mtime: 10 MHz, 100 ns per count */
+#define NS_PER_MTIME (1000000000u / MTIME_HZ)
+
+/* ---- CSRs ---- */
+#define MSTATUS_MIE 0x8u  /* machine interrupt enable */
+#define MIE_MTIE 0x80u    /* machine timer interrupt enable */
+#define MCAUSE_INTERRUPT ((uintptr_t)1 << (__riscv_xlen - 1))
+#define IRQ_M_TIMER 7u
+
+#define csr_read(csr, var) __asm__ volatile("csrr %0, " #csr : "=r"(var))
+#define csr_write(csr, v) __asm__ volatile("csrw " #csr ", %0" ::"r"((uintptr_t)(v)) : "memory")
+#define csr_set(csr, v) __asm__ volatile("csrs " #csr ", %0" ::"r"((uintptr_t)(v)) : "memory")
+#define csr_clear(csr, v) __asm__ volatile("csrc " #csr ", %0" ::"r"((uintptr_t)(v)) : "memory")
+
+static inline void mmio_write32(uintptr_t addr, uint32_t v) { *(volatile uint32_t *)addr = v; }
+static inline uint32_t mmio_read32(uintptr_t addr) { return *(volatile uint32_t *)addr; }
+static inline void mmio_write8(uintptr_t addr, uint8_t v) { *(volatile uint8_t *)addr = v; }
+static inline uint8_t mmio_read8(uintptr_t addr) { return *(volatile uint8_t *)addr; }
+
+/* ---- the port's internals ---- */
+
+/* The program's own context (main, on the boot stack): slot after the
+ * kernel's. The kernel never names it; the port switches to it when a run
+ * ends. */
+#define MAIN_SLOT PR_SLOTS
+
+/* QEMU exit codes of the port's own failures (pr_riscv_exit). */
+#define EXIT_STACK_OVERFLOW 2
+#define EXIT_BAD_TRAP 3
+#define EXIT_BAD_CONTEXT 4
+
+/* main.c: the program's entry, called by boot.S. */
+int main(void);
+void riscv_main(void);
+
+/* context.c */
+void riscv_context_reset(void);
+void riscv_context_switch(int from, int to);
+
+/* clock.c */
+uint64_t riscv_mtime(void);
+void riscv_clock_reset(void);
+int riscv_clock_reached(pr_ticks_t until_tick);
+void riscv_timer_start(pr_ticks_t until_tick);
+void riscv_timer_stop(void);
+void riscv_timer_interrupt(void);
+
+/* run.c: from a kernel context, interrupts masked: back to the program. */
+void riscv_run_stop(pr_riscv_stop_t why);
+
+/* trap.c, vector.S */
+void riscv_trap(uintptr_t mcause, uintptr_t mepc, uintptr_t mtval);
+void riscv_trap_vector(void);
+
+/* switch.S */
+void riscv_switch(uintptr_t *save_sp, uintptr_t load_sp);
+
+/* uart.c, trace_sink.c */
+void riscv_uart_init(void);
+void riscv_trace_reset(void);
+
+#endif
