@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Smoke test of the RISC-V port on QEMU virt, RV32 and RV64 (docs/riscv-port.md):
+#  1. installs the cross toolchain and QEMU with apt-get when missing;
+#  2. builds each ISA's images (ports/riscv/Makefile, under build/riscv/ARCH/);
+#  3. runs tests/riscv/smoke_inversion.c (the classic inversion, protocol pip
+#     then none) under QEMU, decodes its trace (tests/riscv/decode_trace.py),
+#     checks it (both runs complete, every record received in sequence, 3 jobs
+#     released and completed per run), and compares its event sequence with
+#     the host port's for examples/inversion.toml, ignoring times. A
+#     difference is printed as information, not as a failure;
+#  4. runs tests/riscv/stack_overflow.c, which must be stopped with
+#     "stack overflow in task 1" and QEMU exit status 2.
+# Exits 0 if all of that holds on both ISAs.
+#
+#   scripts/qemu-smoke.sh            both ISAs
+#   scripts/qemu-smoke.sh rv32       one
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+command -v riscv64-unknown-elf-gcc >/dev/null 2>&1 || need+=(gcc-riscv64-unknown-elf)
+for q in qemu-system-riscv32 qemu-system-riscv64; do
+  command -v "$q" >/dev/null 2>&1 || { need+=(qemu-system-misc); break; }
+done
+command -v make >/dev/null 2>&1 || need+=(make)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "qemu-smoke: installing ${need[*]}"
+  sudo=
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null 2>&1 || { echo "qemu-smoke: need root (or sudo) to install ${need[*]}" >&2; exit 1; }
+    sudo=sudo
+  fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}"
+fi
+
+# The decoder needs only Python's standard library; the comparison with the
+# host port needs the lab (scripts/setup.sh builds it into .venv).
+python=python3
+[ -x .venv/bin/python ] && python=.venv/bin/python
+
+QEMU_FLAGS=(-machine virt -bios none -nographic -icount shift=0,sleep=off)
+archs=("$@")
+[ ${#archs[@]} -eq 0 ] && archs=(rv32 rv64)
+failed=0
+
+for arch in "${archs[@]}"; do
+  case "$arch" in
+    rv32) qemu=qemu-system-riscv32 ;;
+    rv64) qemu=qemu-system-riscv64 ;;
+    *) echo "qemu-smoke: unknown ISA $arch (rv32 or rv64)" >&2; exit 2 ;;
+  esac
+  out=build/riscv/$arch
+  echo "== $arch: build"
+  make -s -C ports/riscv ARCH="$arch" all
+
+  echo "== $arch: smoke_inversion"
+  start=$(date +%s%N)
+  status=0
+  timeout 60 "$qemu" "${QEMU_FLAGS[@]}" -kernel "$out/smoke_inversion.elf" > "$out/smoke_inversion.log" 2>&1 || status=$?
+  took_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+  echo "QEMU exit status $status after ${took_ms} ms (log: $out/smoke_inversion.log)"
+  if [ "$status" -ne 0 ]; then
+    echo "qemu-smoke: $arch: smoke_inversion failed (status $status; 124 = timeout)" >&2
+    tail -n 5 "$out/smoke_inversion.log" >&2
+    failed=1
+  fi
+  if ! "$python" tests/riscv/decode_trace.py "$out/smoke_inversion.log" --jobs 3 --runs pip,none \
+      --compare examples/inversion.toml; then
+    echo "qemu-smoke: $arch: the trace is not well formed" >&2
+    failed=1
+  fi
+
+  echo "== $arch: stack_overflow (must be caught)"
+  status=0
+  timeout 60 "$qemu" "${QEMU_FLAGS[@]}" -kernel "$out/stack_overflow.elf" > "$out/stack_overflow.log" 2>&1 || status=$?
+  if [ "$status" -eq 2 ] && grep -q "^stack overflow in task 1$" "$out/stack_overflow.log"; then
+    echo "caught: \"stack overflow in task 1\", QEMU exit status 2"
+  else
+    echo "qemu-smoke: $arch: stack overflow not reported as expected (status $status)" >&2
+    tail -n 5 "$out/stack_overflow.log" >&2
+    failed=1
+  fi
+
+  echo "== $arch: kernel .text (riscv64-unknown-elf-size)"
+  make -s -C ports/riscv ARCH="$arch" size | tail -n 1
+done
+
+if [ "$failed" -ne 0 ]; then
+  echo "qemu-smoke: FAILED" >&2
+  exit 1
+fi
+echo "qemu-smoke: ok (${archs[*]})"

@@ -1,0 +1,298 @@
+"""Decodes the Priora trace that a RISC-V image prints over the UART.
+
+The image prints, per run (ports/riscv/trace_sink.c, docs/riscv-port.md):
+
+    PRIORA-TRACE BEGIN <label> tick_hz=<hz>
+    T <48 hex digits>            one pr_trace_record_t, its 24 bytes in memory order
+    N T <id> <name>              a task's name (N S: a semaphore's)
+    PRIORA-TRACE END <label> records=<n> lost=<n>
+
+This script lists each run's events, checks that each trace is well formed
+(every record arrived, in sequence, none lost, the expected number of jobs
+released and completed), and with --compare runs the same scenario file on
+the host port (the lab's priora.simulate, protocol = the run's label) and
+reports where the two event sequences differ, ignoring timestamps.
+
+    decode_trace.py UART.log [--jobs N] [--compare examples/inversion.toml]
+
+Exit status: 0 if every run is well formed, 1 if not. A difference from the
+host port is information, not a failure. Only the standard library is needed,
+except for --compare, which imports the lab (run it with .venv/bin/python).
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import re
+import struct
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# pr_trace_record_t (kernel/include/priora/trace.h), little-endian: time, seq,
+# value, event, task, object, result, arg0, arg1, tick_low.
+RECORD = struct.Struct("<QIiBBBbBBH")
+NONE_ID = 0xFF
+
+EVENTS = {
+    1: "TASK_CREATE", 2: "TASK_DELETE", 3: "RELEASE", 4: "SWITCH", 5: "BLOCK", 6: "WAKE", 7: "PRIO",
+    8: "TIMEOUT", 9: "MISS", 10: "JOB_DONE", 11: "SEM_ALLOC", 12: "SEM_FREE", 13: "DOWN", 14: "UP",
+    15: "DELAY", 16: "SUSPEND", 17: "RESUME", 18: "TASK_EXIT", 19: "LOST", 20: "WATCHDOG",
+    21: "DELAY_END", 22: "PRIO_SET",
+}  # fmt: skip
+ERRORS = {
+    0: "ok", -1: "PR_EINVAL", -2: "PR_EBADID", -3: "PR_ENOTALLOC", -4: "PR_ENOSPC", -5: "PR_ETIMEDOUT",
+    -6: "PR_EAGAIN", -7: "PR_EPERM", -8: "PR_EHELD", -9: "PR_EDEADLK", -10: "PR_EBUSY",
+    -11: "PR_ECONTEXT", -12: "PR_ESTATE", -13: "PR_EOVERFLOW",
+}  # fmt: skip
+CAUSES = {1: "set", 2: "inherit", 3: "release", 4: "acquire", 5: "timeout", 6: "delete"}
+
+Key = tuple[int, int, int, int, int, int, int]
+
+
+@dataclass(frozen=True)
+class Record:
+    time: int  # ns
+    seq: int
+    value: int
+    event: int
+    task: int
+    obj: int
+    result: int
+    arg0: int
+    arg1: int
+    tick_low: int
+
+    def key(self) -> Key:
+        """Everything but the times (time, tick_low) and the sequence number."""
+        return (self.event, self.task, self.obj, self.result, self.arg0, self.arg1, self.value)
+
+
+@dataclass
+class Run:
+    label: str
+    tick_hz: int
+    records: list[Record] = field(default_factory=list)
+    tasks: dict[int, str] = field(default_factory=dict)
+    sems: dict[int, str] = field(default_factory=dict)
+    declared: int | None = None  # records=, from the END line
+    lost: int | None = None  # lost=, from the END line
+
+
+class TraceError(Exception):
+    pass
+
+
+BEGIN = re.compile(r"PRIORA-TRACE BEGIN (\S+) tick_hz=(\d+)$")
+END = re.compile(r"PRIORA-TRACE END (\S+) records=(\d+) lost=(\d+)$")
+NAME = re.compile(r"N ([TS]) (\d+) (\S+)$")
+HEX = re.compile(r"T ([0-9a-f]{48})$")
+
+
+def parse(text: str) -> list[Run]:
+    """The runs in a UART log, in order. Lines outside the markers are ignored."""
+    runs: list[Run] = []
+    run: Run | None = None
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if m := BEGIN.match(line):
+            if run is not None:
+                raise TraceError(f"line {number}: BEGIN {m[1]} inside run {run.label}")
+            run = Run(m[1], int(m[2]))
+        elif run is None:
+            continue
+        elif m := HEX.match(line):
+            run.records.append(Record(*RECORD.unpack(bytes.fromhex(m[1]))))
+        elif m := NAME.match(line):
+            (run.tasks if m[1] == "T" else run.sems)[int(m[2])] = m[3]
+        elif m := END.match(line):
+            if m[1] != run.label:
+                raise TraceError(f"line {number}: END {m[1]} closes run {run.label}")
+            run.declared, run.lost = int(m[2]), int(m[3])
+            runs.append(run)
+            run = None
+        elif line.startswith(("T ", "N ", "PRIORA-TRACE")):
+            raise TraceError(f"line {number}: malformed trace line: {line!r}")
+    if run is not None:
+        raise TraceError(f"run {run.label}: no END line (the image stopped in the middle of it)")
+    return runs
+
+
+def count(run: Run, event: str) -> int:
+    return sum(1 for r in run.records if EVENTS.get(r.event) == event)
+
+
+def problems(run: Run, jobs: int | None) -> list[str]:
+    """What is wrong with a run's trace (empty: well formed)."""
+    found = []
+    if run.declared != len(run.records):
+        found.append(f"{len(run.records)} records received, the image printed {run.declared}")
+    if run.lost:
+        found.append(f"the kernel lost {run.lost} records")
+    seqs = [r.seq for r in run.records]
+    if seqs != list(range(len(seqs))):
+        found.append("sequence numbers are not 0, 1, 2, ...")
+    if any(b.time < a.time for a, b in zip(run.records, run.records[1:], strict=False)):
+        found.append("times go backwards")
+    if unknown := sorted({r.event for r in run.records if r.event not in EVENTS}):
+        found.append(f"unknown event codes {unknown}")
+    if jobs is not None:
+        for event in ("RELEASE", "JOB_DONE"):
+            if (n := count(run, event)) != jobs:
+                found.append(f"{n} {event} records, expected {jobs}")
+    return found
+
+
+def ticks(ns: int, hz: int) -> str:
+    """ns as ticks with 3 decimals ("2.000"), as read on the tick clock."""
+    return f"{ns * hz / 1e9:.3f}"
+
+
+def describe(key: Key, tasks: dict[int, str], sems: dict[int, str]) -> str:
+    """One record without its time, in the host port's words (trace_sink.c)."""
+    event, task, obj, result, arg0, arg1, value = key
+    name = EVENTS.get(event, f"EVENT{event}")
+
+    def t(i: int, idle: bool = False) -> str:
+        return ("idle" if idle else "-") if i == NONE_ID else tasks.get(i, f"T{i}")
+
+    def s(i: int) -> str:
+        return "-" if i == NONE_ID else sems.get(i, f"S{i}")
+
+    res = ERRORS.get(result, str(result))
+    who = t(task, idle=name == "SWITCH")
+    if name == "SWITCH":
+        return f"SWITCH {who}<-{t(obj, idle=True)}"
+    if name in ("RELEASE", "JOB_DONE", "MISS"):
+        return f"{name} {who} job={value}"
+    if name == "PRIO":
+        return f"PRIO {who} {arg0}->{arg1} {CAUSES.get(value, '?')} {s(obj)}"
+    if name == "PRIO_SET":
+        return f"PRIO_SET {who} {arg0}->{arg1} {res}"
+    if name in ("BLOCK", "WAKE", "TIMEOUT", "SEM_ALLOC", "SEM_FREE"):
+        return f"{name} {who} {s(obj)} {res}"
+    if name in ("DOWN", "UP"):
+        return f"{name} {who} {s(obj)} {res} value={value}"
+    if name in ("DELAY", "LOST", "TASK_EXIT", "TASK_CREATE"):
+        return f"{name} {who} {value}"
+    if name == "WATCHDOG":
+        return f"WATCHDOG {who} missed={t(obj)}"
+    return f"{name} {who}"
+
+
+def listing(run: Run) -> list[str]:
+    return [f"{ticks(r.time, run.tick_hz):>8}  {describe(r.key(), run.tasks, run.sems)}" for r in run.records]
+
+
+@dataclass(frozen=True)
+class HostRun:
+    keys: list[Key]
+    times: list[int]
+    tick_hz: int
+    tasks: dict[int, str]
+    sems: dict[int, str]
+
+
+def host_run(scenario_path: Path, protocol: str) -> HostRun:
+    """The same scenario on the host port, through the lab (priora.simulate)."""
+    try:  # the lab is only needed here
+        from priora.errors import PrioraError
+        from priora.scenario import load
+        from priora.simulate import simulate
+    except ImportError as e:
+        raise TraceError(f"the lab is not importable ({e}): run with .venv/bin/python") from e
+    if protocol not in ("none", "pip"):
+        raise TraceError(f"run label {protocol!r} is not a protocol of the lab")
+    try:
+        scenario = load(scenario_path).with_protocol("pip" if protocol == "pip" else "none")
+        result = simulate(scenario)
+    except PrioraError as e:
+        raise TraceError(str(e)) from e
+    keys: list[Key] = []
+    times: list[int] = []
+    for r in result.trace:
+        keys.append(
+            (int(r["event"]), int(r["task"]), int(r["object"]), int(r["result"]), int(r["arg0"]),
+             int(r["arg1"]), int(r["value"]))
+        )  # fmt: skip
+        times.append(int(r["time"]))
+    return HostRun(
+        keys,
+        times,
+        scenario.system.tick_hz,
+        {i: t.name for i, t in enumerate(scenario.tasks)},
+        {i: r.name for i, r in enumerate(scenario.resources)},
+    )
+
+
+def span(first: int, end: int) -> str:
+    """Records first..end-1 as "#3", "#3-#5" or "none"."""
+    if end <= first:
+        return "none"
+    return f"#{first}" if end == first + 1 else f"#{first}-#{end - 1}"
+
+
+def differences(run: Run, host: HostRun) -> list[str]:
+    """Where the run's events differ from the host's, ignoring times: one
+    block per difference, each side with its own times for context."""
+    mine = [r.key() for r in run.records]
+    out: list[str] = []
+    matcher = difflib.SequenceMatcher(a=host.keys, b=mine, autojunk=False)
+    for tag, h0, h1, m0, m1 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        out.append(f"  host records {span(h0, h1)}, riscv records {span(m0, m1)}:")
+        for i in range(h0, h1):
+            text = describe(host.keys[i], host.tasks, host.sems)
+            out.append(f"    host  {ticks(host.times[i], host.tick_hz):>8}  {text}")
+        for i in range(m0, m1):
+            text = describe(mine[i], run.tasks, run.sems)
+            out.append(f"    riscv {ticks(run.records[i].time, run.tick_hz):>8}  {text}")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("log", type=Path, help="the image's UART output")
+    parser.add_argument("--jobs", type=int, help="jobs each run must release and complete")
+    parser.add_argument("--runs", help="comma-separated labels of the runs that must be there")
+    parser.add_argument("--compare", type=Path, help="scenario file to run on the host port")
+    parser.add_argument("--quiet", action="store_true", help="no event listing")
+    args = parser.parse_args(argv)
+
+    try:
+        runs = parse(args.log.read_text(errors="replace"))
+    except TraceError as e:
+        print(f"decode_trace: {args.log}: {e}", file=sys.stderr)
+        return 1
+    ok = True
+    if args.runs is not None:
+        wanted, got = args.runs.split(","), [r.label for r in runs]
+        if wanted != got:
+            print(f"decode_trace: {args.log}: runs {got}, expected {wanted}", file=sys.stderr)
+            ok = False
+    for run in runs:
+        print(f"== run {run.label}: {len(run.records)} records, tick {run.tick_hz} Hz (times in ticks)")
+        if not args.quiet:
+            print("\n".join(listing(run)))
+        if found := problems(run, args.jobs):
+            ok = False
+            for p in found:
+                print(f"decode_trace: run {run.label}: {p}", file=sys.stderr)
+        if args.compare is not None:
+            try:
+                diff = differences(run, host_run(args.compare, run.label))
+            except TraceError as e:
+                print(f"-- {run.label}: no comparison with the host port: {e}")
+                continue
+            if diff:
+                print(f"-- {run.label}: event sequence vs the host port (times ignored): differs")
+                print("\n".join(diff))
+            else:
+                print(f"-- {run.label}: event sequence identical to the host port's (times ignored)")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
