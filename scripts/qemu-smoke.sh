@@ -8,7 +8,11 @@
 #     released and completed per run), and compares its event sequence with
 #     the host port's for examples/inversion.toml, ignoring times. A
 #     difference is printed as information, not as a failure;
-#  4. runs tests/riscv/stack_overflow.c, which must be stopped with
+#  4. runs tests/riscv/preempt_stress.c (round robin, inheritance and a
+#     periodic high-priority task for 600 ticks, stopped and resumed at tick
+#     300, a trace longer than the kernel's ring): it checks itself, and its
+#     trace must be well formed;
+#  5. runs tests/riscv/stack_overflow.c, which must be stopped with
 #     "stack overflow in task 1" and QEMU exit status 2.
 # Exits 0 if all of that holds on both ISAs.
 #
@@ -71,6 +75,15 @@ for arch in "${archs[@]}"; do
     failed=1
   fi
 
+  echo "== $arch: preempt_stress"
+  status=0
+  timeout 60 "$qemu" "${QEMU_FLAGS[@]}" -kernel "$out/preempt_stress.elf" > "$out/preempt_stress.log" 2>&1 || status=$?
+  grep '^stress: ' "$out/preempt_stress.log" || true
+  if [ "$status" -ne 0 ] || ! "$python" tests/riscv/decode_trace.py "$out/preempt_stress.log" --runs stress --quiet; then
+    echo "qemu-smoke: $arch: preempt_stress failed (status $status)" >&2
+    failed=1
+  fi
+
   echo "== $arch: stack_overflow (must be caught)"
   status=0
   timeout 60 "$qemu" "${QEMU_FLAGS[@]}" -kernel "$out/stack_overflow.elf" > "$out/stack_overflow.log" 2>&1 || status=$?
@@ -82,8 +95,8 @@ for arch in "${archs[@]}"; do
     failed=1
   fi
 
-  echo "== $arch: kernel .text (riscv64-unknown-elf-size)"
-  make -s -C ports/riscv ARCH="$arch" size | tail -n 1
+  echo "== $arch: kernel objects, riscv64-unknown-elf-size (text includes .rodata)"
+  make -s -C ports/riscv ARCH="$arch" size | sed -n '1p;$p'
 done
 
 if [ "$failed" -ne 0 ]; then
