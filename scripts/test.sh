@@ -4,7 +4,10 @@
 #  2. the same tests built with AddressSanitizer and UndefinedBehaviorSanitizer;
 #  3. the kernel built with tracing compiled out (it must build warning-free);
 #  4. the C demo twice: byte-identical output (determinism);
-#  5. the lab: type check (mypy --strict), lint (ruff), and its tests (pytest).
+#  5. the RISC-V port on QEMU (RV32 and RV64): boot, the inversion under pip
+#     and none, a preemption stress run, stack-overflow detection
+#     (scripts/qemu-smoke.sh installs the cross compiler and QEMU if missing);
+#  6. the lab: type check (mypy --strict), lint (ruff), and its tests (pytest).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -27,10 +30,13 @@ build/examples/inversion_demo > build/demo-2.txt
 cmp build/demo-1.txt build/demo-2.txt
 echo "demo output identical across runs ($(wc -l < build/demo-1.txt) lines)"
 
+echo "== RISC-V port on QEMU"
+scripts/qemu-smoke.sh
+
 echo "== lab: mypy --strict, ruff"
 (cd lab && ../.venv/bin/mypy priora)
-.venv/bin/ruff check lab tests/lab benchmarks
-.venv/bin/ruff format --check lab tests/lab benchmarks
+.venv/bin/ruff check lab tests/lab tests/riscv benchmarks
+.venv/bin/ruff format --check lab tests/lab tests/riscv benchmarks
 
 echo "== lab: pytest"
 .venv/bin/pytest -q tests/lab
