@@ -3,16 +3,19 @@
  *
  * One pass, in record order. Between two consecutive record times the CPU
  * runs one task (or idles), and that interval is charged: to busy time, and
- * to the "inverted" time of every released, unfinished job of a task whose
- * base priority is higher than the running task's. Then the record updates
- * the state:
+ * to the "lower ran" clock of every task whose base priority is higher than
+ * the running task's. A job's inverted time is that clock's advance between
+ * its release and its finish (or the end), so charging is O(tasks) per
+ * record however many jobs are pending. Then the record updates the state:
  *   TASK_CREATE / PRIO_SET  a task's base priority
  *   RELEASE                 a new job row (pending behind the task's older ones)
  *   SWITCH                  who runs; a job runs for the first time: its start
  *   JOB_DONE                the task's oldest pending job finishes; if another
  *                           is pending (an overrun), it starts at once
  *   BLOCK / WAKE            blocked time of the task's current job
- *   TIMEOUT (on a semaphore) one more timeout for the current job
+ *   TIMEOUT (on a semaphore), DOWN failing with PR_EAGAIN
+ *                           one more timeout for the current job
+ *   DOWN / UP with another error  one more error for the current job
  *   MISS                    the job named is missed
  *   DOWN / WAKE / UP        hold intervals of mutexes
  * A task's pending jobs are a list through `next` (oldest first), so
@@ -31,11 +34,13 @@ typedef struct task_state {
     int64_t head, tail;     /* oldest and newest pending job rows, or NONE */
     int blocked;            /* waiting on a semaphore now */
     uint64_t blocked_since;
+    uint64_t lower_ran;     /* ns during which a task of lower base priority ran */
 } task_state_t;
 
 typedef struct account {
     pr_lab_job_t *jobs;
     int64_t *next;          /* next pending row of the same task */
+    uint64_t *mark;         /* per row: its task's lower_ran at its release */
     size_t njobs, max_jobs;
     task_state_t *tasks;
     int ntasks;
@@ -54,12 +59,9 @@ static void charge(account_t *a, uint64_t now)
         return;
     a->busy += span;
     int base = a->tasks[a->running].base;
-    for (int t = 0; t < a->ntasks; t++) {
-        if (a->tasks[t].base <= base)
-            continue;
-        for (int64_t r = a->tasks[t].head; r != NONE; r = a->next[r])
-            a->jobs[r].inverted += span;
-    }
+    for (int t = 0; t < a->ntasks; t++)
+        if (a->tasks[t].base > base)
+            a->tasks[t].lower_ran += span;
 }
 
 static pr_lab_job_t *current_job(account_t *a, int task)
@@ -81,6 +83,7 @@ static int release(account_t *a, int task, uint32_t job, uint64_t now, uint64_t 
     j->start = j->finish = PR_LAB_NEVER;
     j->deadline = rel_deadline ? now + rel_deadline : PR_LAB_NEVER;
     a->next[r] = NONE;
+    a->mark[r] = a->tasks[task].lower_ran;
     task_state_t *ts = &a->tasks[task];
     if (ts->tail == NONE)
         ts->head = r;
@@ -96,6 +99,7 @@ static void job_done(account_t *a, int task, uint64_t now)
     if (ts->head == NONE)
         return;
     a->jobs[ts->head].finish = now;
+    a->jobs[ts->head].inverted = ts->lower_ran - a->mark[ts->head];
     ts->head = a->next[ts->head];
     if (ts->head == NONE)
         ts->tail = NONE;
@@ -108,6 +112,29 @@ static void mark_missed(account_t *a, int task, uint32_t job)
     for (int64_t r = a->tasks[task].head; r != NONE; r = a->next[r])
         if (a->jobs[r].job == job)
             a->jobs[r].missed = 1;
+}
+
+/* Records whose task byte must name a task. */
+static int needs_task(uint8_t event)
+{
+    switch (event) {
+    case PR_EV_TASK_CREATE: case PR_EV_RELEASE: case PR_EV_JOB_DONE: case PR_EV_BLOCK:
+    case PR_EV_WAKE: case PR_EV_DEADLINE_MISS:
+        return 1;
+    }
+    return 0;
+}
+
+/* A semaphore call's result, charged to the caller's current job. */
+static void count_result(account_t *a, int task, int result)
+{
+    pr_lab_job_t *j = task != NONE ? current_job(a, task) : NULL;
+    if (j == NULL || result == PR_OK || result == PR_ETIMEDOUT) /* a timeout has its own record */
+        return;
+    if (result == PR_EAGAIN)
+        j->timeouts++;
+    else
+        j->errors++;
 }
 
 static void end_hold(uint64_t *longest, const uint64_t *since, int sem, uint64_t now)
@@ -130,11 +157,13 @@ int pr_lab_account(const pr_trace_record_t *records, size_t n, int ntasks, const
                    int nsems, const uint8_t *is_mutex, uint64_t end, pr_lab_job_t *jobs, size_t max_jobs,
                    uint64_t *longest_hold, pr_lab_totals_t *totals)
 {
-    account_t a = {jobs, NULL, 0, max_jobs, NULL, ntasks, NONE, 0, 0};
+    account_t a = {jobs, NULL, NULL, 0, max_jobs, NULL, ntasks, NONE, 0, 0};
     uint64_t *hold_since = calloc((size_t)nsems + 1, sizeof *hold_since);
+    uint8_t *held = calloc((size_t)nsems + 1, 1);
     a.next = malloc((max_jobs + 1) * sizeof *a.next);
+    a.mark = malloc((max_jobs + 1) * sizeof *a.mark);
     a.tasks = calloc((size_t)ntasks + 1, sizeof *a.tasks);
-    int err = (hold_since == NULL || a.next == NULL || a.tasks == NULL) ? -1 : 0;
+    int err = (hold_since == NULL || held == NULL || a.next == NULL || a.mark == NULL || a.tasks == NULL) ? -1 : 0;
     for (int t = 0; t < ntasks && !err; t++)
         a.tasks[t].head = a.tasks[t].tail = NONE;
     for (int s = 0; s < nsems; s++)
@@ -146,7 +175,7 @@ int pr_lab_account(const pr_trace_record_t *records, size_t n, int ntasks, const
         /* the object byte is a semaphore in the semaphore events; elsewhere
          * this value is simply not used */
         int sem = e->object < nsems ? e->object : NONE;
-        if (task >= ntasks) {
+        if (task >= ntasks || (task == NONE && needs_task(e->event))) {
             err = -1;
             break;
         }
@@ -187,6 +216,7 @@ int pr_lab_account(const pr_trace_record_t *records, size_t n, int ntasks, const
                  * UP record follows this WAKE), the new one's begins */
                 end_hold(longest_hold, hold_since, sem, e->time);
                 hold_since[sem] = e->time;
+                held[sem] = 1;
             }
             break;
         }
@@ -201,23 +231,34 @@ int pr_lab_account(const pr_trace_record_t *records, size_t n, int ntasks, const
             mark_missed(&a, task, (uint32_t)e->value);
             break;
         case PR_EV_SEM_DOWN:
-            if (e->result == PR_OK && e->arg0 == 0 && sem != NONE && is_mutex[sem])
+            count_result(&a, task, e->result);
+            if (e->result == PR_OK && e->arg0 == 0 && sem != NONE && is_mutex[sem]) {
                 hold_since[sem] = e->time; /* taken at once */
+                held[sem] = 1;
+            }
             break;
         case PR_EV_SEM_UP:
+            count_result(&a, task, e->result);
             /* arg0 is the task woken: then the hand-off already ended the hold */
-            if (e->result == PR_OK && sem != NONE && is_mutex[sem] && e->arg0 == PR_TRACE_NONE)
+            if (e->result == PR_OK && sem != NONE && is_mutex[sem] && e->arg0 == PR_TRACE_NONE) {
                 end_hold(longest_hold, hold_since, sem, e->time);
+                held[sem] = 0;
+            }
             break;
         }
     }
     if (!err) {
         charge(&a, end);
-        for (int t = 0; t < ntasks; t++) { /* still waiting when the run ended */
+        for (int t = 0; t < ntasks; t++) { /* jobs still pending when the run ended */
             pr_lab_job_t *j = current_job(&a, t);
             if (a.tasks[t].blocked && j != NULL)
                 j->blocked += end - a.tasks[t].blocked_since;
+            for (int64_t r = a.tasks[t].head; r != NONE; r = a.next[r])
+                jobs[r].inverted = a.tasks[t].lower_ran - a.mark[r];
         }
+        for (int s = 0; s < nsems; s++) /* mutexes still held */
+            if (held[s])
+                end_hold(longest_hold, hold_since, s, end);
         for (size_t r = 0; r < a.njobs; r++)
             decide_missed(&jobs[r], end);
         totals->busy = a.busy;
@@ -225,6 +266,8 @@ int pr_lab_account(const pr_trace_record_t *records, size_t n, int ntasks, const
         totals->jobs = a.njobs;
     }
     free(hold_since);
+    free(held);
+    free(a.mark);
     free(a.next);
     free(a.tasks);
     return err;

@@ -20,8 +20,10 @@ typedef struct pr_lab_job {
     uint64_t inverted; /* ns during which a task of lower base priority ran while the job was released and unfinished */
     int32_t task;
     uint32_t job;      /* 1, 2, ... */
-    uint32_t timeouts; /* semaphore waits of the job that timed out */
+    uint32_t timeouts; /* waits of the job that timed out, or failed at once (no-wait) */
     int32_t missed;    /* 1 missed; 0 met (or no deadline); -1 unfinished, deadline after the end */
+    uint32_t errors;   /* semaphore calls of the job that failed otherwise (PR_EDEADLK, PR_EOVERFLOW...) */
+    uint32_t reserved; /* 0 */
 } pr_lab_job_t;
 
 typedef struct pr_lab_totals {
@@ -38,9 +40,11 @@ typedef struct pr_lab_totals {
  * is_mutex       per semaphore: 1 for a mutex (its holds are measured)
  * end            the time the run ended (ns)
  * jobs, max_jobs output rows, in release order
- * longest_hold   per semaphore (output): longest time one task held the mutex (0 if never)
+ * longest_hold   per semaphore (output): longest time one task held the mutex (0 if never;
+ *                a hold still open at the end counts up to the end)
  * totals         output
- * Returns 0, or -1 if max_jobs was too small or an id is out of range.
+ * Returns 0, or -1 if max_jobs was too small, an id is out of range, or a
+ * record that needs a task has none.
  */
 int pr_lab_account(const pr_trace_record_t *records, size_t n, int ntasks, const uint64_t *rel_deadline,
                    int nsems, const uint8_t *is_mutex, uint64_t end, pr_lab_job_t *jobs, size_t max_jobs,

@@ -54,7 +54,7 @@ typedef struct {
 } pr_script_t;
 typedef struct {
     uint64_t release; uint64_t start; uint64_t finish; uint64_t deadline; uint64_t blocked; uint64_t inverted;
-    int32_t task; uint32_t job; uint32_t timeouts; int32_t missed;
+    int32_t task; uint32_t job; uint32_t timeouts; int32_t missed; uint32_t errors; uint32_t reserved;
 } pr_lab_job_t;
 typedef struct { uint64_t busy; uint64_t end; uint64_t jobs; } pr_lab_totals_t;
 
@@ -117,7 +117,8 @@ TRACE_DTYPE = np.dtype(
 )  # fmt: skip
 JOB_DTYPE = np.dtype(
     [("release", "<u8"), ("start", "<u8"), ("finish", "<u8"), ("deadline", "<u8"), ("blocked", "<u8"),
-     ("inverted", "<u8"), ("task", "<i4"), ("job", "<u4"), ("timeouts", "<u4"), ("missed", "<i4")]
+     ("inverted", "<u8"), ("task", "<i4"), ("job", "<u4"), ("timeouts", "<u4"), ("missed", "<i4"),
+     ("errors", "<u4"), ("reserved", "<u4")]
 )  # fmt: skip
 
 ffi = cffi.FFI()
