@@ -136,6 +136,11 @@ static inline int in_task_context(void)
     return pr_k.isr_nesting == 0 && !pr_k.outside && pr_k.current != idle_task();
 }
 
+/* The tick the current instant belongs to: the tick count, plus one when the
+ * next tick's instant has come but its interrupt has not been taken yet. A
+ * relative wait of n ticks ends at tick_now() + n: exactly n ticks. */
+static inline pr_ticks_t tick_now(void) { return pr_k.ticks + (pr_port_tick_due() ? 1 : 0); }
+
 /* The calling task's id for the trace, or PR_TRACE_NONE. */
 static inline uint8_t caller_trace_id(void)
 {

@@ -72,8 +72,8 @@ void periodic_setup(pr_task_t *t)
     timer_init(&t->release_timer, release_fire, t);
     timer_init(&t->deadline_timer, deadline_fire, t);
     t->state = PR_TASK_WAIT_RELEASE;
-    if (t->phase <= pr_k.ticks) {
-        t->phase = pr_k.ticks;
+    if (t->phase <= tick_now()) {
+        t->phase = tick_now();
         release(t);
     } else {
         timer_arm(&t->release_timer, t->phase);

@@ -245,7 +245,7 @@ static int sem_down(pr_id_t id, pr_timeout_t timeout)
     sched_make_unready(me, PR_TASK_BLOCKED);
     waitq_insert(s, me);
     if (timeout != PR_FOREVER)
-        timer_arm(&me->timeout, pr_k.ticks + timeout);
+        timer_arm(&me->timeout, tick_now() + timeout);
     trace_emit(PR_EV_BLOCK, trace_id(me), sem_trace_id(id), PR_OK, 0, 0, (int32_t)timeout);
     if (sem_is_mutex(s))
         s->policy->not_acquired(s, me);

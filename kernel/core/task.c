@@ -210,7 +210,7 @@ static int task_delay(pr_timeout_t ticks)
     pr_task_t *me = pr_k.current;
     trace_emit(PR_EV_DELAY, trace_id(me), PR_TRACE_NONE, PR_OK, 0, 0, (int32_t)ticks);
     sched_make_unready(me, PR_TASK_DELAYED);
-    timer_arm(&me->timeout, pr_k.ticks + ticks);
+    timer_arm(&me->timeout, tick_now() + ticks);
     sched_reschedule();
     return PR_OK;
 }
@@ -253,7 +253,7 @@ static int task_wait_miss(pr_timeout_t timeout, pr_id_t *who)
         me->wait_result = PR_OK;
         sched_make_unready(me, PR_TASK_WAIT_MISS);
         if (timeout != PR_FOREVER)
-            timer_arm(&me->timeout, pr_k.ticks + timeout);
+            timer_arm(&me->timeout, tick_now() + timeout);
         sched_reschedule();
         if (me->wait_result != PR_OK)
             return me->wait_result;

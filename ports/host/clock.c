@@ -40,6 +40,9 @@ int pr_host_init(const pr_kernel_config_t *config)
 
 uint64_t pr_port_now(void) { return host.now; }
 
+/* A call made at a tick's instant runs before that tick is taken. */
+int pr_port_tick_due(void) { return host.now >= host.next_tick_time; }
+
 /* The host's interrupts (the tick) are only taken when virtual time
  * advances, in pr_host_consume or idle, never inside a kernel call: there is
  * nothing to mask. */

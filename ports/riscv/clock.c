@@ -50,6 +50,10 @@ static void set_mtimecmp(uint64_t count)
 }
 
 uint64_t pr_port_now(void) { return (riscv_mtime() - clk.epoch) * NS_PER_MTIME; }
+
+/* The timer interrupt reprograms mtimecmp before the tick's work, so a tick
+ * whose count mtime has reached is one not taken yet (interrupts masked). */
+int pr_port_tick_due(void) { return riscv_mtime() >= clk.next_count; }
 uint64_t pr_riscv_now(void) { return pr_port_now(); }
 
 static void advance(void)

@@ -100,8 +100,9 @@ static void releases_at_phase_plus_k_periods(void)
  * A periodic task created with a phase in the past is released at once, and
  * its phase becomes the current tick. Created at 7.5 (tick 7): released at
  * 7.5, then at 11 and 15. Created at the instant of tick 7, before its
- * interrupt (where pr_host_run_ticks(7) stops), the current tick is still
- * 6: the phase is 6 and the next releases are 10 and 14.
+ * interrupt (where pr_host_run_ticks(7) stops), the tick count is still 6,
+ * but the instant belongs to tick 7 (pr_port_tick_due): the phase is 7 and
+ * the next releases are 11 and 15 (a full period each).
  */
 static void phase_in_past_releases_at_once(void)
 {
@@ -121,10 +122,10 @@ static void phase_in_past_releases_at_once(void)
     CHECK_EQ(pr_host_run_ticks(7), PR_HOST_REACHED);
     CHECK_EQ(pr_ticks_now(), 6);
     p = periodic_task("P", 2, 4, 2, 0, jobs_body, &k);
-    CHECK_EQ(status_of(p).phase, 6);
+    CHECK_EQ(status_of(p).phase, 7);
     CHECK_EQ(pr_host_run_ticks(16), PR_HOST_REACHED);
-    EXPECT_TRACE(EV(PR_EV_RELEASE), "7 RELEASE P job=1", "7 RELEASE X job=1", "10 RELEASE P job=2",
-                 "14 RELEASE P job=3");
+    EXPECT_TRACE(EV(PR_EV_RELEASE), "7 RELEASE P job=1", "7 RELEASE X job=1", "11 RELEASE P job=2",
+                 "15 RELEASE P job=3");
 }
 
 /*

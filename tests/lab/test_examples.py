@@ -352,21 +352,21 @@ def test_minix_prodcons_with_timeouts_is_the_same() -> None:
     assert job_table(simulate(with_timeouts(s, 5))) == job_table(simulate(s))
 
 
-def test_minix_prodcons_timeout_of_one_tick_fails_at_once() -> None:
-    # The header's warning. C's second "down full timeout 1" is made at 2 ms,
-    # the instant of tick 2, before that tick is taken: it ends at tick
-    # 1 + 1 = 2, at that same instant, while P is still writing. C goes on
-    # without the item: it preempts P, computes 2-3 and ends at 3, one
-    # timeout counted (blocked 0-1 only, inverted 0-1); P writes 3-4 and its
-    # second item is left in the buffer for the next round. The first down,
-    # made at 0, would end at tick 1, but P's up at 1 comes first.
+def test_minix_prodcons_timeout_of_one_tick_is_a_whole_tick() -> None:
+    # C's second "down full timeout 1" is made at 2 ms, the instant of tick 2,
+    # before that tick's interrupt: the wait still counts from tick 2 and ends
+    # at tick 3, a whole tick. P's up at 3 comes in time (the up at an
+    # instant runs before that tick's timeouts), so nothing times out and the
+    # first round is the one without timeouts: C ends at 4 (blocked 0-1 and
+    # 2-3, inverted the same).
     s = example("minix_prodcons")
     tasks = (s.tasks[0], with_timeouts(s, 1).tasks[1])  # C's downs only
     table = job_table(simulate(replace(s, tasks=tasks)))
     assert table[:2] == [
         Job("P", 1, 0, 0, 4, 4, 0, 0, 0, False),
-        Job("C", 1, 0, 0, 3, 3, 1, 1, 1, False),
+        Job("C", 1, 0, 0, 4, 4, 2, 2, 0, False),
     ]
+    assert table[:2] == job_table(simulate(s))[:2]
 
 
 def test_minix_prodcons_inheritance_does_not_apply() -> None:

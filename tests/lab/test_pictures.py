@@ -188,22 +188,23 @@ def test_boosts_are_split_per_inherited_value() -> None:
 
 def test_timeline_marks_deadlines_misses_and_timeouts() -> None:
     # A runs [0,2) and [5,7). B blocks on C at 2 with a timeout of 2 ticks,
-    # given at the instant of tick 2 before it is taken: it times out at 3
-    # (docs/semantics.md); B runs [3,5), A preempts, [7,8). Its deadline 4
-    # passes: missed at 4. U (released at 3) runs [8,10), unfinished at the
-    # horizon, where its interval is closed. Z is never released.
+    # given at the instant of tick 2 before it is taken: the wait counts from
+    # tick 2 and times out at 4 (docs/semantics.md). U (released at 3) runs
+    # [3,4) while B waits. At 4 B's deadline passes (missed), then B runs
+    # [4,5), A preempts, [7,9). U runs again [9,10), unfinished at the horizon,
+    # where its interval is closed. Z is never released.
     A, B, U, Z = extract(simulate(periodic())).tasks
     assert A.executions == ms((0, 2), (5, 7))
     assert A.releases == (Mark(0, 1), Mark(5 * MS, 2))
     assert A.deadlines == (Mark(5 * MS, 1), Mark(10 * MS, 2))
     assert A.misses == ()
-    assert B.executions == ms((3, 5), (7, 8))
-    assert B.blocked == (Blocked(2 * MS, 3 * MS, "C", timed_out=True),)
+    assert B.executions == ms((4, 5), (7, 9))
+    assert B.blocked == (Blocked(2 * MS, 4 * MS, "C", timed_out=True),)
     assert B.critical_sections == ()  # a counting semaphore has no holder
     assert B.deadlines == (Mark(4 * MS, 1),)
     assert B.misses == (Mark(4 * MS, 1),)
-    assert B.finishes == (Mark(8 * MS, 1),)
-    assert U.executions == ms((8, 10))
+    assert B.finishes == (Mark(9 * MS, 1),)
+    assert U.executions == ms((3, 4), (9, 10))
     assert U.deadlines == (Mark(23 * MS, 1),)
     assert U.finishes == ()
     assert Z.executions == Z.releases == Z.deadlines == ()

@@ -212,24 +212,26 @@ def test_mean_is_rounded_to_6_decimals() -> None:
 
 
 def test_periodic_to_the_horizon() -> None:
-    # 0..2   A1 (2 ticks). B1 runs at 2 and blocks on C (timeout 2, given at
-    #        tick count 1 since tick 2's interrupt comes after: ends at tick 3).
+    # 0..2   A1 (2 ticks). B1 runs at 2 and blocks on C with timeout 2: the
+    #        instant belongs to tick 2 (its interrupt comes after), so the wait
+    #        ends at tick 4, two whole ticks.
     # 2..3   idle.
-    # 3      U1 released; B1's down times out (1 timeout), B1 runs 3..5.
-    # 4      B1's deadline (0 + 4) passes: missed.
-    # 5..7   A2 preempts (released at 5). 7..8 B1's last tick: finish 8.
-    # 8..10  U1 (2 of its 5 ticks): unfinished at the horizon 10, deadline 23.
+    # 3..4   U1 released at 3 and runs (B1 still waits): B1 inverted 1.
+    # 4      B1's deadline (0 + 4): missed (its deadline timer was armed first);
+    #        then its down times out (1 timeout, blocked 2..4); B1 runs 4..5.
+    # 5..7   A2 preempts (released at 5). 7..9 B1's last 2 ticks: finish 9.
+    # 9..10  U1 (2 of its 5 ticks): unfinished at the horizon 10, deadline 23.
     # Z is released at 50: no job. The releases at 10 are not in the run.
     report = build_report(simulate(periodic()))
     assert report.jobs == (
         job("A", 1, 0, 0, 2, deadline=5),
-        job("B", 1, 0, 2, 8, deadline=4, missed=True, blocked=1, timeouts=1),
-        job("U", 1, 3, 8, None, deadline=23),
+        job("B", 1, 0, 2, 9, deadline=4, missed=True, blocked=2, inverted=1, timeouts=1),
+        job("U", 1, 3, 3, None, deadline=23),
         job("A", 2, 5, 5, 7, deadline=10),
     )
     assert report.tasks == {
         "A": TaskRow(2, 2, 2, 0, 0, 0, 0),
-        "B": TaskRow(1, 8, 8, 1, 0, 1, 1),
+        "B": TaskRow(1, 9, 9, 2, 1, 1, 1),
         "U": TaskRow(1, None, None, 0, 0, 0, 0),
         "Z": TaskRow(0, None, None, 0, 0, 0, 0),
     }
@@ -239,12 +241,12 @@ def test_periodic_to_the_horizon() -> None:
         "E": ResourceRow("binary", None, 0, 0, 0, None),
         "R": ResourceRow("mutex", "pip", 0, 0, 0, 0),
     }
-    # Busy: 2 + 2 + 2 + 1 + 2 = 9 of 10. Nominal: 2/5 + 3/10 + 5/20 = 0.95.
-    # Switches at 0, 2 (B), 2 (idle), 3, 5, 7, 8 = 7.
+    # Busy: A 2 + U 1 + B 1 + A 2 + B 2 + U 1 = 9 of 10. Nominal: 2/5 + 3/10 + 5/20 = 0.95.
+    # Switches at 0, 2 (B), 2 (idle), 3 (U), 4 (B), 5 (A), 7 (B), 9 (U) = 8.
     assert report.system == SystemRow(
         utilisation=0.9,
         nominal_utilisation=0.95,
-        context_switches=7,
+        context_switches=8,
         priority_changes=0,
         horizon=10,
         stopped="horizon",
@@ -258,17 +260,17 @@ def test_periodic_to_the_horizon() -> None:
 
 def test_unstarted_and_open_jobs() -> None:
     # Same schedule cut at 6: B1 unfinished but its deadline 4 has passed
-    # (missed); U1 released at 3 never ran (start None); A2 (5..) unfinished
-    # with its deadline 10 after the end (not missed).
+    # (missed); U1 released at 3 ran 3..4 and is unfinished; A2 (5..)
+    # unfinished with its deadline 10 after the end (not missed).
     report = build_report(simulate(periodic().with_horizon(6)))
     assert report.jobs == (
         job("A", 1, 0, 0, 2, deadline=5),
-        job("B", 1, 0, 2, None, deadline=4, missed=True, blocked=1, timeouts=1),
-        job("U", 1, 3, None, None, deadline=23),
+        job("B", 1, 0, 2, None, deadline=4, missed=True, blocked=2, inverted=1, timeouts=1),
+        job("U", 1, 3, 3, None, deadline=23),
         job("A", 2, 5, 5, None, deadline=10),
     )
-    assert report.tasks["B"] == TaskRow(1, None, None, 1, 0, 1, 1)
-    # Busy: A 0..2, B 3..5, A 5..6 = 5 of 6.
+    assert report.tasks["B"] == TaskRow(1, None, None, 2, 1, 1, 1)
+    # Busy: A 0..2, U 3..4, B 4..5, A 5..6 = 5 of 6.
     assert report.system.utilisation == round(5 / 6, 6) == 0.833333
     assert (report.system.horizon, report.system.misses) == (6, 1)
 
@@ -315,7 +317,7 @@ def test_json_shape_and_key_order() -> None:
     assert list(document["tasks"]) == ["A", "B", "U", "Z"]  # the file's order
     assert list(document["resources"]) == ["C", "E", "R"]
     assert document["jobs"][2] == {
-        "task": "U", "job": 1, "release": 3, "start": 8, "finish": None, "response": None,
+        "task": "U", "job": 1, "release": 3, "start": 3, "finish": None, "response": None,
         "timeouts": 0, "blocked": 0, "inverted": 0, "missed": False, "deadline": 23,
     }  # fmt: skip
     assert document["tasks"]["Z"]["max_response"] is None
@@ -404,19 +406,19 @@ def test_text_marks_missing_values() -> None:
         "1",
         "0",
         "2",
-        "8",
-        "8",
+        "9",
+        "9",
         "4",
         "yes",
+        "2",
         "1",
-        "0",
         "1",
     ]
     assert rows_of(text, "Jobs")[2] == [
         "U",
         "1",
         "3",
-        "8",
+        "3",
         "-",
         "-",
         "23",

@@ -40,6 +40,13 @@ void pr_port_switch(int from_slot, int to_slot);
  * its timer). Used for trace timestamps and CPU time. */
 uint64_t pr_port_now(void);
 
+/* 1 if the next tick's instant has come but its interrupt is not taken yet
+ * (the caller runs with interrupts masked, or exactly at the tick's instant
+ * on the host port). Relative waits count from that tick: a delay of n ticks
+ * made at tick k's instant ends at tick k + n, whether or not the tick
+ * interrupt has run yet. */
+int pr_port_tick_due(void);
+
 /* The idle task's body calls this in a loop: wait for the next interrupt. */
 void pr_port_idle(void);
 

@@ -60,7 +60,8 @@ int pr_sem_free(pr_id_t id);
 
 /* Decrements the value; blocks while the result is negative.
  * timeout: PR_NO_WAIT (fail with PR_EAGAIN rather than block), PR_FOREVER,
- * or n ticks: the wait ends with PR_ETIMEDOUT at tick (now + n) if the
+ * or n ticks: the wait ends with PR_ETIMEDOUT at tick (k + n), k the tick
+ * the calling instant belongs to (port.h: pr_port_tick_due), if the
  * semaphore was not obtained before. Errors: PR_EBADID, PR_ENOTALLOC,
  * PR_EAGAIN, PR_ETIMEDOUT, PR_EHELD (the caller holds this mutex),
  * PR_EDEADLK (the holder chain leads back to the caller), PR_ECONTEXT (a

@@ -87,7 +87,8 @@ int pr_task_delete(pr_id_t id);
 int pr_task_suspend(pr_id_t id);
 int pr_task_resume(pr_id_t id); /* PR_ESTATE if not suspended */
 
-/* Blocks the caller for `ticks` ticks: it becomes ready at tick now+ticks.
+/* Blocks the caller for `ticks` ticks: it becomes ready at tick k + ticks, k
+ * the tick the calling instant belongs to (port.h: pr_port_tick_due).
  * 0 yields to the other ready tasks of its priority. Errors: PR_ECONTEXT
  * (not called from a task), PR_EINVAL (PR_FOREVER). */
 int pr_task_delay(pr_timeout_t ticks);
