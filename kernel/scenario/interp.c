@@ -80,22 +80,32 @@ static void note_result(pr_script_t *sc, uint32_t action, int err)
     }
 }
 
+static int in_pool(pr_id_t sem) { return sem >= 0 && sem < PR_CONFIG_MAX_SEMS; }
+
 /*
  * A LOCK failed: the job skips its critical section and goes on after the
- * matching UNLOCK, whose index this returns. Sections may overlap without
- * nesting (LOCK A, LOCK B, UNLOCK A, UNLOCK B: pr_script_check accepts it),
- * so an UNLOCK inside the skipped range may close a section entered before
- * the failed LOCK. That mutex is held: it is released here, or the job
- * would end holding it. Sections nested inside the skipped one were never
- * entered: their mutexes are not held, and nothing is done for them.
+ * matching UNLOCK, whose index this returns. Sections may cross (LOCK A,
+ * LOCK B, UNLOCK A, UNLOCK B: hand-over-hand locking), so the skipped range
+ * is read once:
+ *  - an UNLOCK of a mutex the task holds closes a section opened before the
+ *    failed LOCK: it is done now, or the job would end holding the mutex;
+ *  - a LOCK opens a section that is skipped in full: `skipped` remembers it,
+ *    so its UNLOCK is skipped too, even when it comes after the range.
+ * A section both opened and closed inside the range leaves no mark.
  */
-static uint32_t skip_section(pr_script_t *sc, uint32_t lock)
+static uint32_t skip_section(pr_script_t *sc, uint32_t lock, uint8_t *skipped)
 {
     uint32_t end = matching_unlock(sc, lock);
     for (uint32_t k = lock + 1; k < end; k++) {
         const pr_action_t *a = &sc->actions[k];
         pr_sem_status_t st;
-        if (a->kind == PR_ACT_UNLOCK && pr_sem_status(a->sem, &st) == PR_OK && st.holder == pr_task_self())
+        if (!in_pool(a->sem)) /* its own call fails with PR_EBADID when it runs */
+            continue;
+        if (a->kind == PR_ACT_LOCK)
+            skipped[a->sem] = 1;
+        else if (a->kind == PR_ACT_UNLOCK && skipped[a->sem])
+            skipped[a->sem] = 0;
+        else if (a->kind == PR_ACT_UNLOCK && pr_sem_status(a->sem, &st) == PR_OK && st.holder == pr_task_self())
             note_result(sc, k, pr_sem_up(a->sem));
     }
     return end;
@@ -104,7 +114,10 @@ static uint32_t skip_section(pr_script_t *sc, uint32_t lock)
 void pr_script_body(void *arg)
 {
     pr_script_t *sc = arg;
+    uint8_t skipped[PR_CONFIG_MAX_SEMS]; /* sections this job skips in full */
     for (;;) {
+        for (int s = 0; s < PR_CONFIG_MAX_SEMS; s++)
+            skipped[s] = 0;
         for (uint32_t i = 0; i < sc->count; i++) {
             const pr_action_t *a = &sc->actions[i];
             const uint32_t at = i; /* a failed LOCK moves i past its section */
@@ -116,12 +129,18 @@ void pr_script_body(void *arg)
             case PR_ACT_LOCK:
                 err = pr_sem_down(a->sem, a->timeout);
                 if (err != PR_OK)
-                    i = skip_section(sc, i);
+                    i = skip_section(sc, i, skipped);
                 break;
             case PR_ACT_DOWN:
                 err = pr_sem_down(a->sem, a->timeout);
                 break;
             case PR_ACT_UNLOCK:
+                if (in_pool(a->sem) && skipped[a->sem]) { /* its LOCK was skipped */
+                    skipped[a->sem] = 0;
+                    continue;
+                }
+                err = pr_sem_up(a->sem);
+                break;
             case PR_ACT_UP:
                 err = pr_sem_up(a->sem);
                 break;

@@ -169,8 +169,52 @@ static void errors_counted_with_failing_action(void)
     CHECK_EQ(trace_tick_of(PR_EV_TASK_EXIT, PR_TRACE_NONE, 0), 2);
 }
 
+/*
+ * Crossing sections where the failed LOCK is the outer one, or where a
+ * section opens inside the skipped range and closes after it. G (1) holds A
+ * and B from 0 to 10. X (2), released at 1: LOCK A no-wait (fails: skip
+ * [0, 2], which opens B's section), UNLOCK B (skipped with it: no error).
+ * Y (3), released at 1: LOCK C, LOCK B no-wait (fails: skip [1, 5]: C, held
+ * from before, is unlocked at once; the second LOCK C opens a section
+ * skipped in full), UNLOCK C (skipped: no error). Neither ends holding
+ * anything, and neither counts an error; both take no time, so G ends at 10.
+ */
+static const pr_action_t G_body[] = {A_LOCK(A), A_LOCK(B), A_COMPUTE(10), A_UNLOCK(B), A_UNLOCK(A)};
+static const pr_action_t X_body[] = {A_LOCK_TO(A, PR_NO_WAIT), A_LOCK(B), A_UNLOCK(A), A_UNLOCK(B)};
+static const pr_action_t Y_body[] = {A_LOCK(2),    A_LOCK_TO(B, PR_NO_WAIT), A_UNLOCK(2), A_LOCK(2),
+                                     A_COMPUTE(1), A_UNLOCK(B),              A_UNLOCK(2)};
+
+static void failed_lock_skips_sections_opened_in_its_range(void)
+{
+    harness_reset(0);
+    pr_script_t g = SCRIPT(G_body), x = SCRIPT(X_body), y = SCRIPT(Y_body);
+    CHECK_EQ(mutex("A", PR_PROTOCOL_NONE), A);
+    CHECK_EQ(mutex("B", PR_PROTOCOL_NONE), B);
+    CHECK_EQ(mutex("C", PR_PROTOCOL_NONE), 2);
+    script_task("G", 1, 0, &g);
+    pr_id_t xt = script_task("X", 2, 1, &x);
+    pr_id_t yt = script_task("Y", 3, 1, &y);
+    CHECK_EQ(pr_host_run_ticks(100), PR_HOST_QUIESCENT);
+    EXPECT_TRACE(EV(PR_EV_SEM_DOWN) | EV(PR_EV_SEM_UP),
+                 "0 DOWN G A ok value=0",
+                 "0 DOWN G B ok value=0",
+                 "1 DOWN Y C ok value=0",
+                 "1 DOWN Y B PR_EAGAIN value=0",
+                 "1 UP Y C ok value=1",
+                 "1 DOWN X A PR_EAGAIN value=0",
+                 "10 UP G B ok value=1",
+                 "10 UP G A ok value=1");
+    CHECK_EQ(x.timeouts, 1);
+    CHECK_EQ(x.errors, 0);
+    CHECK_EQ(y.timeouts, 1);
+    CHECK_EQ(y.errors, 0);
+    CHECK_EQ(status_of(xt).mutexes_held, 0);
+    CHECK_EQ(status_of(yt).mutexes_held, 0);
+}
+
 HARNESS_MAIN(TEST_CASE(script_check_accepts_and_rejects),
              TEST_CASE(failed_lock_releases_overlapping_section),
              TEST_CASE(failed_inner_lock_skips_nested_section),
+             TEST_CASE(failed_lock_skips_sections_opened_in_its_range),
              TEST_CASE(periodic_script_runs_actions_in_order),
              TEST_CASE(errors_counted_with_failing_action))

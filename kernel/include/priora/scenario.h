@@ -12,9 +12,10 @@
  *                       on the host port); preemptible.
  *   PR_ACT_LOCK         pr_sem_down(sem, timeout) on a mutex. If it fails
  *                       (timeout, or any error), the job skips its critical
- *                       section: it goes on after the matching PR_ACT_UNLOCK
- *                       (releasing a mutex held from before whose UNLOCK
- *                       falls in the skipped range: overlapped sections).
+ *                       section: it goes on after the matching PR_ACT_UNLOCK.
+ *                       Crossing sections: inside the skipped range, a mutex
+ *                       held from before is unlocked at once, and a section
+ *                       opened there is skipped in full (its UNLOCK too).
  *   PR_ACT_UNLOCK       pr_sem_up(sem) on a mutex.
  *   PR_ACT_DOWN         pr_sem_down(sem, timeout); on failure the job goes on
  *                       with the next action.
