@@ -23,8 +23,10 @@ static const struct {
 
 static int index_of(int err)
 {
-    int i = -err;
-    return (i >= 0 && i < (int)(sizeof table / sizeof table[0])) ? i : -1;
+    const int count = (int)(sizeof table / sizeof table[0]);
+    if (err > 0 || err <= -count) /* checked before negating: -INT_MIN overflows */
+        return -1;
+    return -err;
 }
 
 const char *pr_errname(int err)

@@ -136,7 +136,7 @@ static int task_create(const pr_task_attr_t *attr, pr_id_t *id)
     pr_port_context_init(t->id, task_start);
 
     trace_emit(PR_EV_TASK_CREATE, trace_id(t), caller_trace_id(), PR_OK, (uint8_t)t->base, 0,
-               (int32_t)t->period);
+               t->period > INT32_MAX ? INT32_MAX : (int32_t)t->period); /* saturated */
     periodic_setup(t); /* first release now or at its phase */
     *id = t->id;
     sched_reschedule();

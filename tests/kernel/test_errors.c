@@ -696,6 +696,11 @@ static void einval_bad_max(void)
 
 static void every_code_has_distinct_name_and_text(void)
 {
+    /* codes outside the table, including the extremes, have a name too */
+    CHECK(strcmp(pr_errname(INT_MIN), "PR_E?") == 0);
+    CHECK(strcmp(pr_strerror(INT_MIN), "unknown error") == 0);
+    CHECK(strcmp(pr_errname(INT_MAX), "PR_E?") == 0);
+    CHECK(strcmp(pr_errname(-14), "PR_E?") == 0);
     static const struct {
         int code;
         const char *name;

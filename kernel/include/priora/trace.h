@@ -11,7 +11,7 @@
 
 /* Event codes (the record's `event` byte). Values are stable. */
 typedef enum pr_trace_event {
-    PR_EV_TASK_CREATE = 1,  /* task; arg0 = base priority; value = period */
+    PR_EV_TASK_CREATE = 1,  /* task; arg0 = base priority; value = period (saturated at INT32_MAX) */
     PR_EV_TASK_DELETE = 2,  /* task = deleted task; object = caller */
     PR_EV_RELEASE = 3,      /* task; value = job number */
     PR_EV_SWITCH = 4,       /* task = task switched in (0xFF idle); object = task switched out (0xFF idle); arg0 = state of the task switched out */
