@@ -13,16 +13,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 from collections.abc import Callable
-from decimal import Decimal
-from fractions import Fraction
 from pathlib import Path
 
-from priora.errors import PrioraError
-from priora.model import PROTOCOLS, UNITS_PER_SECOND, Protocol, Scenario
-from priora.simulate import UNBOUNDED_NS, SimResult
+from priora.errors import PrioraError, ScenarioError
+from priora.model import PROTOCOLS, Protocol, Scenario
+from priora.simulate import SimResult
 
 EXIT_OK = 0
 EXIT_USER = 2
@@ -30,9 +27,6 @@ EXIT_USER = 2
 GANTT_SUFFIXES = (".png", ".svg")
 TRACE_SUFFIXES = (".json",)
 DEFAULT_DEMO_DIR = Path("priora-demo")
-
-# A time as a scenario file writes one in a body action (no "inf", "nan", "_").
-NUMBER = re.compile(r"[+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
 
 
 class UsageError(PrioraError):
@@ -74,38 +68,15 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def horizon_ticks(scenario: Scenario, text: str) -> int:
-    """--horizon T (file's time unit) in ticks, refused like a time in the
-    file: not a decimal number, <= 0, not a whole number of ticks, or beyond
-    the host port's clock. Exact arithmetic (Decimal, Fraction), so 0.1 ms at
-    10 kHz is exactly one tick."""
-    unit, hz = scenario.system.time_unit, scenario.system.tick_hz
-    if not NUMBER.fullmatch(text):
-        raise UsageError(f"--horizon: must be a number, got {text!r}")
-    decimal = Decimal(text)
-    # Fraction(1e999999) would build a million-digit integer: refuse first.
-    if decimal and abs(decimal.adjusted()) > 40:
-        raise UsageError(f"--horizon: {text} is out of range")
-    value = Fraction(decimal)
-    if value <= 0:
-        raise UsageError(f"--horizon: must be > 0, got {text}")
-    ticks = value if unit == "tick" else value * hz / UNITS_PER_SECOND[unit]
-    if ticks.denominator != 1:
-        raise UsageError(
-            f"--horizon: {text} {unit} is not representable in ticks "
-            f"(a tick is {_tick_length(unit, hz)} {unit} at tick_hz {hz})"
-        )
-    # The host port's clock is in ns and runs "forever" up to UNBOUNDED_NS.
-    if scenario.ticks_to_ns(int(ticks)) > UNBOUNDED_NS:
-        raise UsageError(f"--horizon: {text} {unit} is beyond the host port's clock")
-    return int(ticks)
+    """--horizon T in ticks: T is read like a time in the file (its time unit,
+    > 0, a whole number of ticks, within the host port's clock; exact, so
+    0.1 ms at 10 kHz is one tick), by priora.scenario.parse_time."""
+    from priora.scenario import parse_time
 
-
-def _tick_length(unit: str, hz: int) -> str:
-    """A tick in `unit`, as exact decimal text (valid rates divide 10^9, so it ends)."""
-    if unit == "tick":
-        return "1"
-    tick = Decimal(UNITS_PER_SECOND[unit]) / Decimal(hz)
-    return format(tick.normalize(), "f")
+    try:
+        return parse_time(text, scenario, "--horizon")
+    except ScenarioError as exc:
+        raise UsageError(f"--horizon: {exc.reason}") from None
 
 
 def _check_output(option: str, path: Path | None, suffixes: tuple[str, ...]) -> None:
@@ -165,7 +136,8 @@ def _simulate(args: argparse.Namespace) -> str:
 
     _check_output("--gantt", args.gantt, GANTT_SUFFIXES)
     _check_output("--trace", args.trace, TRACE_SUFFIXES)
-    scenario = load(args.file)
+    # With --horizon, a default horizon beyond the clock does not matter.
+    scenario = load(args.file, check_default_horizon=args.horizon is None)
     if args.protocol is not None:
         protocol: Protocol = args.protocol
         scenario = scenario.with_protocol(protocol)

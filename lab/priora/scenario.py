@@ -51,6 +51,7 @@ PERIOD_MAX = 2**32 - 1  # period and deadline: at most UINT32_MAX ticks (pr_task
 WAIT_MAX = 2**32 - 2  # timeouts and delays are pr_timeout_t; 0xFFFFFFFF is PR_FOREVER
 VALUE_MAX = 2**31 - 1  # a semaphore's value and max are C ints
 CLOCK_MAX_NS = 2**62  # the host port's clock: simulate runs "forever" up to this time
+TICK_HZ_MAX = 1_000_000  # pr_kernel_init accepts tick_hz 1..1000000 (kernel/core/kernel.c)
 
 DEFAULT_TICK_HZ = 1000
 
@@ -90,8 +91,12 @@ _Number = tuple[Fraction, str]
 # ---- reading the file ----
 
 
-def load(path: str | os.PathLike[str]) -> Scenario:
-    """Reads and validates the scenario file at `path` (named as given in messages)."""
+def load(path: str | os.PathLike[str], *, check_default_horizon: bool = True) -> Scenario:
+    """Reads and validates the scenario file at `path` (named as given in messages).
+
+    check_default_horizon=False is for a caller that gives the horizon itself
+    (the --horizon option): a file without a horizon whose default one is
+    beyond the host port's clock is then not refused for it."""
     source = os.fspath(path)
     try:
         with open(path, "rb") as f:
@@ -103,17 +108,30 @@ def load(path: str | os.PathLike[str]) -> Scenario:
     except UnicodeDecodeError as e:
         line = data[: e.start].count(b"\n") + 1
         raise ScenarioError(source, f"line {line}", "not UTF-8 text (TOML files are UTF-8)") from e
-    return parse(text, source)
+    return parse(text, source, check_default_horizon=check_default_horizon)
 
 
-def parse(text: str, source: str) -> Scenario:
+def parse(text: str, source: str, *, check_default_horizon: bool = True) -> Scenario:
     """Validates the scenario in `text`; `source` names it in messages."""
     doc = _decode(text, source)
     _check_top_level(source, doc)
     system, clock = _system(_At(source, "[system]"), doc.get("system", {}))
     resources = _resources(_At(source, "[resources]"), doc.get("resources", {}), system)
     tasks = _tasks(_At(source, "[tasks]"), doc.get("tasks", {}), resources, clock)
-    return Scenario(source=source, system=system, resources=resources, tasks=tasks)
+    scenario = Scenario(source=source, system=system, resources=resources, tasks=tasks)
+    if system.horizon is None and check_default_horizon:
+        _check_default_horizon(_At(source, "[system] horizon"), scenario, clock)
+    return scenario
+
+
+def parse_time(text: str, scenario: Scenario, where: str) -> int:
+    """Ticks of the time `text`, written in the scenario's time unit as in a
+    body action ("6", "0.5", "1e3"): > 0, a whole number of ticks, within the
+    host port's clock, like [system] horizon. Raises the ScenarioError a file
+    time would raise, at `where` (the --horizon option uses it)."""
+    at = _At(scenario.source, where)
+    clock = _Clock(scenario.system.tick_hz, scenario.system.time_unit)
+    return _time(at, _text_number(at, text, ""), clock, positive=True, limit=clock.max_ticks())
 
 
 def _check_top_level(source: str, doc: Mapping[str, object]) -> None:
@@ -136,6 +154,8 @@ def _decode(text: str, source: str) -> dict[str, object]:
         raise ScenarioError(source, where, f"malformed TOML: {reason}") from e
     except ValueError as e:  # an integer too long for Python's int(), from tomllib
         raise ScenarioError(source, "", f"malformed TOML: {e}") from e
+    except RecursionError as e:  # arrays or inline tables nested thousands deep: no line known
+        raise ScenarioError(source, "", "malformed TOML: nested too deeply") from e
 
 
 def _toml_position(message: str, text: str) -> tuple[str, str]:
@@ -326,6 +346,8 @@ def _tick_hz(at: _At, value: object) -> int:
     hz = _int(at, value)
     if hz <= 0:
         at.fail(f"must be > 0, got {hz}")
+    if hz > TICK_HZ_MAX:
+        at.fail(f"must be at most {TICK_HZ_MAX} (the kernel's range is 1..{TICK_HZ_MAX}), got {hz}")
     # The host port counts ns: a tick must be a whole number of them.
     if NS_PER_SECOND % hz:
         at.fail(f"must divide {NS_PER_SECOND} so that a tick is a whole number of ns, got {hz}")
@@ -463,6 +485,18 @@ def _task(at: _At, name: str, value: object, resources: Mapping[str, Resource], 
     deadline = _optional_time(at.field("deadline"), table.get("deadline"), clock, PERIOD_MAX)
     body = _body(at.field("body"), table.get("body"), resources, clock)
     return _Draft(at, name, priority, period, phase, period if deadline is None else deadline, body)
+
+
+def _check_default_horizon(at: _At, scenario: Scenario, clock: _Clock) -> None:
+    """Without a horizon the run lasts the hyperperiod plus the largest phase
+    (Scenario.default_horizon), which must fit the host port's clock too."""
+    horizon = scenario.default_horizon()
+    if horizon is not None and horizon > clock.max_ticks():
+        phase = max(t.phase for t in scenario.tasks)
+        at.fail(
+            f"the default horizon (the hyperperiod {horizon - phase} ticks plus the largest phase {phase}) "
+            f"exceeds the limit of {clock.max_ticks()} ticks: give a horizon"
+        )
 
 
 def _optional_time(at: _At, value: object, clock: _Clock, limit: int) -> int | None:
@@ -605,7 +639,9 @@ def _check_resource_kind(at: _At, kind: ActionKind, name: str, resources: Mappin
 
 def _check_sections(at: _At, actions: tuple[Action, ...]) -> None:
     """Every lock closed by a later unlock of the same mutex, none nested on
-    itself: what the kernel's pr_script_check demands, said in the file's terms."""
+    itself: what the kernel's pr_script_check demands, said in the file's terms.
+    Sections may cross (lock A, lock B, unlock A, unlock B): the interpreter
+    skips them consistently when a lock fails (kernel/scenario/interp.c)."""
     held: dict[str, int] = {}  # mutex -> index of the lock that took it
     for i, action in enumerate(actions):
         name = action.resource

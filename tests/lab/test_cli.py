@@ -163,7 +163,7 @@ def test_horizon_cuts_the_run(capsys: pytest.CaptureFixture[str], inversion: Pat
         ("nan", "must be a number"),
         ("1/2", "must be a number"),
         ("", "must be a number"),
-        ("1e30", "beyond the host port's clock"),
+        ("1e30", "1e30 ms (1000000000000000000000000000000 ticks) exceeds the limit of 4611686018427 ticks"),
         ("1e99", "out of range"),
     ],
 )
@@ -174,6 +174,22 @@ def test_bad_horizon_is_a_user_error(
     assert (status, out) == (2, "")
     line = one_line_error(err)
     assert line.startswith("priora: --horizon: ") and reason in line
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "0.5", "5000000000000", "7.25"])
+def test_horizon_is_refused_as_in_the_file(
+    capsys: pytest.CaptureFixture[str], inversion: Path, tmp_path: Path, value: str
+) -> None:
+    # --horizon T and [system] horizon = T give the same reason (one parser, scenario.parse_time).
+    status, _, err = run(capsys, "simulate", str(inversion), "--horizon", value)
+    assert status == 2
+    in_file = tmp_path / "horizon.toml"
+    in_file.write_text(INVERSION.replace("[system]\n", f"[system]\nhorizon = {value}\n"))
+    file_status, _, file_err = run(capsys, "simulate", str(in_file))
+    assert file_status == 2
+    prefix = f"priora: {in_file}: [system] horizon: "
+    assert one_line_error(file_err).startswith(prefix)
+    assert one_line_error(err) == "priora: --horizon: " + one_line_error(file_err)[len(prefix) :]
 
 
 def test_horizon_in_ticks_is_exact(inversion: Path) -> None:
@@ -206,6 +222,66 @@ def test_protocol_pip_on_a_fifo_mutex_is_refused(capsys: pytest.CaptureFixture[s
     status, out, err = run(capsys, "simulate", str(path), "--protocol", "pip")
     assert (status, out) == (2, "")
     assert one_line_error(err).startswith(f"priora: {path}: [resources.S] order: ")
+
+
+PRIMES = (4294967291, 4294967279, 4294967231)  # hyperperiod: their product, about 2^96 ticks
+
+
+@pytest.fixture
+def huge_hyperperiod(tmp_path: Path) -> Path:
+    path = tmp_path / "primes.toml"
+    path.write_text(
+        "".join(f'[tasks.T{i}]\nperiod = {p}\nbody = ["compute 1"]\n' for i, p in enumerate(PRIMES))
+    )
+    return path
+
+
+def test_default_horizon_beyond_the_clock(capsys: pytest.CaptureFixture[str], huge_hyperperiod: Path) -> None:
+    # Was an OverflowError traceback from the kernel call; now the file is refused.
+    status, out, err = run(capsys, "simulate", str(huge_hyperperiod))
+    assert (status, out) == (2, "")
+    assert one_line_error(err) == (
+        f"priora: {huge_hyperperiod}: [system] horizon: the default horizon (the hyperperiod "
+        f"{PRIMES[0] * PRIMES[1] * PRIMES[2]} ticks plus the largest phase 0) exceeds the limit "
+        "of 4611686018427 ticks: give a horizon"
+    )
+
+
+def test_horizon_option_stands_for_the_default_horizon(
+    capsys: pytest.CaptureFixture[str], huge_hyperperiod: Path, tmp_path: Path
+) -> None:
+    # With --horizon (or a horizon in the file), the default one is never used.
+    status, out, err = run(capsys, "simulate", str(huge_hyperperiod), "--json", "--horizon", "10")
+    assert (status, err) == (0, "")
+    assert json.loads(out)["system"]["horizon"] == 10
+    in_file = tmp_path / "with_horizon.toml"
+    in_file.write_text("[system]\nhorizon = 10\n" + huge_hyperperiod.read_text())
+    status, out, err = run(capsys, "simulate", str(in_file), "--json")
+    assert (status, err) == (0, "")
+    assert json.loads(out)["system"]["horizon"] == 10
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            '[system]\ntick_hz = 2000000\n[tasks.T]\npriority = 1\nbody = ["compute 1"]\n',
+            "[system] tick_hz: must be at most 1000000 (the kernel's range is 1..1000000), got 2000000",
+        ),
+        ("x = " + "[" * 5000 + "]" * 5000 + "\n", "malformed TOML: nested too deeply"),
+    ],
+    ids=["tick_hz_beyond_the_kernel", "nested_too_deeply"],
+)
+def test_file_refused_in_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str, message: str
+) -> None:
+    # Were: "the kernel refused tick_hz 2000000: PR_EINVAL" (no file, no field),
+    # and a RecursionError traceback from tomllib.
+    path = tmp_path / "refused.toml"
+    path.write_text(text)
+    status, out, err = run(capsys, "simulate", str(path))
+    assert (status, out) == (2, "")
+    assert one_line_error(err) == f"priora: {path}: {message}"
 
 
 def test_bad_file_one_line_naming_it(capsys: pytest.CaptureFixture[str], bad: Path) -> None:

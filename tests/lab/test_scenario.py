@@ -14,7 +14,7 @@ import pytest
 from priora import scenario
 from priora.errors import ScenarioError
 from priora.model import Action, Order, Protocol, Resource, Scenario, System, Task
-from priora.scenario import load, parse
+from priora.scenario import load, parse, parse_time
 
 HERE = Path(__file__).parent
 BAD = HERE / "bad"
@@ -200,7 +200,10 @@ body = ["compute 1"]
 
 def test_rate_monotonic_on_the_largest_task_set() -> None:
     # 32 distinct periods: exactly the kernel's 32 levels, 31 down to 0.
-    text = "".join(f'[tasks.T{i}]\nperiod = {100 - i}\nbody = ["compute 1"]\n' for i in range(32))
+    # A horizon: the default one (lcm of 69..100) is beyond the host port's clock.
+    text = "[system]\nhorizon = 1000\n" + "".join(
+        f'[tasks.T{i}]\nperiod = {100 - i}\nbody = ["compute 1"]\n' for i in range(32)
+    )
     assert [t.priority for t in parse(text, "rm.toml").tasks] == list(range(32))
 
 
@@ -449,6 +452,190 @@ def test_integer_too_long_for_python() -> None:
     assert str(e.value).startswith("big.toml: malformed TOML: Exceeds the limit")
 
 
+# ---- limits that only show when the scenario runs ----
+
+LIMIT_TICKS = 2**62 // 1_000_000  # the host port's clock at tick_hz 1000 (1 ms = 10^6 ns)
+PRIMES = (4294967291, 4294967279, 4294967231)  # periods whose hyperperiod is their product
+
+
+def late(phase: int) -> str:
+    """A periodic task (period 1) and a one-shot task released at `phase`."""
+    return (
+        '[tasks.P]\npriority = 1\nperiod = 1\nbody = ["compute 1"]\n'
+        f'[tasks.Late]\npriority = 0\nphase = {phase}\nbody = ["compute 1"]\n'
+    )
+
+
+def test_default_horizon_at_the_limit() -> None:
+    # Without a horizon the run lasts the hyperperiod plus the largest phase:
+    # up to the clock's limit exactly, and not one tick more.
+    assert parse(late(LIMIT_TICKS - 1), "ok.toml").horizon_ticks() == LIMIT_TICKS
+    with pytest.raises(ScenarioError) as e:
+        parse(late(LIMIT_TICKS), "late.toml")
+    assert (e.value.where, e.value.reason) == (
+        "[system] horizon",
+        f"the default horizon (the hyperperiod 1 ticks plus the largest phase {LIMIT_TICKS}) "
+        f"exceeds the limit of {LIMIT_TICKS} ticks: give a horizon",
+    )
+
+
+def test_default_horizon_limit_in_the_file_unit() -> None:
+    # The limit follows tick_hz: at 1 MHz a tick is 1 us, 1000 times more ticks fit.
+    text = "[system]\ntick_hz = 1000000\n" + "".join(
+        f'[tasks.T{i}]\nperiod = {p}\nbody = ["compute 1"]\n' for i, p in enumerate(PRIMES)
+    )
+    with pytest.raises(ScenarioError) as e:
+        parse(text, "fast.toml")
+    assert e.value.reason == (
+        f"the default horizon (the hyperperiod {PRIMES[0] * PRIMES[1] * PRIMES[2]} ticks plus the largest "
+        f"phase 0) exceeds the limit of {2**62 // 1000} ticks: give a horizon"
+    )
+
+
+def test_a_horizon_lifts_the_default_horizon_limit() -> None:
+    # The same periods with a horizon (validated on its own) are fine, and a
+    # caller that gives the horizon itself (--horizon) may skip the check.
+    tasks = "".join(f'[tasks.T{i}]\nperiod = {p}\nbody = ["compute 1"]\n' for i, p in enumerate(PRIMES))
+    assert parse("[system]\nhorizon = 100\n" + tasks, "h.toml").horizon_ticks() == 100
+    assert parse(tasks, "h.toml", check_default_horizon=False).system.horizon is None
+    # One-shot tasks only: no default horizon (the run ends when every job is done).
+    once = f'[tasks.Once]\npriority = 1\nphase = {LIMIT_TICKS}\nbody = ["compute 1"]\n'
+    assert parse(once, "once.toml").horizon_ticks() is None
+
+
+@pytest.mark.parametrize("hz", [1, 1_000_000])
+def test_tick_hz_range_accepted(hz: int) -> None:
+    text = f'[system]\ntick_hz = {hz}\n[tasks.T]\nperiod = 10\nbody = ["compute 1"]\n'
+    assert parse(text, "hz.toml").system.tick_hz == hz
+
+
+@pytest.mark.parametrize("hz", [2_000_000, 1_000_000_000])
+def test_tick_hz_beyond_the_kernel(hz: int) -> None:
+    # Divisors of 10^9 the host port's clock could count, but pr_kernel_init refuses.
+    text = f'[system]\ntick_hz = {hz}\n[tasks.T]\nperiod = 10\nbody = ["compute 1"]\n'
+    with pytest.raises(ScenarioError) as e:
+        parse(text, "hz.toml")
+    assert str(e.value) == (
+        f"hz.toml: [system] tick_hz: must be at most 1000000 (the kernel's range is 1..1000000), got {hz}"
+    )
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["[" * 5000 + "]" * 5000, "{a = " * 5000 + "1" + "}" * 5000],
+    ids=["arrays", "inline_tables"],
+)
+def test_deeply_nested_toml(value: str) -> None:
+    # tomllib recurses once per level and runs out of stack: a RecursionError.
+    with pytest.raises(ScenarioError) as e:
+        parse(f"x = {value}\n", "deep.toml")
+    assert str(e.value) == "deep.toml: malformed TOML: nested too deeply"
+
+
+# ---- parse_time: a time given outside the file (the --horizon option) ----
+
+
+def scenario_at(tick_hz: int, unit: str) -> Scenario:
+    """A scenario with this clock."""
+    text = (
+        f'[system]\ntick_hz = {tick_hz}\ntime_unit = "{unit}"\n[tasks.T]\npriority = 1\nbody = ["delay 0"]\n'
+    )
+    return parse(text, "clock.toml")
+
+
+def test_parse_time_is_exact() -> None:
+    ms = scenario_at(1000, "ms")
+    assert [parse_time(t, ms, "--horizon") for t in ("6", "1e1", "2.000", "+3")] == [6, 10, 2, 3]
+    fine = scenario_at(10_000, "ms")
+    assert parse_time("0.1", fine, "--horizon") == 1  # 0.1 ms at 10 kHz: one tick, exactly
+    assert parse_time("2.5", fine, "--horizon") == 25
+    assert parse_time("1500", scenario_at(10_000, "us"), "--horizon") == 15
+    assert parse_time(str(LIMIT_TICKS), scenario_at(1000, "tick"), "--horizon") == LIMIT_TICKS
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("0", "must be > 0, got 0"),
+        ("-3", "must be > 0, got -3"),
+        ("abc", 'must be a number, got "abc"'),
+        ("nan", 'must be a number, got "nan"'),
+        ("inf", 'must be a number, got "inf"'),
+        ("1_000", 'must be a number, got "1_000"'),
+        ("", 'must be a number, got ""'),
+        ("0.05", "0.05 ms is not representable in ticks (a tick is 0.1 ms at tick_hz 10000)"),
+        ("1e99", "1e99 is out of range"),
+        ("5e12", "5e12 ms (50000000000000 ticks) exceeds the limit of 46116860184273 ticks"),
+    ],
+)
+def test_parse_time_refuses_like_a_file_time(text: str, reason: str) -> None:
+    with pytest.raises(ScenarioError) as e:
+        parse_time(text, scenario_at(10_000, "ms"), "--horizon")
+    assert (e.value.source, e.value.where, e.value.reason) == ("clock.toml", "--horizon", reason)
+
+
+def test_parse_time_words_as_the_file() -> None:
+    # The same reason as for the same time in the file (here a body time, also text).
+    for text in ("0.5", "5000000000000", "0", "x"):
+        body = f'[tasks.T]\npriority = 1\nbody = ["compute {text}"]\n'
+        with pytest.raises(ScenarioError) as in_file:
+            parse('[system]\ntime_unit = "ms"\n' + body, "t.toml")
+        with pytest.raises(ScenarioError) as given:
+            parse_time(text, scenario_at(1000, "ms"), "--horizon")
+        assert in_file.value.reason == "compute time " + given.value.reason
+
+
+# ---- crossing critical sections ----
+
+CROSSING = """
+[resources.A]
+kind = "mutex"
+
+[resources.B]
+kind = "mutex"
+
+[tasks.Hold]
+priority = 2
+body = ["lock B", "delay 5", "unlock B"]
+
+[tasks.T]
+priority = 1
+phase = 1
+body = ["lock A", "lock B timeout 0", "unlock A", "lock A", "compute 1", "unlock B", "unlock A"]
+"""
+
+
+def test_crossing_sections_are_accepted() -> None:
+    # B's section [1..5] opens A's section at 3, which closes at 6, after it.
+    (_, task) = parse(CROSSING, "cross.toml").tasks
+    assert task.body == (
+        lock("A"),
+        lock("B", 0),
+        unlock("A"),
+        lock("A"),
+        compute(1),
+        unlock("B"),
+        unlock("A"),
+    )
+
+
+def test_crossing_sections_run_without_errors() -> None:
+    # Hold has B from 0 to 5. At 1 T takes A, fails "lock B timeout 0" and skips
+    # B's section [1..5]: A (held from before) is unlocked at once, the section
+    # of A opened at 3 is skipped in full, its unlock at 6 too. Before the
+    # kernel's fix that unlock ran on a mutex not held: PR_EPERM, an error.
+    from priora.simulate import simulate
+
+    result = simulate(parse(CROSSING, "cross.toml"))
+    assert result.quiescent
+    assert [(int(j["task"]), int(j["timeouts"]), int(j["errors"])) for j in result.jobs] == [
+        (0, 0, 0),
+        (1, 1, 0),
+    ]
+    a, b = result.semaphores
+    assert (a.downs, a.ups, b.downs, b.ups) == (1, 1, 2, 1)
+
+
 # ---- bad files: one rule each, the exact message ----
 
 BAD_FILES = [
@@ -460,6 +647,10 @@ BAD_FILES = [
     (
         "malformed_toml_eof",
         "malformed_toml_eof.toml: line 6: malformed TOML: Invalid value (at the end of the file)",
+    ),
+    (
+        "malformed_toml_nested",
+        "malformed_toml_nested.toml: malformed TOML: nested too deeply",
     ),
     (
         "malformed_toml_duplicate",
@@ -506,6 +697,10 @@ BAD_FILES = [
         "tick_hz_not_divisor.toml: [system] tick_hz: must divide 1000000000 so that a tick is a whole number of ns, got 1024",
     ),
     (
+        "tick_hz_too_high",
+        "tick_hz_too_high.toml: [system] tick_hz: must be at most 1000000 (the kernel's range is 1..1000000), got 2000000",
+    ),
+    (
         "tick_hz_float",
         "tick_hz_float.toml: [system] tick_hz: must be an integer, got a float (1000.0)",
     ),
@@ -521,6 +716,12 @@ BAD_FILES = [
     (
         "horizon_not_representable",
         "horizon_not_representable.toml: [system] horizon: 100.5 ms is not representable in ticks (a tick is 1 ms at tick_hz 1000)",
+    ),
+    (
+        "default_horizon_too_long",
+        "default_horizon_too_long.toml: [system] horizon: the default horizon (the hyperperiod "
+        "79228160909397609687688407659 ticks plus the largest phase 0) exceeds the limit of "
+        "4611686018427 ticks: give a horizon",
     ),
     # Names (the kernel keeps 15 characters)
     ("name_empty", 'name_empty.toml: [resources.""]: the name is empty'),
