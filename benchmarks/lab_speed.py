@@ -2,10 +2,18 @@
 
 A ten-task periodic set without resources (periods 10..100 ms, total
 utilisation 0.70, rate-monotonic priorities) goes from a validated model to
-per-task results: `simulate` (the kernel on the host port, its trace, the C job
-accounting) then per-task maximum response, blocking, inversion and misses
-computed from the job rows. It prints jobs and trace events per second of wall
-time, best of a few runs, for a short and a long horizon.
+its report, the path of issue 3's speed requirement:
+
+  model to report   `simulate` (the kernel on the host port, its trace, the C
+                    job accounting) then `build_report` (every job, task,
+                    resource and system figure in the file's unit), timed as
+                    one; its `simulate` part is shown too
+  report_json       the JSON document of that report (`priora simulate
+                    --json` prints it), timed on its own
+
+It prints jobs per second of wall time for each (and kernel trace events per
+second from model to report), best of a few runs, for a short, a medium and a
+long horizon (the long one: 595,000 jobs).
 
     .venv/bin/python benchmarks/lab_speed.py
 """
@@ -13,14 +21,14 @@ time, best of a few runs, for a short and a long horizon.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
-import numpy as np
-
-from priora import native
 from priora.model import Action, Scenario, System, Task
-from priora.simulate import SimResult, simulate
+from priora.report import build_report, report_json
+from priora.simulate import simulate
 
 PERIODS = (10, 20, 25, 40, 50, 50, 80, 100, 100, 100)  # ms
+HORIZONS = ((2_000, 20), (200_000, 5), (2_000_000, 3))  # (ms, runs)
 
 
 def task_set() -> Scenario:
@@ -38,46 +46,47 @@ def task_set() -> Scenario:
     return Scenario("benchmark", System(1000, "ms", None, "pip"), (), tasks)
 
 
-def per_task(result: SimResult) -> dict[int, tuple[int, int, int, int]]:
-    """(max response, max blocked, max inverted, misses) per task, in ns."""
-    jobs = result.jobs
-    done = jobs[jobs["finish"] != native.NEVER]
-    out = {}
-    for t in range(len(result.scenario.tasks)):
-        mine, finished = jobs[jobs["task"] == t], done[done["task"] == t]
-        response = int(np.max(finished["finish"] - finished["release"])) if len(finished) else 0
-        out[t] = (
-            response,
-            int(np.max(mine["blocked"], initial=0)),
-            int(np.max(mine["inverted"], initial=0)),
-            int(np.count_nonzero(mine["missed"] == 1)),
-        )
-    return out
+@dataclass
+class Timing:
+    jobs: int = 0
+    events: int = 0
+    simulate: float = float("inf")  # best of the runs, s
+    to_report: float = float("inf")  # simulate + build_report, best of the runs
+    json: float = float("inf")  # report_json alone, best of the runs
 
 
-def measure(scenario: Scenario, horizon_ticks: int, runs: int) -> tuple[float, int, int]:
-    best = float("inf")
-    jobs = events = 0
+def measure(scenario: Scenario, horizon_ticks: int, runs: int) -> Timing:
+    best = Timing()
     for _ in range(runs):
         start = time.perf_counter()
         result = simulate(scenario, horizon_ticks)
-        per_task(result)
-        best = min(best, time.perf_counter() - start)
-        jobs, events = len(result.jobs), len(result.trace)
-    return best, jobs, events
+        simulated = time.perf_counter()
+        report = build_report(result)
+        reported = time.perf_counter()
+        report_json(report)
+        done = time.perf_counter()
+        best.simulate = min(best.simulate, simulated - start)
+        best.to_report = min(best.to_report, reported - start)
+        best.json = min(best.json, done - reported)
+        best.jobs, best.events = len(result.jobs), len(result.trace)
+    return best
 
 
 def main() -> None:
     scenario = task_set()
-    simulate(scenario, 100)  # load the library once, outside the timing
-    print("lab simulation speed: 10 periodic tasks, U = 0.70, end to end through priora.simulate")
+    report_json(build_report(simulate(scenario, 100)))  # load the library once, outside the timing
+    print("lab speed: 10 periodic tasks, U = 0.70, through the Python API (best of several runs)")
+    print("  model to report = simulate + build_report; report_json timed on its own")
     print(
-        f"{'horizon (ms)':>14} {'jobs':>10} {'events':>10} {'wall (s)':>10} {'jobs/s':>12} {'events/s':>12}"
+        f"{'horizon (ms)':>12} {'jobs':>9} {'events':>9} {'simulate (s)':>12} {'to report (s)':>13}"
+        f" {'jobs/s':>10} {'events/s':>10} {'json (s)':>9} {'json jobs/s':>11}"
     )
-    for horizon, runs in ((2_000, 20), (200_000, 5), (2_000_000, 3)):
-        wall, jobs, events = measure(scenario, horizon, runs)
+    for horizon, runs in HORIZONS:
+        t = measure(scenario, horizon, runs)
         print(
-            f"{horizon:>14} {jobs:>10} {events:>10} {wall:>10.4f} {jobs / wall:>12.0f} {events / wall:>12.0f}"
+            f"{horizon:>12} {t.jobs:>9} {t.events:>9} {t.simulate:>12.4f} {t.to_report:>13.4f}"
+            f" {t.jobs / t.to_report:>10.0f} {t.events / t.to_report:>10.0f}"
+            f" {t.json:>9.4f} {t.jobs / t.json:>11.0f}"
         )
 
 

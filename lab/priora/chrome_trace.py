@@ -7,8 +7,9 @@ ordered most urgent first), and on each task's track:
                  slice per critical section (named after the mutex) for the
                  part of the hold during which the task runs; "blocked on R"
                  for each wait on semaphore R
-  "i" instants   "release", "deadline miss", "job done" and "priority a->b"
-                 (args: old, new, cause, resource)
+  "i" instants   "release", "deadline miss" (at the deadline of each job the
+                 report marks missed, priora.timeline), "job done" and
+                 "priority a->b" (args: old, new, cause, resource)
 Timestamps ("ts", "dur") are in microseconds, as the format wants, from the
 trace's ns times (floats, so nothing is rounded away).
 """

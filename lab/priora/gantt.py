@@ -9,8 +9,9 @@ unit.
                      for (dashed when the wait timed out)
   priority boost     a line above the bar with the inherited priority ("p3")
   release, deadline  an arrow up at each release, down at each deadline
-  miss               the deadline arrow in red, a red cross at the miss, and the
-                     overrun (deadline to finish, or to the end) underlined red
+  miss               the deadline arrow in red, a red cross at the deadline, and
+                     the overrun (deadline to finish, or to the end) underlined
+                     red; the misses are the report's (priora.timeline)
 
 The output is deterministic for the same run: no dates or versions in the
 metadata, a fixed SVG hash salt. pyplot is not used (no global figure state);

@@ -8,22 +8,28 @@ by report.schema.json (shipped with the package) and docs/report-schema.md.
 Times are ints when they are a whole number of the unit, else floats rounded
 to 6 decimals: 11 ticks at 1000 Hz in ms read 11, not 11.0; at 512 Hz they
 read 21.484375; a mean of 5/3 ticks reads 1.666667.
+
+A run can have millions of jobs, and one Python object per job costs more
+than the simulation itself. So the job rows are kept column by column
+(`JobRows`): each column is converted from the C rows once, with numpy and
+one .tolist(); a `JobRow` is built only when a row is asked for, and
+`report_text` and `report_json` format the columns directly.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, fields
 from fractions import Fraction
 from functools import cache
 from importlib import resources
-from typing import Any, Literal, cast
+from typing import Any, Literal, cast, overload
 
 import numpy as np
 
 from priora import native
-from priora.model import Action, Scenario, Task
+from priora.model import NS_PER_SECOND, UNITS_PER_SECOND, Action, Scenario, Task
 from priora.simulate import SimResult
 
 Number = int | float
@@ -33,7 +39,7 @@ DECIMALS = 6
 
 
 # Plain (not frozen) dataclasses: a frozen one takes ten times longer to
-# build, and a report can have millions of job rows.
+# build.
 @dataclass
 class JobRow:
     task: str
@@ -42,11 +48,66 @@ class JobRow:
     start: Number | None  # None: never ran
     finish: Number | None  # None: unfinished when the run ended
     response: Number | None  # finish - release; None when unfinished
-    timeouts: int
+    timeouts: int  # waits that timed out, or failed at once with no wait (timeout 0)
+    errors: int  # semaphore calls that failed otherwise (PR_EDEADLK, PR_EOVERFLOW, PR_EPERM...)
     blocked: Number
     inverted: Number
     missed: bool  # True only for a miss that happened (not for an open deadline)
     deadline: Number | None  # absolute; None: the task has no deadline
+
+
+JOB_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(JobRow))
+
+
+class JobRows(Sequence[JobRow]):
+    """The job rows of a report, in release order, kept as one list per field
+    of JobRow (`column`). Indexing and iterating build the JobRow objects on
+    demand. Equal to any sequence of equal JobRows (a tuple of them, say)."""
+
+    __slots__ = ("_columns",)
+
+    def __init__(self, columns: Mapping[str, list[Any]]) -> None:
+        if set(columns) != set(JOB_FIELDS):
+            raise ValueError(f"job columns must be exactly {', '.join(JOB_FIELDS)}")
+        if len({len(values) for values in columns.values()}) > 1:
+            raise ValueError("job columns of different lengths")
+        self._columns: tuple[list[Any], ...] = tuple(columns[name] for name in JOB_FIELDS)
+
+    @classmethod
+    def from_rows(cls, rows: Iterable[JobRow]) -> JobRows:
+        kept = list(rows)
+        return cls({name: [getattr(r, name) for r in kept] for name in JOB_FIELDS})
+
+    def column(self, name: str) -> list[Any]:
+        """A copy of the values of field `name`, one per job."""
+        return list(self._columns[JOB_FIELDS.index(name)])
+
+    def __len__(self) -> int:
+        return len(self._columns[0])
+
+    @overload
+    def __getitem__(self, index: int) -> JobRow: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[JobRow, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> JobRow | tuple[JobRow, ...]:
+        if isinstance(index, slice):
+            return tuple(map(JobRow, *(values[index] for values in self._columns)))
+        return JobRow(*(values[index] for values in self._columns))
+
+    def __iter__(self) -> Iterator[JobRow]:
+        return map(JobRow, *self._columns)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, JobRows):
+            return self._columns == other._columns
+        if isinstance(other, Sequence) and not isinstance(other, str):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"JobRows({tuple(self)!r})"
 
 
 @dataclass
@@ -58,6 +119,7 @@ class TaskRow:
     max_inverted: Number
     misses: int
     timeouts: int
+    errors: int
 
 
 @dataclass
@@ -87,7 +149,7 @@ class SystemRow:
 
 @dataclass
 class Report:
-    jobs: tuple[JobRow, ...]
+    jobs: JobRows
     tasks: dict[str, TaskRow]  # in the scenario's task order
     resources: dict[str, ResourceRow]  # in the scenario's resource order
     system: SystemRow
@@ -108,10 +170,9 @@ def _time(scenario: Scenario, ns: int | float) -> Number:
     return _number(scenario.to_unit(ns))
 
 
-def _column(scenario: Scenario, ns: np.ndarray[Any, Any]) -> list[Number | None]:
+def _column_float(scenario: Scenario, ns: np.ndarray[Any, Any]) -> list[Number | None]:
     """A column of ns (NEVER = did not happen) in the file's unit, converted
-    at once: one job row at a time through numpy scalars is ~10x slower, and
-    a report may have millions of rows."""
+    at once as `_time` converts one value."""
     # Scenario.to_unit is plain arithmetic, so it takes a whole array too.
     to_unit = cast(Callable[[np.ndarray[Any, Any]], np.ndarray[Any, Any]], scenario.to_unit)
     values = np.round(to_unit(ns.astype(np.float64)), DECIMALS)
@@ -125,48 +186,93 @@ def _column(scenario: Scenario, ns: np.ndarray[Any, Any]) -> list[Number | None]
     return converted
 
 
-def _jobs(result: SimResult) -> tuple[JobRow, ...]:
+def _units_per_second(scenario: Scenario) -> int:
+    """The factor of Scenario.to_unit: a time in the unit is ns * this / 1e9."""
+    system = scenario.system
+    return system.tick_hz if system.time_unit == "tick" else UNITS_PER_SECOND[system.time_unit]
+
+
+EXACT = 2**53  # the integers below are exact in a float64
+
+
+def _column(scenario: Scenario, ns: np.ndarray[Any, Any]) -> list[Number | None]:
+    """`_column_float`, in integers when every time is a whole number of the
+    unit (always, when the unit is the tick or a multiple of it): no float or
+    object array, and the very same values. While ns * factor < 2**53, the
+    float path's product is exact, its quotient by 1e9 (exact too) is that
+    whole number, and rounding to 6 decimals keeps it."""
+    factor = _units_per_second(scenario)
+    never = ns == native.NEVER
+    happened = ns[~never]
+    exact = len(happened) == 0 or (
+        int(happened.max()) < EXACT // factor
+        and not np.any(happened * np.uint64(factor) % np.uint64(NS_PER_SECOND))
+    )
+    if not exact:
+        return _column_float(scenario, ns)
+    scaled = np.where(never, np.uint64(0), ns) * np.uint64(factor) // np.uint64(NS_PER_SECOND)
+    converted: list[Number | None] = scaled.tolist()
+    for i in np.flatnonzero(never).tolist():
+        converted[i] = None
+    return converted
+
+
+def _jobs(result: SimResult) -> JobRows:
     scenario, jobs = result.scenario, result.jobs
-    names = [t.name for t in scenario.tasks]
+    names = np.array([t.name for t in scenario.tasks], dtype=object)
     finished = jobs["finish"] != native.NEVER
     # finish - release only where finished: NEVER - release would read as a time.
     response = np.where(finished, jobs["finish"] - jobs["release"], np.uint64(native.NEVER))
-    columns = zip(
-        [names[t] for t in jobs["task"].tolist()],
-        jobs["job"].tolist(),
-        _column(scenario, jobs["release"]),
-        _column(scenario, jobs["start"]),
-        _column(scenario, jobs["finish"]),
-        _column(scenario, response),
-        jobs["timeouts"].tolist(),
-        _column(scenario, jobs["blocked"]),
-        _column(scenario, jobs["inverted"]),
-        (jobs["missed"] == 1).tolist(),
-        _column(scenario, jobs["deadline"]),
-        strict=True,
-    )
-    return tuple(JobRow(*c) for c in columns)
+    columns: dict[str, list[Any]] = {
+        "task": names[jobs["task"]].tolist(),
+        "job": jobs["job"].tolist(),
+        "release": _column(scenario, jobs["release"]),
+        "start": _column(scenario, jobs["start"]),
+        "finish": _column(scenario, jobs["finish"]),
+        "response": _column(scenario, response),
+        "timeouts": jobs["timeouts"].tolist(),
+        "errors": jobs["errors"].tolist(),
+        "blocked": _column(scenario, jobs["blocked"]),
+        "inverted": _column(scenario, jobs["inverted"]),
+        "missed": (jobs["missed"] == 1).tolist(),
+        "deadline": _column(scenario, jobs["deadline"]),
+    }
+    return JobRows(columns)
 
 
-def _task_row(scenario: Scenario, rows: np.ndarray[Any, Any]) -> TaskRow:
+def _task_row(scenario: Scenario, rows: dict[str, np.ndarray[Any, Any]]) -> TaskRow:
     # Responses in ns, so that the mean is converted once (no rounding twice).
-    finished = rows[rows["finish"] != native.NEVER]
-    responses = (finished["finish"] - finished["release"]).astype(np.float64)
+    finished = rows["finish"] != native.NEVER
+    responses = (rows["finish"][finished] - rows["release"][finished]).astype(np.float64)
     some = len(responses) > 0
     return TaskRow(
-        jobs=len(rows),
+        jobs=len(rows["task"]),
         max_response=_time(scenario, float(responses.max())) if some else None,
         mean_response=_time(scenario, float(responses.mean())) if some else None,
         max_blocked=_time(scenario, int(rows["blocked"].max(initial=0))),
         max_inverted=_time(scenario, int(rows["inverted"].max(initial=0))),
         misses=int(np.count_nonzero(rows["missed"] == 1)),
         timeouts=int(rows["timeouts"].sum()),
+        errors=int(rows["errors"].sum()),
     )
+
+
+_TASK_COLUMNS = ("task", "release", "finish", "blocked", "inverted", "missed", "timeouts", "errors")
 
 
 def _tasks(result: SimResult) -> dict[str, TaskRow]:
     scenario, jobs = result.scenario, result.jobs
-    return {t.name: _task_row(scenario, jobs[jobs["task"] == i]) for i, t in enumerate(scenario.tasks)}
+    # The columns needed, grouped by task once. Stable, so that each task's
+    # jobs stay in release order: its mean adds up the same values in the
+    # same order as one mask per task would.
+    order = np.argsort(jobs["task"], kind="stable")
+    by_task = {name: jobs[name][order] for name in _TASK_COLUMNS}
+    bounds = np.searchsorted(by_task["task"], np.arange(len(scenario.tasks) + 1)).tolist()
+    rows: dict[str, TaskRow] = {}
+    for i, t in enumerate(scenario.tasks):
+        mine = {name: values[bounds[i] : bounds[i + 1]] for name, values in by_task.items()}
+        rows[t.name] = _task_row(scenario, mine)
+    return rows
 
 
 def _resources(result: SimResult) -> dict[str, ResourceRow]:
@@ -201,7 +307,7 @@ def nominal_utilisation(tasks: tuple[Task, ...]) -> float | None:
     return round(float(total), DECIMALS)
 
 
-def _system(result: SimResult, jobs: tuple[JobRow, ...]) -> SystemRow:
+def _system(result: SimResult) -> SystemRow:
     scenario = result.scenario
     busy = result.busy_ns / result.end_ns if result.end_ns > 0 else 0.0
     return SystemRow(
@@ -214,19 +320,18 @@ def _system(result: SimResult, jobs: tuple[JobRow, ...]) -> SystemRow:
         time_unit=scenario.system.time_unit,
         tick_hz=scenario.system.tick_hz,
         protocol=scenario.system.protocol,
-        jobs=len(jobs),
-        misses=sum(1 for j in jobs if j.missed),
+        jobs=len(result.jobs),
+        misses=int(np.count_nonzero(result.jobs["missed"] == 1)),
     )
 
 
 def build_report(result: SimResult) -> Report:
     """The report of `result`, every time in the scenario file's unit."""
-    jobs = _jobs(result)
     return Report(
-        jobs=jobs,
+        jobs=_jobs(result),
         tasks=_tasks(result),
         resources=_resources(result),
-        system=_system(result, jobs),
+        system=_system(result),
     )
 
 
@@ -241,9 +346,9 @@ def schema() -> dict[str, Any]:
     return loaded
 
 
-def _fields(row: JobRow | TaskRow | ResourceRow | SystemRow) -> dict[str, Any]:
+def _fields(row: TaskRow | ResourceRow | SystemRow) -> dict[str, Any]:
     # The rows hold only scalars, so a shallow copy is what asdict's deep
-    # copy would give, at a fraction of its cost on a million jobs.
+    # copy would give, at a fraction of its cost.
     return dict(vars(row))
 
 
@@ -251,7 +356,7 @@ def report_dict(report: Report) -> dict[str, Any]:
     """The JSON document as Python values; keys in a fixed order (the
     dataclasses' field order), tasks and resources in the scenario's order."""
     return {
-        "jobs": [_fields(j) for j in report.jobs],
+        "jobs": [dict(zip(JOB_FIELDS, row, strict=True)) for row in zip(*report.jobs._columns, strict=True)],
         "tasks": {name: _fields(t) for name, t in report.tasks.items()},
         "resources": {name: _fields(r) for name, r in report.resources.items()},
         "system": _fields(report.system),
@@ -262,23 +367,55 @@ def _compact(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _block(key: str, value: list[Any] | dict[str, Any]) -> str:
-    """One top-level key: each job (or task, resource, system field) on a
-    line of its own, so the document reads and greps line by line."""
-    if isinstance(value, list):
-        items, brackets = [_compact(v) for v in value], "[]"
-    else:
-        items, brackets = [f"{_compact(k)}: {_compact(v)}" for k, v in value.items()], "{}"
+def _lines(key: str, items: list[str], brackets: str) -> str:
+    """One top-level key: each item on a line of its own, so the document
+    reads and greps line by line."""
     if not items:
         return f"  {_compact(key)}: {brackets}"
-    body = ",\n".join(f"    {item}" for item in items)
-    return f"  {_compact(key)}: {brackets[0]}\n{body}\n  {brackets[1]}"
+    body = ",\n    ".join(items)
+    return f"  {_compact(key)}: {brackets[0]}\n    {body}\n  {brackets[1]}"
+
+
+def _block(key: str, value: dict[str, Any]) -> str:
+    return _lines(key, [f"{_compact(k)}: {_compact(v)}" for k, v in value.items()], "{}")
+
+
+# One job's object, as json.dumps writes it, with a {} for each value.
+_JOB_OBJECT = "{{" + ", ".join(f"{_compact(name)}: {{}}" for name in JOB_FIELDS) + "}}"
+
+
+def _json_column(name: str, values: list[Any]) -> list[Any]:
+    """Job column `name` ready for str.format in _JOB_OBJECT, so that the
+    text is json.dumps's: an int or a float formats as its repr, as
+    json.dumps writes it (NaN and infinities never occur); names, booleans
+    and None are encoded here."""
+    if name == "task":
+        encoded = {v: _compact(v) for v in set(values)}
+        return [encoded[v] for v in values]
+    if name == "missed":
+        return ["true" if v else "false" for v in values]
+    if None in values:
+        return ["null" if v is None else v for v in values]
+    return values
+
+
+def _jobs_json(jobs: JobRows) -> str:
+    """The jobs block, formatted column by column: json.dumps once per job
+    costs several times more than the simulation."""
+    columns = [_json_column(name, values) for name, values in zip(JOB_FIELDS, jobs._columns, strict=True)]
+    return _lines("jobs", list(map(_JOB_OBJECT.format, *columns)), "[]")
 
 
 def report_json(report: Report) -> str:
     """One JSON document (keys jobs, tasks, resources, system), laid out one
     entry per line; json.loads gives back report_dict(report)."""
-    return "{\n" + ",\n".join(_block(k, v) for k, v in report_dict(report).items()) + "\n}"
+    blocks = [
+        _jobs_json(report.jobs),
+        _block("tasks", {name: _fields(t) for name, t in report.tasks.items()}),
+        _block("resources", {name: _fields(r) for name, r in report.resources.items()}),
+        _block("system", _fields(report.system)),
+    ]
+    return "{\n" + ",\n".join(blocks) + "\n}"
 
 
 # ---------------------------------------------------------------- text
@@ -286,56 +423,44 @@ def report_json(report: Report) -> str:
 Cell = str | int | float | bool | None
 
 
-def _cells(values: tuple[Cell, ...]) -> list[str]:
+def _cells(values: Sequence[Cell]) -> list[str]:
     """A column's texts: None as "-", booleans as yes/no, numbers as they are."""
     return ["-" if v is None else ("yes" if v else "no") if type(v) is bool else str(v) for v in values]
 
 
-def _table(title: str, headers: list[str], rows: list[list[Cell]], left: int = 1) -> str:
-    """A titled table; the first `left` columns (names) are left-aligned,
-    the others (numbers) right-aligned so that digits line up. Built column
-    by column: a report may have millions of rows."""
-    if not rows:
+def _table(title: str, headers: list[str], columns: Sequence[Sequence[Cell]], left: int = 1) -> str:
+    """A titled table, given column by column (a report may have millions of
+    rows); the first `left` columns (names) are left-aligned, the others
+    (numbers) right-aligned so that digits line up."""
+    if not columns or not columns[0]:
         return f"{title}: none"
-    columns: list[list[str]] = []
-    for i, (header, values) in enumerate(zip(headers, zip(*rows, strict=True), strict=True)):
+    texts: list[list[str]] = []
+    for i, (header, values) in enumerate(zip(headers, columns, strict=True)):
         cells = [header, "", *_cells(values)]
         width = max(map(len, cells))
         cells[1] = "-" * width
-        columns.append([c.ljust(width) for c in cells] if i < left else [c.rjust(width) for c in cells])
-    return "\n".join([title, *("  ".join(line).rstrip() for line in zip(*columns, strict=True))])
+        texts.append([c.ljust(width) for c in cells] if i < left else [c.rjust(width) for c in cells])
+    return "\n".join([title, *("  ".join(line).rstrip() for line in zip(*texts, strict=True))])
+
+
+# The Jobs table's columns: the JobRow fields, in this order.
+_JOBS_TEXT = ("task", "job", "release", "start", "finish", "response", "deadline", "missed", "blocked",
+              "inverted", "timeouts", "errors")  # fmt: skip
+_TIMES = {"release", "start", "finish", "response", "deadline", "blocked", "inverted"}
 
 
 def _jobs_text(report: Report, unit: str) -> str:
-    headers = ["task", "job", *(f"{h} ({unit})" for h in ("release", "start", "finish", "response"))]
-    headers += [f"deadline ({unit})", "missed", f"blocked ({unit})", f"inverted ({unit})", "timeouts"]
-    rows: list[list[Cell]] = [
-        [
-            j.task,
-            j.job,
-            j.release,
-            j.start,
-            j.finish,
-            j.response,
-            j.deadline,
-            j.missed,
-            j.blocked,
-            j.inverted,
-            j.timeouts,
-        ]
-        for j in report.jobs
-    ]
-    return _table("Jobs", headers, rows)
+    headers = [f"{name} ({unit})" if name in _TIMES else name for name in _JOBS_TEXT]
+    columns = [report.jobs._columns[JOB_FIELDS.index(name)] for name in _JOBS_TEXT]
+    return _table("Jobs", headers, columns)
 
 
 def _tasks_text(report: Report, unit: str) -> str:
     headers = ["task", "jobs", *(f"{h} ({unit})" for h in ("max response", "mean response"))]
-    headers += [f"max blocked ({unit})", f"max inverted ({unit})", "misses", "timeouts"]
-    rows: list[list[Cell]] = [
-        [name, t.jobs, t.max_response, t.mean_response, t.max_blocked, t.max_inverted, t.misses, t.timeouts]
-        for name, t in report.tasks.items()
-    ]
-    return _table("Tasks", headers, rows)
+    headers += [f"max blocked ({unit})", f"max inverted ({unit})", "misses", "timeouts", "errors"]
+    # The TaskRow fields, in their order.
+    rows: list[list[Cell]] = [[name, *_fields(t).values()] for name, t in report.tasks.items()]
+    return _table("Tasks", headers, list(zip(*rows, strict=True)))
 
 
 def _resources_text(report: Report, unit: str) -> str:
@@ -344,7 +469,7 @@ def _resources_text(report: Report, unit: str) -> str:
         [name, r.kind, r.protocol, r.downs, r.ups, r.most_waiters, r.longest_hold]
         for name, r in report.resources.items()
     ]
-    return _table("Resources", headers, rows, left=3)
+    return _table("Resources", headers, list(zip(*rows, strict=True)), left=3)
 
 
 def _system_text(report: Report) -> str:

@@ -16,8 +16,17 @@ How each kind is read (docs/trace-format.md):
   blocked           BLOCK .. WAKE (ok, or PR_ETIMEDOUT: a timeout)
   boosts            the effective priority (PRIO records) above the base
                     (TASK_CREATE, PRIO_SET), one interval per value
-  marks             RELEASE, MISS, JOB_DONE; a deadline is the release plus the
+  marks             RELEASE, JOB_DONE; a deadline is the release plus the
                     task's deadline (default: its period), from the model
+  misses            the job rows of the run (result.jobs, the lab's accounting,
+                    which the report prints): each job with missed == 1, marked
+                    at its absolute deadline. Not the MISS records: the kernel
+                    writes one when it takes the tick at a deadline, and it never
+                    takes the tick at the end of the run, so a job whose deadline
+                    is the end (compute 12 in a period of 10, horizon 10) has none,
+                    yet it missed, and the report says so. Every MISS record is
+                    such a job, at its deadline, so the rows give MISS's marks
+                    plus those at the end.
 Empty intervals are dropped: they mark a decision taken at one instant (a task
 switched in and out again at once), not time spent; for the same reason, an
 execution (or a boost at one value) that resumes at the instant it stopped
@@ -29,6 +38,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from priora import native
 from priora.model import Scenario
@@ -110,7 +121,7 @@ class TaskTimeline:
     priority_changes: tuple[PriorityChange, ...]
     releases: tuple[Mark, ...]
     deadlines: tuple[Mark, ...]  # one per release of a task with a deadline
-    misses: tuple[Mark, ...]
+    misses: tuple[Mark, ...]  # at the job's deadline, as the report counts them
     finishes: tuple[Mark, ...]
 
     def job_at(self, time: int) -> int:
@@ -164,7 +175,6 @@ class _Builder:
             EV["WAKE"]: self._wake,
             EV["PRIO"]: self._prio,
             EV["PRIO_SET"]: self._prio_set,
-            EV["MISS"]: self._miss,
             EV["JOB_DONE"]: self._job_done,
             EV["DOWN"]: self._down,
             EV["UP"]: self._up,
@@ -312,11 +322,6 @@ class _Builder:
         t.base = int(r["arg1"])
         self._start_boost(t, now)
 
-    def _miss(self, r: Any, now: int) -> None:
-        t = self._task(r)
-        if t is not None:
-            t.misses.append(Mark(now, int(r["value"])))
-
     def _job_done(self, r: Any, now: int) -> None:
         t = self._task(r)
         if t is not None:
@@ -336,6 +341,13 @@ class _Builder:
                 self._end_hold(t, sem, end)
             self._end_block(t, end, timed_out=False)
             self._end_boost(t, end)
+
+    def missed(self, jobs: np.ndarray[Any, Any]) -> None:
+        """The misses, from the job rows (in release order, so each task's
+        are in job order)."""
+        late = jobs[jobs["missed"] == 1]
+        for task, job, deadline in zip(*(late[k].tolist() for k in ("task", "job", "deadline")), strict=True):
+            self.tasks[task].misses.append(Mark(deadline, job))
 
     def result(self, end: int) -> Timeline:
         tasks = []
@@ -360,10 +372,12 @@ class _Builder:
 
 
 def extract(result: SimResult) -> Timeline:
-    """The timeline of every task of `result`, from its trace."""
+    """The timeline of every task of `result`, from its trace (its misses
+    from its job rows)."""
     builder = _Builder(result.scenario)
     for record in result.trace:
         builder.feed(record)
+    builder.missed(result.jobs)
     last = int(result.trace["time"][-1]) if len(result.trace) else 0
     end = max(result.end_ns, last)
     builder.close(end)

@@ -94,7 +94,7 @@ def test_simulate_prints_the_text_report(capsys: pytest.CaptureFixture[str], inv
     for title in ("\nTasks\n", "\nResources\n", "\nSystem\n"):
         assert title in out
     # H (file protocol pip): release 1, start 1, finish 7, response 6, blocked 3, inverted 3
-    assert ["H", "1", "1", "1", "7", "6", "-", "no", "3", "3", "0"] in [
+    assert ["H", "1", "1", "1", "7", "6", "-", "no", "3", "3", "0", "0"] in [
         line.split() for line in out.splitlines()
     ]
 

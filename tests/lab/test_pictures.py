@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
-from priora import chrome_trace, gantt
+from priora import chrome_trace, gantt, native
 from priora.model import Action, Resource, Scenario, System, Task
+from priora.report import build_report
 from priora.simulate import SimResult, simulate
 from priora.timeline import Blocked, Boost, CriticalSection, Interval, Mark, PriorityChange, extract
 
@@ -99,9 +100,17 @@ def crossed() -> Scenario:
 def overrun() -> Scenario:
     """T (1) period 2, compute 3, horizon 6: job 1 runs [0,3) and misses its
     deadline at 2; job 2 (released at 2) goes on at once at 3 and finishes at
-    6, missing its deadline at 4; job 3 is released at 4."""
+    6, missing its deadline at 4; job 3 is released at 4 and is unfinished at
+    6, its deadline and the end of the run: missed too."""
     task = Task("T", 1, 2, 0, None, (compute(3),))
     return Scenario("overrun.toml", System(1000, "ms", 6, "pip"), (), (task,))
+
+
+def late_at_the_end() -> Scenario:
+    """T (1) period 10, compute 12, the default horizon (the hyperperiod, 10):
+    job 1 runs [0,10) and is unfinished at its deadline 10, the end of the run."""
+    task = Task("T", 1, 10, 0, None, (compute(12),))
+    return Scenario("late.toml", System(1000, "ms", None, "pip"), (), (task,))
 
 
 def ms(*bounds: tuple[int, int]) -> tuple[Interval, ...]:
@@ -220,6 +229,41 @@ def test_converters_give_the_file_unit(unit: str, expected: tuple[float, float])
     assert H.releases[0].in_unit(result.scenario) == expected[0] / 2
 
 
+def test_a_miss_at_the_end_of_the_run_is_drawn_as_reported(tmp_path: Path) -> None:
+    # T1 runs [0,10) and is unfinished when the run stops at 10. Its deadline
+    # (0 + 10) is not after the end: the accounting marks it missed, and the
+    # report says so. The kernel wrote no MISS record: it never takes the tick
+    # at the end of the run. The timeline, the trace export and the chart
+    # show the miss the report counts, at the deadline.
+    result = simulate(late_at_the_end())
+    assert result.end_ns == 10 * MS
+    assert native.EVENT["MISS"] not in result.trace["event"].tolist()
+    report = build_report(result)
+    assert (report.jobs[0].missed, report.jobs[0].deadline, report.system.misses) == (True, 10, 1)
+    (T,) = extract(result).tasks
+    assert T.misses == (Mark(10 * MS, 1),)
+    assert T.deadlines == (Mark(10 * MS, 1),)
+    assert instants(chrome_trace.to_events(result), "deadline miss") == [(1, 10000.0, {"job": 1})]
+    path = tmp_path / "late.svg"
+    gantt.draw(result, path)
+    assert gantt.MISS_COLOUR in path.read_text(encoding="utf-8")  # the red arrow, cross and legend
+
+
+@pytest.mark.parametrize("scenario", [periodic(), overrun(), late_at_the_end(), inversion("pip")])
+def test_misses_are_the_reports_and_include_every_miss_record(scenario: Scenario) -> None:
+    result = simulate(scenario)
+    drawn = {(t.name, m.job, m.time) for t in extract(result).tasks for m in t.misses}
+    names = [t.name for t in scenario.tasks]
+    reported = {(j.task, j.job, j.deadline * MS) for j in build_report(result).jobs if j.missed}  # in ms
+    assert drawn == reported
+    records = result.trace[result.trace["event"] == native.EVENT["MISS"]]
+    written = {(names[r["task"]], int(r["value"]), int(r["time"])) for r in records}
+    # The records are the misses whose deadline the kernel reached; the
+    # others are at the end of the run.
+    assert written <= drawn
+    assert all(time == result.end_ns for _, _, time in drawn - written)
+
+
 # ---------------------------------------------------------------- gantt
 
 
@@ -322,7 +366,11 @@ def test_chrome_trace_misses_and_jobs_of_an_overrun(tmp_path: Path) -> None:
     # One run [0,6) cut where job 1 ends, so that each slice is one job's.
     runs = [(e["ts"], e["dur"], e["args"]["job"]) for e in events if e["name"] == "run"]
     assert runs == [(0.0, 3000.0, 1), (3000.0, 3000.0, 2)]
-    assert instants(events, "deadline miss") == [(1, 2000.0, {"job": 1}), (1, 4000.0, {"job": 2})]
+    assert instants(events, "deadline miss") == [
+        (1, 2000.0, {"job": 1}),
+        (1, 4000.0, {"job": 2}),
+        (1, 6000.0, {"job": 3}),  # at the end of the run (see late_at_the_end)
+    ]
     assert instants(events, "job done") == [(1, 3000.0, {"job": 1}), (1, 6000.0, {"job": 2})]
     assert [ts for _, ts, _ in instants(events, "release")] == [0.0, 2000.0, 4000.0]
 

@@ -9,11 +9,15 @@ from dataclasses import replace
 from typing import Any
 
 import jsonschema
+import numpy as np
 import pytest
 
-from priora.model import Action, Resource, Scenario, System, Task
+from priora import native
+from priora import report as report_module
+from priora.model import NS_PER_SECOND, UNITS_PER_SECOND, Action, Resource, Scenario, System, Task
 from priora.report import (
     JobRow,
+    JobRows,
     Report,
     ResourceRow,
     SystemRow,
@@ -72,6 +76,22 @@ def periodic() -> Scenario:
     return Scenario("periodic.toml", System(1000, "ms", 10, "pip"), resources, tasks)
 
 
+def deadlock() -> Scenario:
+    """Two tasks locking two mutexes in opposite orders, under pip.
+
+    L (1) at 0: lock A, compute 2, lock B, compute 1, unlock B, unlock A.
+    H (2) at 1: lock B, compute 2, lock A, compute 1, unlock A, unlock B.
+    """
+    a, b = (Resource(name, "mutex", "pip", 1, None, "priority") for name in "AB")
+    lock_a, lock_b = Action("lock", "A"), Action("lock", "B")
+    unlock_a, unlock_b = Action("unlock", "A"), Action("unlock", "B")
+    tasks = (
+        Task("L", 1, None, 0, None, (lock_a, compute(2), lock_b, compute(1), unlock_b, unlock_a)),
+        Task("H", 2, None, 1, None, (lock_b, compute(2), lock_a, compute(1), unlock_a, unlock_b)),
+    )
+    return Scenario("deadlock.toml", System(1000, "ms", None, "pip"), (a, b), tasks)
+
+
 def job(
     task: str,
     n: int,
@@ -80,10 +100,11 @@ def job(
     finish: float | None,
     **kw: Any,
 ) -> JobRow:
-    """A JobRow with zero blocking/inversion/timeouts, no miss and no deadline unless given."""
+    """A JobRow with zero blocking/inversion/timeouts/errors, no miss and no deadline unless given."""
     response = None if finish is None else finish - release
     fields: dict[str, Any] = {
         "timeouts": 0,
+        "errors": 0,
         "blocked": 0,
         "inverted": 0,
         "missed": False,
@@ -109,9 +130,9 @@ def test_inversion_without_inheritance() -> None:
         job("M", 1, 2, 2, 7),
     )
     assert report.tasks == {
-        "L": TaskRow(1, 13, 13, 0, 0, 0, 0),
-        "H": TaskRow(1, 11, 11, 8, 8, 0, 0),
-        "M": TaskRow(1, 5, 5, 0, 0, 0, 0),
+        "L": TaskRow(1, 13, 13, 0, 0, 0, 0, 0),
+        "H": TaskRow(1, 11, 11, 8, 8, 0, 0, 0),
+        "M": TaskRow(1, 5, 5, 0, 0, 0, 0, 0),
     }
     assert report.resources == {"S": ResourceRow("mutex", "none", 2, 2, 1, 10)}
     # Switches: L<-idle 0, H<-L 1, L<-H 2, M<-L 2, L<-M 7, H<-L 10, L<-H 12,
@@ -143,8 +164,8 @@ def test_inversion_with_inheritance() -> None:
         job("H", 1, 1, 1, 7, blocked=3, inverted=3),
         job("M", 1, 2, 7, 12, inverted=3),
     )
-    assert report.tasks["H"] == TaskRow(1, 6, 6, 3, 3, 0, 0)
-    assert report.tasks["M"] == TaskRow(1, 10, 10, 0, 3, 0, 0)
+    assert report.tasks["H"] == TaskRow(1, 6, 6, 3, 3, 0, 0, 0)
+    assert report.tasks["M"] == TaskRow(1, 10, 10, 0, 3, 0, 0, 0)
     assert report.resources == {"S": ResourceRow("mutex", "pip", 2, 2, 1, 5)}
     # Switches: L<-idle 0, H<-L 1, L<-H 2, H<-L 5, M<-H 7, L<-M 12, idle<-L 13
     # = 7. Priority changes: L 1->3 at 2, 3->1 at 5.
@@ -199,8 +220,8 @@ def test_mean_is_rounded_to_6_decimals() -> None:
     )
     scenario = Scenario("rm.toml", System(1000, "tick", None, "pip"), (), tasks)
     report = build_report(simulate(scenario))
-    assert report.tasks["L"] == TaskRow(3, 3, 1.666667, 0, 0, 0, 0)
-    assert report.tasks["H"] == TaskRow(1, 2, 2, 0, 0, 0, 0)
+    assert report.tasks["L"] == TaskRow(3, 3, 1.666667, 0, 0, 0, 0, 0)
+    assert report.tasks["H"] == TaskRow(1, 2, 2, 0, 0, 0, 0, 0)
     assert (report.system.utilisation, report.system.nominal_utilisation) == (
         0.555556,
         0.555556,
@@ -230,10 +251,10 @@ def test_periodic_to_the_horizon() -> None:
         job("A", 2, 5, 5, 7, deadline=10),
     )
     assert report.tasks == {
-        "A": TaskRow(2, 2, 2, 0, 0, 0, 0),
-        "B": TaskRow(1, 9, 9, 2, 1, 1, 1),
-        "U": TaskRow(1, None, None, 0, 0, 0, 0),
-        "Z": TaskRow(0, None, None, 0, 0, 0, 0),
+        "A": TaskRow(2, 2, 2, 0, 0, 0, 0, 0),
+        "B": TaskRow(1, 9, 9, 2, 1, 1, 1, 0),
+        "U": TaskRow(1, None, None, 0, 0, 0, 0, 0),
+        "Z": TaskRow(0, None, None, 0, 0, 0, 0, 0),
     }
     # C: B's one down (it timed out) with B waiting; E unused; R never taken.
     assert report.resources == {
@@ -269,10 +290,46 @@ def test_unstarted_and_open_jobs() -> None:
         job("U", 1, 3, 3, None, deadline=23),
         job("A", 2, 5, 5, None, deadline=10),
     )
-    assert report.tasks["B"] == TaskRow(1, None, None, 2, 1, 1, 1)
+    assert report.tasks["B"] == TaskRow(1, None, None, 2, 1, 1, 1, 0)
     # Busy: A 0..2, U 3..4, B 4..5, A 5..6 = 5 of 6.
     assert report.system.utilisation == round(5 / 6, 6) == 0.833333
     assert (report.system.horizon, report.system.misses) == (6, 1)
+
+
+def test_a_refused_lock_is_an_error_of_the_job() -> None:
+    # 0     L takes A at once, computes 0..1.
+    # 1     H preempts, takes B at once, computes 1..3.
+    # 3     H locks A, held by L: H blocks, L inherits 2 and computes its
+    #       second tick 3..4.
+    # 4     L locks B, held by H, which waits for A, held by L: the wait would
+    #       close a cycle, so the kernel refuses it (PR_EDEADLK): 1 error for
+    #       L's job. L skips its section on B (compute 1, unlock B) and
+    #       unlocks A, which goes to H; L is back to 1. H computes 4..5,
+    #       unlocks A and B and ends at 5; L, with nothing left, ends at 5.
+    # H: response 5 - 1 = 4, blocked 3..4, inverted 3..4 (L ran).
+    # A: downs L, H; ups L (hand-over), H; one waiter (H); held by L 0..4.
+    # B: downs H, L (refused, counted: api.md); up H; held by H 1..5.
+    report = build_report(simulate(deadlock()))
+    assert report.jobs == (
+        job("L", 1, 0, 0, 5, errors=1),
+        job("H", 1, 1, 1, 5, blocked=1, inverted=1),
+    )
+    assert report.tasks == {
+        "L": TaskRow(1, 5, 5, 0, 0, 0, 0, 1),
+        "H": TaskRow(1, 4, 4, 1, 1, 0, 0, 0),
+    }
+    assert report.resources == {
+        "A": ResourceRow("mutex", "pip", 2, 2, 1, 4),
+        "B": ResourceRow("mutex", "pip", 2, 1, 0, 4),
+    }
+    document = json.loads(report_json(report))
+    jsonschema.validate(document, schema(), cls=jsonschema.Draft202012Validator)
+    assert (document["jobs"][0]["errors"], document["tasks"]["L"]["errors"]) == (1, 1)
+    assert (document["jobs"][1]["errors"], document["tasks"]["H"]["errors"]) == (0, 0)
+    text = report_text(report)
+    assert rows_of(text, "Jobs")[0] == ["L", "1", "0", "0", "5", "5", "-", "no", "0", "0", "0", "1"]
+    assert rows_of(text, "Tasks")[0] == ["L", "1", "5", "5", "0", "0", "0", "0", "1"]
+    assert text.splitlines()[1].split()[-2:] == ["timeouts", "errors"]
 
 
 def test_nominal_utilisation_counts_compute_only() -> None:
@@ -287,6 +344,64 @@ def test_nominal_utilisation_counts_compute_only() -> None:
     assert nominal_utilisation(tasks) == 1.0  # 3/3; delay and the one-shot Q do not count
     assert nominal_utilisation(tasks[1:]) is None
     assert nominal_utilisation((replace(tasks[0], period=7),)) == 0.428571  # 3/7
+
+
+# ---------------------------------------------------------------- columns
+
+
+def test_the_jobs_are_kept_in_columns(monkeypatch: pytest.MonkeyPatch) -> None:
+    # build_report, report_json, report_text and report_dict work on the job
+    # columns: one Python object per job would cost more than the simulation
+    # (docs/performance.md). A JobRow is built only when one is asked for.
+    result = simulate(periodic())
+    expected = build_report(result)
+    json_text, text = report_json(expected), report_text(expected)
+
+    def no_row(*args: Any) -> JobRow:
+        raise AssertionError("a JobRow was built")
+
+    monkeypatch.setattr(report_module, "JobRow", no_row)
+    report = build_report(result)
+    assert (report_json(report), report_text(report)) == (json_text, text)
+    assert report_dict(report)["jobs"][1]["missed"] is True
+    monkeypatch.undo()
+    assert isinstance(report.jobs, JobRows) and len(report.jobs) == 4
+    assert report.jobs[1] == job("B", 1, 0, 2, 9, deadline=4, missed=True, blocked=2, inverted=1, timeouts=1)
+    assert report.jobs[-1] == report.jobs[3] and report.jobs[1:3] == tuple(report.jobs)[1:3]
+    assert report.jobs.column("task") == ["A", "B", "U", "A"]
+    assert report.jobs == expected.jobs == JobRows.from_rows(list(report.jobs))
+    assert report.jobs != tuple(report.jobs)[:3]
+    with pytest.raises(IndexError):
+        report.jobs[4]
+
+
+@pytest.mark.parametrize(
+    ("tick_hz", "unit"),
+    [(1000, "ms"), (1000, "us"), (1000, "tick"), (100, "ms"), (512, "tick"), (1_000_000, "us"), (1, "ms")],
+)
+def test_whole_unit_columns_are_the_float_conversion(
+    monkeypatch: pytest.MonkeyPatch, tick_hz: int, unit: str
+) -> None:
+    # Times that are a whole number of the unit are converted in integers
+    # (no float, no object array): the very same values, of the same types,
+    # as the float conversion, up to the largest time it keeps exact.
+    scenario = inversion("none", tick_hz, unit)
+    per_second = tick_hz if unit == "tick" else UNITS_PER_SECOND[unit]
+    ns_per_unit = NS_PER_SECOND // per_second
+    most = (2**53 // per_second - 1) // ns_per_unit  # the largest whole number of units it takes
+    units = np.random.default_rng(tick_hz).integers(0, most, 2000, dtype=np.uint64)
+    edges = np.array([0, most * ns_per_unit, native.NEVER], dtype=np.uint64)
+    ns = np.concatenate([units * np.uint64(ns_per_unit), edges])
+    expected = report_module._column_float(scenario, ns)
+
+    def no_float(*args: Any) -> list[Any]:
+        raise AssertionError("the float conversion was used")
+
+    monkeypatch.setattr(report_module, "_column_float", no_float)
+    converted = report_module._column(scenario, ns)
+    assert converted == expected
+    assert [type(v) for v in converted] == [type(v) for v in expected]
+    assert expected[-1] is None and type(expected[-2]) is int
 
 
 # ---------------------------------------------------------------- JSON
@@ -312,13 +427,13 @@ def test_json_shape_and_key_order() -> None:
     assert list(document) == ["jobs", "tasks", "resources", "system"]
     assert list(document["jobs"][0]) == [
         "task", "job", "release", "start", "finish", "response",
-        "timeouts", "blocked", "inverted", "missed", "deadline",
+        "timeouts", "errors", "blocked", "inverted", "missed", "deadline",
     ]  # fmt: skip
     assert list(document["tasks"]) == ["A", "B", "U", "Z"]  # the file's order
     assert list(document["resources"]) == ["C", "E", "R"]
     assert document["jobs"][2] == {
         "task": "U", "job": 1, "release": 3, "start": 3, "finish": None, "response": None,
-        "timeouts": 0, "blocked": 0, "inverted": 0, "missed": False, "deadline": 23,
+        "timeouts": 0, "errors": 0, "blocked": 0, "inverted": 0, "missed": False, "deadline": 23,
     }  # fmt: skip
     assert document["tasks"]["Z"]["max_response"] is None
     assert document["resources"]["C"] == {
@@ -334,7 +449,7 @@ def test_json_layout_one_entry_per_line() -> None:
     assert lines[:2] == ["{", '  "jobs": [']
     assert lines[2] == (
         '    {"task": "A", "job": 1, "release": 0, "start": 0, "finish": 2, "response": 2, '
-        '"timeouts": 0, "blocked": 0, "inverted": 0, "missed": false, "deadline": 5},'
+        '"timeouts": 0, "errors": 0, "blocked": 0, "inverted": 0, "missed": false, "deadline": 5},'
     )
     assert lines[6:8] == ["  ],", '  "tasks": {']
     assert '    "utilisation": 0.9,' in lines
@@ -368,16 +483,16 @@ def rows_of(text: str, title: str) -> list[list[str]]:
 def test_text_tables() -> None:
     none, pip = (report_text(r) for r in both_inversion_reports())
     assert rows_of(none, "Jobs") == [
-        # task job release start finish response deadline missed blocked inverted timeouts
-        ["L", "1", "0", "0", "13", "13", "-", "no", "0", "0", "0"],
-        ["H", "1", "1", "1", "12", "11", "-", "no", "8", "8", "0"],
-        ["M", "1", "2", "2", "7", "5", "-", "no", "0", "0", "0"],
+        # task job release start finish response deadline missed blocked inverted timeouts errors
+        ["L", "1", "0", "0", "13", "13", "-", "no", "0", "0", "0", "0"],
+        ["H", "1", "1", "1", "12", "11", "-", "no", "8", "8", "0", "0"],
+        ["M", "1", "2", "2", "7", "5", "-", "no", "0", "0", "0", "0"],
     ]
     assert rows_of(pip, "Tasks") == [
-        # task jobs max-response mean-response max-blocked max-inverted misses timeouts
-        ["L", "1", "13", "13", "0", "0", "0", "0"],
-        ["H", "1", "6", "6", "3", "3", "0", "0"],
-        ["M", "1", "10", "10", "0", "3", "0", "0"],
+        # task jobs max-response mean-response max-blocked max-inverted misses timeouts errors
+        ["L", "1", "13", "13", "0", "0", "0", "0", "0"],
+        ["H", "1", "6", "6", "3", "3", "0", "0", "0"],
+        ["M", "1", "10", "10", "0", "3", "0", "0", "0"],
     ]
     assert rows_of(pip, "Resources") == [["S", "mutex", "pip", "2", "2", "1", "5"]]
     header = none.splitlines()[1]
@@ -413,6 +528,7 @@ def test_text_marks_missing_values() -> None:
         "2",
         "1",
         "1",
+        "0",
     ]
     assert rows_of(text, "Jobs")[2] == [
         "U",
@@ -423,6 +539,7 @@ def test_text_marks_missing_values() -> None:
         "-",
         "23",
         "no",
+        "0",
         "0",
         "0",
         "0",
@@ -443,6 +560,6 @@ def test_text_with_no_resources() -> None:
     assert '  "resources": {},' in report_json(report).splitlines()
     assert json.loads(report_json(report))["resources"] == {}
     assert rows_of(text, "Jobs") == [
-        ["A", "1", "0", "0", "1", "1", "5", "no", "0", "0", "0"],
-        ["A", "2", "5", "5", "6", "1", "10", "no", "0", "0", "0"],
+        ["A", "1", "0", "0", "1", "1", "5", "no", "0", "0", "0", "0"],
+        ["A", "2", "5", "5", "6", "1", "10", "no", "0", "0", "0", "0"],
     ]
