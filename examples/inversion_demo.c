@@ -5,6 +5,7 @@
  * and one column per tick, the kernel's trace, and what it cost the urgent
  * task.
  *
+ * The task set is examples/scenarios/inversion.h:
  *   L (priority 1, released at 0): lock S, compute 4, unlock S, compute 1
  *   H (priority 3, released at 1): compute 1, lock S, compute 1, unlock S, compute 1
  *   M (priority 2, released at 2): compute 5 (never touches S)
@@ -15,21 +16,12 @@
 #include <string.h>
 #include "priora/host.h"
 #include "priora/scenario.h"
+#include "scenarios/inversion.h"
 
-#define TICK_NS 1000000u /* 1000 Hz: one tick is 1 ms */
-#define T(n) ((uint64_t)(n) * TICK_NS)
+#define TICK_NS INVERSION_TICK_NS /* 1000 Hz: one tick is 1 ms */
+#define T(n) INVERSION_TICKS(n)
 #define HORIZON 14
-#define NTASKS 3
-
-static const pr_action_t L_body[] = {
-    {PR_ACT_LOCK, 0, PR_FOREVER, 0}, {PR_ACT_COMPUTE, 0, 0, T(4)},
-    {PR_ACT_UNLOCK, 0, 0, 0},        {PR_ACT_COMPUTE, 0, 0, T(1)},
-};
-static const pr_action_t H_body[] = {
-    {PR_ACT_COMPUTE, 0, 0, T(1)}, {PR_ACT_LOCK, 0, PR_FOREVER, 0}, {PR_ACT_COMPUTE, 0, 0, T(1)},
-    {PR_ACT_UNLOCK, 0, 0, 0},     {PR_ACT_COMPUTE, 0, 0, T(1)},
-};
-static const pr_action_t M_body[] = {{PR_ACT_COMPUTE, 0, 0, T(5)}};
+#define NTASKS INVERSION_TASKS
 
 /* What each task did in each tick, from the trace. */
 enum { IDLE_ = ' ', READY = '.', RUN = '=', RUN_CS = '#', BLOCKED = 'b' };
@@ -61,19 +53,13 @@ static int run(pr_protocol_t protocol, row_t rows[NTASKS])
     if (pr_sem_alloc(&sattr, &sem) != PR_OK || sem != 0)
         return 1;
 
-    const struct {
-        const char *name;
-        pr_prio_t prio;
-        pr_ticks_t phase;
-        const pr_action_t *body;
-        uint32_t n;
-    } tasks[NTASKS] = {{"L", 1, 0, L_body, 4}, {"H", 3, 1, H_body, 5}, {"M", 2, 2, M_body, 1}};
+    const inversion_task_t *tasks = inversion_tasks;
 
     for (int i = 0; i < NTASKS; i++) {
-        scripts[i] = (pr_script_t){tasks[i].body, tasks[i].n, 0, 0, 0, 0};
+        scripts[i] = (pr_script_t){tasks[i].body, tasks[i].actions, 0, 0, 0, 0};
         pr_task_attr_init(&tattr);
         tattr.name = tasks[i].name;
-        tattr.priority = tasks[i].prio;
+        tattr.priority = tasks[i].priority;
         tattr.phase = tasks[i].phase;
         tattr.entry = pr_script_body;
         tattr.arg = &scripts[i];
@@ -81,7 +67,7 @@ static int run(pr_protocol_t protocol, row_t rows[NTASKS])
             return 1;
         memset(&rows[i], 0, sizeof rows[i]);
         rows[i].name = tasks[i].name;
-        rows[i].base = tasks[i].prio;
+        rows[i].base = tasks[i].priority;
         rows[i].boost_from = -1;
     }
     pr_host_run_ticks(100); /* ends long before: quiescent */

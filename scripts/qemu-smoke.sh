@@ -27,16 +27,7 @@ for q in qemu-system-riscv32 qemu-system-riscv64; do
   command -v "$q" >/dev/null 2>&1 || { need+=(qemu-system-misc); break; }
 done
 command -v make >/dev/null 2>&1 || need+=(make)
-if [ ${#need[@]} -gt 0 ]; then
-  echo "qemu-smoke: installing ${need[*]}"
-  sudo=
-  if [ "$(id -u)" -ne 0 ]; then
-    command -v sudo >/dev/null 2>&1 || { echo "qemu-smoke: need root (or sudo) to install ${need[*]}" >&2; exit 1; }
-    sudo=sudo
-  fi
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}"
-fi
+scripts/install-packages.sh qemu-smoke ${need[@]+"${need[@]}"}
 
 # The decoder needs only Python's standard library; the comparison with the
 # host port needs the lab (scripts/setup.sh builds it into .venv).

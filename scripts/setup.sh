@@ -24,16 +24,7 @@ if command -v gcc >/dev/null 2>&1; then
   dpkg -s "libgcc-${gcc_major}-dev" >/dev/null 2>&1 || need+=("libgcc-${gcc_major}-dev")
 fi
 
-if [ ${#need[@]} -gt 0 ]; then
-  echo "setup: installing ${need[*]}"
-  sudo=
-  if [ "$(id -u)" -ne 0 ]; then
-    command -v sudo >/dev/null 2>&1 || { echo "setup: need root (or sudo) to install ${need[*]}" >&2; exit 1; }
-    sudo=sudo
-  fi
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}"
-fi
+scripts/install-packages.sh setup ${need[@]+"${need[@]}"}
 
 python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' || {
   echo "setup: Python 3.11 or newer is needed (found $(python3 --version))" >&2; exit 1; }

@@ -15,29 +15,12 @@
 #include "priora/priora.h"
 #include "priora/riscv.h"
 #include "priora/scenario.h"
+#include "scenarios/inversion.h"
 
-#define TICK_NS 1000000u
-#define T(n) ((uint64_t)(n) * TICK_NS)
-#define NTASKS 3
+#define NTASKS INVERSION_TASKS
 #define LIMIT_TICKS 100 /* the scenario is over at 13: a hang stops here */
 
-static const pr_action_t L_body[] = {
-    {PR_ACT_LOCK, 0, PR_FOREVER, 0}, {PR_ACT_COMPUTE, 0, 0, T(4)},
-    {PR_ACT_UNLOCK, 0, 0, 0},        {PR_ACT_COMPUTE, 0, 0, T(1)},
-};
-static const pr_action_t H_body[] = {
-    {PR_ACT_COMPUTE, 0, 0, T(1)}, {PR_ACT_LOCK, 0, PR_FOREVER, 0}, {PR_ACT_COMPUTE, 0, 0, T(1)},
-    {PR_ACT_UNLOCK, 0, 0, 0},     {PR_ACT_COMPUTE, 0, 0, T(1)},
-};
-static const pr_action_t M_body[] = {{PR_ACT_COMPUTE, 0, 0, T(5)}};
-
-static const struct {
-    const char *name;
-    pr_prio_t prio;
-    pr_ticks_t phase;
-    const pr_action_t *body;
-    uint32_t n;
-} tasks[NTASKS] = {{"L", 1, 0, L_body, 4}, {"H", 3, 1, H_body, 5}, {"M", 2, 2, M_body, 1}};
+static const inversion_task_t *const tasks = inversion_tasks;
 
 static pr_script_t scripts[NTASKS];
 
@@ -53,7 +36,7 @@ static int fail(const char *what, int err)
 
 static int run(const char *label, pr_protocol_t protocol)
 {
-    pr_kernel_config_t cfg = {.tick_hz = 1000, .quantum = 0};
+    pr_kernel_config_t cfg = {.tick_hz = INVERSION_TICK_HZ, .quantum = 0};
     pr_sem_attr_t sattr;
     pr_task_attr_t tattr;
     pr_id_t id;
@@ -72,12 +55,12 @@ static int run(const char *label, pr_protocol_t protocol)
         return fail("pr_sem_alloc", err);
 
     for (int i = 0; i < NTASKS; i++) {
-        scripts[i] = (pr_script_t){tasks[i].body, tasks[i].n, 0, 0, 0, 0};
+        scripts[i] = (pr_script_t){tasks[i].body, tasks[i].actions, 0, 0, 0, 0};
         if ((err = pr_script_check(&scripts[i], NULL)) != PR_OK)
             return fail("pr_script_check", err);
         pr_task_attr_init(&tattr);
         tattr.name = tasks[i].name;
-        tattr.priority = tasks[i].prio;
+        tattr.priority = tasks[i].priority;
         tattr.phase = tasks[i].phase;
         tattr.entry = pr_script_body;
         tattr.arg = &scripts[i];
