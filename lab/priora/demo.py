@@ -7,35 +7,15 @@ task side by side, and writes one Gantt chart per run.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
-from priora import native
 from priora.model import Protocol, Scenario
+from priora.report import Report, TaskRow, build_report
 from priora.scenario import load
 from priora.simulate import SimResult, simulate
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "inversion.toml"
 PROTOCOLS: tuple[tuple[Protocol, str], ...] = (("none", "no inheritance"), ("pip", "priority inheritance"))
-
-
-@dataclass(frozen=True)
-class TaskLine:
-    """One task's figures in one run, in the file's time unit."""
-
-    response: float | None
-    blocked: float
-    inverted: float
-
-
-def _figures(result: SimResult, task: int) -> TaskLine:
-    s = result.scenario
-    rows = result.jobs[result.jobs["task"] == task]
-    finished = rows[rows["finish"] != native.NEVER]
-    response = max((s.to_unit(int(r["finish"] - r["release"])) for r in finished), default=None)
-    blocked = max((s.to_unit(int(r["blocked"])) for r in rows), default=0.0)
-    inverted = max((s.to_unit(int(r["inverted"])) for r in rows), default=0.0)
-    return TaskLine(response, blocked, inverted)
 
 
 def _fmt(value: float | None) -> str:
@@ -44,18 +24,18 @@ def _fmt(value: float | None) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:.3f}"
 
 
-def _table(scenario: Scenario, results: list[SimResult]) -> list[str]:
+def _table(scenario: Scenario, results: list[SimResult], reports: list[Report]) -> list[str]:
     unit = scenario.system.time_unit
     head = f"{'':28}" + "".join(f"{p + ' (' + why + ')':>30}" for p, why in PROTOCOLS)
     lines = [head]
     by_urgency = sorted(range(len(scenario.tasks)), key=lambda i: -scenario.tasks[i].priority)
     for i in by_urgency:
         name = scenario.tasks[i].name
-        figures = [_figures(r, i) for r in results]
+        rows: list[TaskRow] = [report.tasks[name] for report in reports]
         for label, values in (
-            (f"{name} response ({unit})", [f.response for f in figures]),
-            (f"{name} blocked ({unit})", [f.blocked for f in figures]),
-            (f"{name} inverted ({unit})", [f.inverted for f in figures]),
+            (f"{name} response ({unit})", [r.max_response for r in rows]),
+            (f"{name} blocked ({unit})", [r.max_blocked for r in rows]),
+            (f"{name} inverted ({unit})", [r.max_inverted for r in rows]),
         ):
             lines.append(f"{label:28}" + "".join(f"{_fmt(v):>30}" for v in values))
     lines.append(f"{'context switches':28}" + "".join(f"{r.context_switches:>30}" for r in results))
@@ -70,24 +50,24 @@ def run(out_dir: Path, example: Path = EXAMPLE) -> str:
     scenario = load(example)
     out_dir.mkdir(parents=True, exist_ok=True)
     results = [simulate(scenario.with_protocol(p)) for p, _ in PROTOCOLS]
+    reports = [build_report(r) for r in results]
     charts = []
     for (protocol, why), result in zip(PROTOCOLS, results, strict=True):
         chart = out_dir / f"inversion-{protocol}.png"
         gantt.draw(result, chart, title=f"{example.name}: protocol {protocol} ({why})")
         charts.append(chart)
 
-    h = max(range(len(scenario.tasks)), key=lambda i: scenario.tasks[i].priority)
-    urgent = scenario.tasks[h].name
-    before, after = (_figures(r, h) for r in results)
+    urgent = max(scenario.tasks, key=lambda t: t.priority).name
+    before, after = (report.tasks[urgent] for report in reports)
     lines = [
         f"Priority inversion ({example.name}) on the Priora kernel's host port",
         "",
-        *_table(scenario, results),
+        *_table(scenario, results, reports),
         "",
-        f"Without inheritance, {urgent} waits {_fmt(before.blocked)} {scenario.system.time_unit} for the "
-        f"mutex while less urgent tasks run ({_fmt(before.inverted)} inverted);",
-        f"with inheritance it waits {_fmt(after.blocked)} (only the holder's critical section), "
-        f"and its response drops from {_fmt(before.response)} to {_fmt(after.response)}.",
+        f"Without inheritance, {urgent} waits {_fmt(before.max_blocked)} {scenario.system.time_unit} for the "
+        f"mutex while less urgent tasks run ({_fmt(before.max_inverted)} inverted);",
+        f"with inheritance it waits {_fmt(after.max_blocked)} (only the holder's critical section), "
+        f"and its response drops from {_fmt(before.max_response)} to {_fmt(after.max_response)}.",
         "",
         "Gantt charts: " + ", ".join(str(c) for c in charts),
     ]
