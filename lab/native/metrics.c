@@ -273,6 +273,17 @@ int pr_lab_account(const pr_trace_record_t *records, size_t n, int ntasks, const
     return err;
 }
 
+long pr_lab_limit(int which)
+{
+    switch (which) {
+    case 0: return PR_CONFIG_MAX_TASKS;
+    case 1: return PR_CONFIG_MAX_SEMS;
+    case 2: return PR_CONFIG_PRIORITIES;
+    case 3: return PR_CONFIG_NAME_LEN;
+    }
+    return -1;
+}
+
 size_t pr_lab_sizeof(int which)
 {
     switch (which) {

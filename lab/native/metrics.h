@@ -50,6 +50,11 @@ int pr_lab_account(const pr_trace_record_t *records, size_t n, int ntasks, const
                    int nsems, const uint8_t *is_mutex, uint64_t end, pr_lab_job_t *jobs, size_t max_jobs,
                    uint64_t *longest_hold, pr_lab_totals_t *totals);
 
+/* The build-time limits the lab's validation assumes (0 PR_CONFIG_MAX_TASKS,
+ * 1 PR_CONFIG_MAX_SEMS, 2 PR_CONFIG_PRIORITIES, 3 PR_CONFIG_NAME_LEN), so the
+ * binding can check them at load; -1 for an unknown one. */
+long pr_lab_limit(int which);
+
 /* sizeof of the structures the Python binding mirrors, to check its layout
  * (0 trace record, 1 job, 2 totals, 3 kernel config, 4 task attr, 5 task
  * status, 6 sem attr, 7 sem stats, 8 action, 9 script, 10 kernel stats). */

@@ -76,6 +76,7 @@ int pr_lab_account(const pr_trace_record_t *records, size_t n, int ntasks,
                    const uint64_t *rel_deadline, int nsems, const uint8_t *is_mutex, uint64_t end,
                    pr_lab_job_t *jobs, size_t max_jobs, uint64_t *longest_hold, pr_lab_totals_t *totals);
 size_t pr_lab_sizeof(int which);
+long pr_lab_limit(int which);
 """
 
 # Order of pr_lab_sizeof's argument (lab/native/metrics.h).
@@ -133,6 +134,29 @@ def library_path() -> Path:
     return Path(__file__).resolve().parents[2] / "build" / "lab" / "libpriora_lab.so"
 
 
+def lab_limits() -> dict[str, int]:
+    """The kernel limits the scenario loader validates against, by C name."""
+    from priora import model, scenario  # the loader's constants, not the other way round
+
+    return {
+        "PR_CONFIG_MAX_TASKS": scenario.MAX_TASKS,
+        "PR_CONFIG_MAX_SEMS": scenario.MAX_RESOURCES,
+        "PR_CONFIG_PRIORITIES": model.PRIORITY_MAX + 1,
+        "PR_CONFIG_NAME_LEN": scenario.NAME_MAX + 1,
+    }
+
+
+def check_limits(path: Path, loaded: Any) -> None:
+    """The library was built with the limits the loader validates for: a file
+    accepted by the loader is never refused by the kernel for a limit."""
+    for which, (name, expected) in enumerate(lab_limits().items()):
+        built = int(loaded.pr_lab_limit(which))
+        if built != expected:
+            raise NativeError(
+                f"{path}: the kernel was built with {name} = {built}, the lab validates for {expected}"
+            )
+
+
 @cache
 def lib() -> Any:
     """The loaded library (once per process), its layout checked."""
@@ -147,6 +171,7 @@ def lib() -> Any:
         c_size, py_size = loaded.pr_lab_sizeof(which), ffi.sizeof(name)
         if c_size != py_size:
             raise NativeError(f"{path}: {name} is {c_size} bytes in C, {py_size} in priora/native.py")
+    check_limits(path, loaded)
     if TRACE_DTYPE.itemsize != ffi.sizeof("pr_trace_record_t") or JOB_DTYPE.itemsize != ffi.sizeof(
         "pr_lab_job_t"
     ):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from priora.errors import ScenarioError
+from priora.errors import NativeError, ScenarioError
 from priora.model import Action, Resource, Scenario, System, Task
 
 
@@ -55,3 +55,16 @@ def test_pip_on_a_fifo_mutex_is_a_user_error() -> None:
         'm.toml: [resources.S] order: protocol "pip" needs order "priority" (inheritance on a FIFO mutex)'
     )
     assert scenario(order="fifo").with_protocol("none").resources[0].protocol == "none"
+
+
+def test_the_library_is_built_with_the_limits_the_loader_checks(monkeypatch: pytest.MonkeyPatch) -> None:
+    from priora import native, scenario
+
+    loaded = native.lib()  # the check passed at load
+    native.check_limits(native.library_path(), loaded)
+    monkeypatch.setattr(scenario, "MAX_TASKS", 16)
+    with pytest.raises(NativeError) as e:
+        native.check_limits(native.library_path(), loaded)
+    assert str(e.value).endswith(
+        "the kernel was built with PR_CONFIG_MAX_TASKS = 32, the lab validates for 16"
+    )
