@@ -31,8 +31,9 @@ scripts/install-packages.sh qemu-smoke ${need[@]+"${need[@]}"}
 
 # The decoder needs only Python's standard library; the comparison with the
 # host port needs the lab (scripts/setup.sh builds it into .venv).
-python=python3
-[ -x .venv/bin/python ] && python=.venv/bin/python
+# The decoder uses the lab's binding (and --compare runs the lab): set up first.
+[ -x .venv/bin/python ] || scripts/setup.sh
+python=.venv/bin/python
 
 QEMU_FLAGS=(-machine virt -bios none -nographic -icount shift=0,sleep=off)
 archs=("$@")

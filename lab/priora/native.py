@@ -109,6 +109,9 @@ EVENT = {
     "DELAY": 15, "SUSPEND": 16, "RESUME": 17, "TASK_EXIT": 18, "LOST": 19, "WATCHDOG": 20,
     "DELAY_END": 21, "PRIO_SET": 22,
 }  # fmt: skip
+EVENT_NAME = {code: name for name, code in EVENT.items()}
+# PR_EV_PRIO's value: why an effective priority changed (pr_prio_cause, trace.h).
+CAUSE_NAME = {1: "set", 2: "inherit", 3: "release", 4: "acquire", 5: "timeout", 6: "delete"}
 TRACE_NONE = 0xFF
 NEVER = 2**64 - 1  # PR_LAB_NEVER
 

@@ -46,7 +46,6 @@ from priora.model import Scenario
 from priora.simulate import SimResult
 
 EV = native.EVENT
-CAUSES = {1: "set", 2: "inherit", 3: "release", 4: "acquire", 5: "timeout", 6: "delete"}
 
 
 @dataclass(frozen=True)
@@ -99,7 +98,7 @@ class Mark:
 
 @dataclass(frozen=True)
 class PriorityChange:
-    """A PRIO record: `cause` is one of CAUSES' names, `resource` the mutex
+    """A PRIO record: `cause` is one of native.CAUSE_NAME's names, `resource` the mutex
     through which the change came (None for cause "set")."""
 
     time: int
@@ -306,7 +305,7 @@ class _Builder:
         if t is None:
             return
         sem = int(r["object"])
-        cause = CAUSES.get(int(r["value"]), "?")
+        cause = native.CAUSE_NAME.get(int(r["value"]), "?")
         resource = self._name(sem) if sem < len(self.scenario.resources) else None
         old, new = int(r["arg0"]), int(r["arg1"])
         t.changes.append(PriorityChange(now, old, new, cause, resource))

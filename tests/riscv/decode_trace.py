@@ -16,8 +16,8 @@ reports where the two event sequences differ, ignoring timestamps.
     decode_trace.py UART.log [--jobs N] [--compare examples/inversion.toml]
 
 Exit status: 0 if every run is well formed, 1 if not. A difference from the
-host port is information, not a failure. Only the standard library is needed,
-except for --compare, which imports the lab (run it with .venv/bin/python).
+host port is information, not a failure. It uses the lab's binding for the
+trace's codes: run it with .venv/bin/python (scripts/qemu-smoke.sh does).
 """
 
 from __future__ import annotations
@@ -30,23 +30,18 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-# pr_trace_record_t (kernel/include/priora/trace.h), little-endian: time, seq,
-# value, event, task, object, result, arg0, arg1, tick_low.
-RECORD = struct.Struct("<QIiBBBbBBH")
-NONE_ID = 0xFF
+from priora import native
+from priora.errors import PrioraError
+from priora.scenario import load
+from priora.simulate import simulate
 
-EVENTS = {
-    1: "TASK_CREATE", 2: "TASK_DELETE", 3: "RELEASE", 4: "SWITCH", 5: "BLOCK", 6: "WAKE", 7: "PRIO",
-    8: "TIMEOUT", 9: "MISS", 10: "JOB_DONE", 11: "SEM_ALLOC", 12: "SEM_FREE", 13: "DOWN", 14: "UP",
-    15: "DELAY", 16: "SUSPEND", 17: "RESUME", 18: "TASK_EXIT", 19: "LOST", 20: "WATCHDOG",
-    21: "DELAY_END", 22: "PRIO_SET",
-}  # fmt: skip
-ERRORS = {
-    0: "ok", -1: "PR_EINVAL", -2: "PR_EBADID", -3: "PR_ENOTALLOC", -4: "PR_ENOSPC", -5: "PR_ETIMEDOUT",
-    -6: "PR_EAGAIN", -7: "PR_EPERM", -8: "PR_EHELD", -9: "PR_EDEADLK", -10: "PR_EBUSY",
-    -11: "PR_ECONTEXT", -12: "PR_ESTATE", -13: "PR_EOVERFLOW",
-}  # fmt: skip
-CAUSES = {1: "set", 2: "inherit", 3: "release", 4: "acquire", 5: "timeout", 6: "delete"}
+# pr_trace_record_t (kernel/include/priora/trace.h), little-endian: time, seq,
+# value, event, task, object, result, arg0, arg1, tick_low. Its names and codes
+# come from the lab's binding, the one Python copy of trace.h.
+RECORD = struct.Struct("<QIiBBBbBBH")
+NONE_ID = native.TRACE_NONE
+EVENTS = native.EVENT_NAME
+CAUSES = native.CAUSE_NAME
 
 Key = tuple[int, int, int, int, int, int, int]
 
@@ -160,7 +155,7 @@ def describe(key: Key, tasks: dict[int, str], sems: dict[int, str]) -> str:
     def s(i: int) -> str:
         return "-" if i == NONE_ID else sems.get(i, f"S{i}")
 
-    res = ERRORS.get(result, str(result))
+    res = "ok" if result == 0 else native.errname(result)
     who = t(task, idle=name == "SWITCH")
     if name == "SWITCH":
         return f"SWITCH {who}<-{t(obj, idle=True)}"
@@ -196,12 +191,6 @@ class HostRun:
 
 def host_run(scenario_path: Path, protocol: str) -> HostRun:
     """The same scenario on the host port, through the lab (priora.simulate)."""
-    try:  # the lab is only needed here
-        from priora.errors import PrioraError
-        from priora.scenario import load
-        from priora.simulate import simulate
-    except ImportError as e:
-        raise TraceError(f"the lab is not importable ({e}): run with .venv/bin/python") from e
     if protocol not in ("none", "pip"):
         raise TraceError(f"run label {protocol!r} is not a protocol of the lab")
     try:
