@@ -18,7 +18,7 @@ static struct {
     pr_ticks_t next_tick;
     uint32_t step, rem, hz;  /* counts per tick = step + rem / hz */
     uint32_t frac;           /* (next_tick * 10^7) mod hz */
-    pr_ticks_t until;        /* stop at this tick's instant; 0 = never */
+    uint64_t until;          /* the run stops at this absolute mtime count */
 } clk;
 
 uint64_t riscv_mtime(void)
@@ -79,13 +79,30 @@ void riscv_clock_reset(void)
     advance();
 }
 
-/* 1 if a run with this limit has nothing to do: its tick instant is here. */
-int riscv_clock_reached(pr_ticks_t until_tick) { return until_tick != 0 && clk.next_tick >= until_tick; }
-
-void riscv_timer_start(pr_ticks_t until_tick)
+/* The absolute mtime count of tick k: epoch + floor(k * 10^7 / hz), split
+ * so that the product never overflows. */
+uint64_t riscv_tick_count(pr_ticks_t k)
 {
-    clk.until = until_tick;
-    set_mtimecmp(clk.next_count);
+    return clk.epoch + (k / clk.hz) * MTIME_HZ + (k % clk.hz) * MTIME_HZ / clk.hz;
+}
+
+/* The first mtime count at or after port time `ns` (UINT64_MAX stays). */
+uint64_t riscv_ns_count(uint64_t ns)
+{
+    if (ns == UINT64_MAX)
+        return UINT64_MAX;
+    return clk.epoch + ns / NS_PER_MTIME + (ns % NS_PER_MTIME != 0 ? 1 : 0);
+}
+
+/* 1 if a run that stops at this count has nothing to do: its instant is here. */
+int riscv_clock_reached(uint64_t until_count) { return riscv_mtime() >= until_count; }
+
+static uint64_t next_interrupt(void) { return clk.next_count < clk.until ? clk.next_count : clk.until; }
+
+void riscv_timer_start(uint64_t until_count)
+{
+    clk.until = until_count;
+    set_mtimecmp(next_interrupt());
     csr_set(mie, MIE_MTIE);
 }
 
@@ -105,7 +122,7 @@ void riscv_timer_interrupt(void)
         return;
     }
     advance();
-    set_mtimecmp(clk.next_count);
+    set_mtimecmp(next_interrupt());
     pr_isr_enter();
     pr_kernel_tick();
     pr_isr_exit(); /* may switch to another task: see vector.S */

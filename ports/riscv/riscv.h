@@ -57,8 +57,10 @@ void riscv_context_switch(int from, int to);
 /* clock.c */
 uint64_t riscv_mtime(void);
 void riscv_clock_reset(void);
-int riscv_clock_reached(pr_ticks_t until_tick);
-void riscv_timer_start(pr_ticks_t until_tick);
+uint64_t riscv_tick_count(pr_ticks_t k);
+uint64_t riscv_ns_count(uint64_t ns);
+int riscv_clock_reached(uint64_t until_count);
+void riscv_timer_start(uint64_t until_count);
 void riscv_timer_stop(void);
 void riscv_timer_interrupt(void);
 

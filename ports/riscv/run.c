@@ -24,16 +24,23 @@ int pr_riscv_init(const pr_kernel_config_t *config)
     return PR_OK;
 }
 
-pr_riscv_stop_t pr_riscv_run(pr_ticks_t until_tick)
+static pr_riscv_stop_t run_until_count(uint64_t until_count)
 {
-    if (riscv_clock_reached(until_tick))
+    if (riscv_clock_reached(until_count))
         return PR_RISCV_REACHED;
     pr_kernel_set_outside(0);
-    riscv_timer_start(until_tick);
+    riscv_timer_start(until_count);
     riscv_context_switch(MAIN_SLOT, pr_kernel_dispatch());
     pr_kernel_set_outside(1);
     return stop_reason;
 }
+
+pr_riscv_stop_t pr_riscv_run(pr_ticks_t until_tick)
+{
+    return run_until_count(until_tick != 0 ? riscv_tick_count(until_tick) : UINT64_MAX);
+}
+
+pr_riscv_stop_t pr_riscv_run_until(uint64_t until_ns) { return run_until_count(riscv_ns_count(until_ns)); }
 
 void riscv_run_stop(pr_riscv_stop_t why)
 {

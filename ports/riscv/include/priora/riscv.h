@@ -34,6 +34,11 @@ typedef enum pr_riscv_stop {
  * stop between runs, so the program's own time counts as elapsed time. */
 pr_riscv_stop_t pr_riscv_run(pr_ticks_t until_tick);
 
+/* The same with the limit in port time: the run stops at the first instant
+ * at or after `until_ns` (mtime's resolution is 100 ns), before a tick due
+ * at that instant. UINT64_MAX = no limit. */
+pr_riscv_stop_t pr_riscv_run_until(uint64_t until_ns);
+
 /* Port time now (ns since pr_riscv_init). */
 uint64_t pr_riscv_now(void);
 
