@@ -2,8 +2,9 @@
  * Host port, part 2: the virtual clock, the tick interrupt, CPU consumption,
  * idling, and running the kernel for a while from the driver.
  *
- * host.now only moves forward in pr_host_consume (a task computes) and in
- * pr_port_idle (nobody is ready). Before each step forward, the due
+ * host.now only moves forward in pr_host_consume (a task computes), in
+ * pr_port_idle (nobody is ready), and by the overheads of pr_host_set_costs
+ * (0 unless asked for). Before each step forward, the due
  * "interrupts" are taken: first the stop request (time reached the driver's
  * limit: back to the driver), then the tick whose time has come. A step
  * never crosses the next tick or the limit.
@@ -16,6 +17,7 @@ static struct {
     pr_ticks_t next_tick;      /* number of the next tick interrupt */
     uint64_t next_tick_time;
     pr_host_stop_t stop;
+    pr_host_costs_t costs;
 } host;
 
 uint64_t pr_host_tick_time(pr_ticks_t k)
@@ -34,11 +36,19 @@ int pr_host_init(const pr_kernel_config_t *config)
     host.until = 0;
     host.next_tick = 1;
     host.next_tick_time = pr_host_tick_time(1);
+    host.costs = (pr_host_costs_t){0, 0};
     host_trace_reset();
     return PR_OK;
 }
 
 uint64_t pr_port_now(void) { return host.now; }
+
+void pr_host_set_costs(const pr_host_costs_t *costs) { host.costs = costs != NULL ? *costs : (pr_host_costs_t){0, 0}; }
+
+/* A switch's cost, charged inside the kernel call that switches: the tick
+ * interrupts it makes due are taken when time next advances (as a real CPU
+ * takes them when the call unmasks). */
+void host_charge_switch(void) { host.now += host.costs.switch_ns; }
 
 /* A call made at a tick's instant runs before that tick is taken. */
 int pr_port_tick_due(void) { return host.now >= host.next_tick_time; }
@@ -68,6 +78,7 @@ static void take_interrupts(void)
             host.next_tick_time = pr_host_tick_time(host.next_tick);
             pr_isr_enter();
             pr_kernel_tick();
+            host.now += host.costs.tick_ns;
             pr_isr_exit();
         } else {
             return;
@@ -110,6 +121,7 @@ pr_host_stop_t pr_host_run_until(uint64_t until_ns)
     if (host.now >= until_ns)
         return PR_HOST_REACHED;
     pr_kernel_set_outside(0);
+    host_charge_switch();
     host_context_switch(MAIN_SLOT, pr_kernel_dispatch());
     pr_kernel_set_outside(1);
     return host.stop;

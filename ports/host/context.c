@@ -87,4 +87,8 @@ void host_context_switch(int from, int to)
     after_switch(fake_stack);
 }
 
-void pr_port_switch(int from_slot, int to_slot) { host_context_switch(from_slot, to_slot); }
+void pr_port_switch(int from_slot, int to_slot)
+{
+    host_charge_switch();
+    host_context_switch(from_slot, to_slot);
+}

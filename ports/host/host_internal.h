@@ -10,5 +10,6 @@
 
 void host_context_switch(int from, int to);
 void host_trace_reset(void);
+void host_charge_switch(void);
 
 #endif

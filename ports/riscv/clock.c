@@ -19,6 +19,8 @@ static struct {
     uint32_t step, rem, hz;  /* counts per tick = step + rem / hz */
     uint32_t frac;           /* (next_tick * 10^7) mod hz */
     uint64_t until;          /* the run stops at this absolute mtime count */
+    uint64_t stopped;        /* mtime when the last run stopped */
+    int running;             /* in a run: time is mtime; else it is `stopped` */
 } clk;
 
 uint64_t riscv_mtime(void)
@@ -49,11 +51,14 @@ static void set_mtimecmp(uint64_t count)
 #endif
 }
 
-uint64_t pr_port_now(void) { return (riscv_mtime() - clk.epoch) * NS_PER_MTIME; }
+/* mtime as the kernel sees it: frozen between runs (riscv_clock_pause). */
+static uint64_t kernel_mtime(void) { return clk.running ? riscv_mtime() : clk.stopped; }
+
+uint64_t pr_port_now(void) { return (kernel_mtime() - clk.epoch) * NS_PER_MTIME; }
 
 /* The timer interrupt reprograms mtimecmp before the tick's work, so a tick
  * whose count mtime has reached is one not taken yet (interrupts masked). */
-int pr_port_tick_due(void) { return riscv_mtime() >= clk.next_count; }
+int pr_port_tick_due(void) { return kernel_mtime() >= clk.next_count; }
 uint64_t pr_riscv_now(void) { return pr_port_now(); }
 
 static void advance(void)
@@ -75,7 +80,8 @@ void riscv_clock_reset(void)
     clk.rem = MTIME_HZ % clk.hz;
     clk.frac = 0;
     clk.next_tick = 0;
-    clk.epoch = clk.next_count = riscv_mtime();
+    clk.epoch = clk.next_count = clk.stopped = riscv_mtime();
+    clk.running = 0;
     advance();
 }
 
@@ -98,6 +104,28 @@ uint64_t riscv_ns_count(uint64_t ns)
 int riscv_clock_reached(uint64_t until_count) { return riscv_mtime() >= until_count; }
 
 static uint64_t next_interrupt(void) { return clk.next_count < clk.until ? clk.next_count : clk.until; }
+
+/*
+ * Port time stands still between runs, as on the host port: the program's
+ * own work between two runs (checks, printing) must not count as the
+ * kernel's time, or the ticks it makes due would fire back to back when the
+ * run continues, at other points of the tasks' computations than on the
+ * host. Resuming shifts the epoch, and every tick, by the pause.
+ */
+void riscv_clock_pause(void)
+{
+    clk.stopped = riscv_mtime();
+    clk.running = 0;
+}
+
+void riscv_clock_resume(void)
+{
+    uint64_t now = riscv_mtime(), pause = now - clk.stopped;
+    clk.epoch += pause;
+    clk.next_count += pause;
+    clk.stopped = now;
+    clk.running = 1;
+}
 
 void riscv_timer_start(uint64_t until_count)
 {

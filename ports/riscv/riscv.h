@@ -60,6 +60,8 @@ void riscv_clock_reset(void);
 uint64_t riscv_tick_count(pr_ticks_t k);
 uint64_t riscv_ns_count(uint64_t ns);
 int riscv_clock_reached(uint64_t until_count);
+void riscv_clock_pause(void);
+void riscv_clock_resume(void);
 void riscv_timer_start(uint64_t until_count);
 void riscv_timer_stop(void);
 void riscv_timer_interrupt(void);

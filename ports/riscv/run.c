@@ -35,12 +35,23 @@ static pr_riscv_stop_t run_until_count(uint64_t until_count)
     return stop_reason;
 }
 
+/* The limits are converted after the clock resumes (riscv_clock_resume
+ * moves the epoch they count from). */
 pr_riscv_stop_t pr_riscv_run(pr_ticks_t until_tick)
 {
-    return run_until_count(until_tick != 0 ? riscv_tick_count(until_tick) : UINT64_MAX);
+    riscv_clock_resume();
+    pr_riscv_stop_t why = run_until_count(until_tick != 0 ? riscv_tick_count(until_tick) : UINT64_MAX);
+    riscv_clock_pause();
+    return why;
 }
 
-pr_riscv_stop_t pr_riscv_run_until(uint64_t until_ns) { return run_until_count(riscv_ns_count(until_ns)); }
+pr_riscv_stop_t pr_riscv_run_until(uint64_t until_ns)
+{
+    riscv_clock_resume();
+    pr_riscv_stop_t why = run_until_count(riscv_ns_count(until_ns));
+    riscv_clock_pause();
+    return why;
+}
 
 void riscv_run_stop(pr_riscv_stop_t why)
 {

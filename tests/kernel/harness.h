@@ -109,18 +109,41 @@ pr_task_status_t status_of(pr_id_t id);
 pr_sem_status_t sem_status_of(pr_id_t id);
 
 /* Runs each test function, prints one line per test and a summary line
- * "N passed, N failed"; returns the process exit code. */
+ * "N passed, N failed"; returns the process exit code.
+ *
+ * Trace mode (`test_x --trace` on the host; always on QEMU, where the same
+ * programs are built over tests/riscv/kernel/host_shim.c): the port charges
+ * a cost for every switch and tick (pr_host_set_costs, as real hardware
+ * spends time there), the checks are not verdicts (their expected times
+ * assume zero costs), and every kernel run's whole trace is printed in the
+ * RISC-V port's text format (docs/riscv-port.md), one frame per
+ * harness_reset, labelled "<case>.<n>". tests/riscv/compare_kernel_tests.py
+ * compares the host's frames with QEMU's, ignoring times. */
 typedef struct harness_case {
     const char *name;
     void (*fn)(void);
 } harness_case_t;
-int harness_main(const harness_case_t *cases, size_t n);
+int harness_main(const harness_case_t *cases, size_t n, int trace_mode);
 #define TEST_CASE(f) {#f, f}
+#ifdef PRIORA_HARNESS_RISCV
 #define HARNESS_MAIN(...)                                                                          \
     int main(void)                                                                                 \
     {                                                                                              \
         static const harness_case_t cases_[] = {__VA_ARGS__};                                     \
-        return harness_main(cases_, sizeof cases_ / sizeof *cases_);                               \
+        return harness_main(cases_, sizeof cases_ / sizeof *cases_, 1);                            \
     }
+#else
+#define HARNESS_MAIN(...)                                                                          \
+    int main(int argc, char **argv)                                                                \
+    {                                                                                              \
+        static const harness_case_t cases_[] = {__VA_ARGS__};                                     \
+        int trace_ = argc == 2 && strcmp(argv[1], "--trace") == 0;                                 \
+        if (argc > 1 && !trace_) {                                                                 \
+            fprintf(stderr, "usage: %s [--trace]\n", argv[0]);                                     \
+            return 2;                                                                              \
+        }                                                                                          \
+        return harness_main(cases_, sizeof cases_ / sizeof *cases_, trace_);                       \
+    }
+#endif
 
 #endif

@@ -82,3 +82,12 @@ char *strcpy(char *restrict dst, const char *restrict src)
         ;
     return dst;
 }
+
+int strcmp(const char *a, const char *b)
+{
+    while (*a != '\0' && *a == *b) {
+        a++;
+        b++;
+    }
+    return (int)(unsigned char)*a - (int)(unsigned char)*b;
+}

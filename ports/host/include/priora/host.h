@@ -38,6 +38,24 @@ pr_host_stop_t pr_host_run_ticks(pr_ticks_t tick);
 uint64_t pr_host_now(void);
 uint64_t pr_host_tick_time(pr_ticks_t k);
 
+/*
+ * Overheads charged in virtual time (all 0 after pr_host_init: kernel work
+ * takes no time). A real CPU spends time in every context switch and every
+ * tick interrupt, so on hardware a compute that would end exactly at a
+ * tick's instant ends a little after it, and the tick is taken first. A
+ * nonzero cost reproduces that order on the host: with costs, the host's
+ * sequence of events (ignoring times) is the RISC-V port's.
+ *   switch_ns  added at every context switch, including the start of a run
+ *   tick_ns    added by every tick interrupt, after the kernel's tick work
+ */
+typedef struct pr_host_costs {
+    uint64_t switch_ns;
+    uint64_t tick_ns;
+} pr_host_costs_t;
+
+/* Sets the overheads (NULL: none). Call after pr_host_init. */
+void pr_host_set_costs(const pr_host_costs_t *costs);
+
 /* Consumes ns of CPU time in the calling task (= pr_port_consume). */
 void pr_host_consume(uint64_t ns);
 

@@ -30,8 +30,9 @@ typedef enum pr_riscv_stop {
 
 /* Runs the kernel's tasks until the instant of tick `until_tick` (before
  * its interrupt is taken; 0 = no limit) or until quiescence. Runs again
- * after a PR_RISCV_REACHED continue where it stopped; the clock does not
- * stop between runs, so the program's own time counts as elapsed time. */
+ * after a PR_RISCV_REACHED continue where it stopped. Port time stands
+ * still between runs, as on the host port: the program's own work between
+ * two runs is not the kernel's time. */
 pr_riscv_stop_t pr_riscv_run(pr_ticks_t until_tick);
 
 /* The same with the limit in port time: the run stops at the first instant
