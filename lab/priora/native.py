@@ -58,8 +58,11 @@ typedef struct {
 } pr_lab_job_t;
 typedef struct { uint64_t busy; uint64_t end; uint64_t jobs; } pr_lab_totals_t;
 
+typedef struct { uint64_t switch_ns; uint64_t tick_ns; } pr_host_costs_t;
+
 const char *pr_errname(int err);
 int pr_host_init(const pr_kernel_config_t *config);
+void pr_host_set_costs(const pr_host_costs_t *costs);
 int pr_host_run_until(uint64_t until_ns);
 uint64_t pr_host_now(void);
 const pr_trace_record_t *pr_host_trace(size_t *count);

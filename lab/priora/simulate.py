@@ -142,14 +142,32 @@ def _account(
     return jobs, int(totals.busy), [int(h) for h in holds[: len(scenario.resources)]]
 
 
-def simulate(scenario: Scenario, horizon_ticks: int | None = None) -> SimResult:
+@dataclass(frozen=True)
+class HostCosts:
+    """Overheads the host port charges in virtual time (ports/host's
+    pr_host_set_costs): ns per context switch and per tick interrupt. With
+    any nonzero cost, events at a tick's instant come in a real CPU's order
+    (the tick first), as on the RISC-V port; the default is zero costs."""
+
+    switch_ns: int = 0
+    tick_ns: int = 0
+
+
+def simulate(
+    scenario: Scenario, horizon_ticks: int | None = None, costs: HostCosts | None = None
+) -> SimResult:
     """Runs `scenario` on the host port for `horizon_ticks` (default: the
-    scenario's horizon) and returns what happened."""
+    scenario's horizon), charging `costs` (default: none), and returns what
+    happened."""
     lib = native.lib()
     config = native.ffi.new("pr_kernel_config_t *", {"tick_hz": scenario.system.tick_hz, "quantum": 0})
     err = lib.pr_host_init(config)
     if err != native.PR_OK:
         raise NativeError(f"the kernel refused tick_hz {scenario.system.tick_hz}: {native.errname(err)}")
+    if costs is not None:
+        lib.pr_host_set_costs(
+            native.ffi.new("pr_host_costs_t *", {"switch_ns": costs.switch_ns, "tick_ns": costs.tick_ns})
+        )
     keep: list[Any] = []  # C memory the kernel points to while it runs
     for r in scenario.resources:
         _alloc_semaphore(lib, r, keep)
