@@ -10,12 +10,34 @@
  * instruction), which shows in the times of the records that follow. A
  * scenario whose trace fits in the ring (PR_CONFIG_TRACE_RECORDS) is not
  * disturbed.
+ *
+ * A program may instead give the sink a RAM buffer (apps/trace_store.h):
+ * a full ring then goes into the buffer, a few records at a time, and
+ * nothing is printed before pr_riscv_trace_end. The scenario runner
+ * (apps/scenario_runner.c) does, so that its trace is complete and its
+ * timing undisturbed by the UART.
  */
 #include "riscv.h"
+#include "apps/trace_store.h"
 
 static uint32_t printed; /* records printed since pr_riscv_init */
+static pr_trace_record_t *store; /* the RAM buffer, or NULL: print at once */
+static size_t store_capacity, stored;
 
-void riscv_trace_reset(void) { printed = 0; }
+void riscv_trace_reset(void)
+{
+    printed = 0;
+    stored = 0;
+}
+
+void pr_riscv_trace_store(pr_trace_record_t *buffer, size_t capacity)
+{
+    store = buffer;
+    store_capacity = buffer != NULL ? capacity : 0;
+    stored = 0;
+}
+
+size_t pr_riscv_trace_stored(void) { return stored; }
 
 static void put_record(const pr_trace_record_t *r)
 {
@@ -26,8 +48,13 @@ static void put_record(const pr_trace_record_t *r)
     pr_riscv_putc('\n');
 }
 
+/* Prints the buffer (if any), then everything left in the ring. */
 static void drain(void)
 {
+    for (size_t i = 0; i < stored; i++)
+        put_record(&store[i]);
+    printed += (uint32_t)stored;
+    stored = 0;
     pr_trace_record_t batch[8];
     size_t n;
     while ((n = pr_trace_drain(batch, sizeof batch / sizeof batch[0])) > 0) {
@@ -37,7 +64,18 @@ static void drain(void)
     }
 }
 
-void pr_port_trace_full(void) { drain(); }
+/* Called by the kernel, inside a kernel call, interrupts masked. With a
+ * buffer: a small batch into it, or nothing once it is full (the kernel then
+ * counts the record as lost). */
+void pr_port_trace_full(void)
+{
+    if (store == NULL) {
+        drain();
+        return;
+    }
+    size_t room = store_capacity - stored;
+    stored += pr_trace_drain(&store[stored], room < TRACE_STORE_BATCH ? room : TRACE_STORE_BATCH);
+}
 
 void pr_riscv_trace_begin(const char *label)
 {

@@ -1,0 +1,394 @@
+/*
+ * The scenario runner: one image per ISA that runs any scenario the lab
+ * gives it, never relinked. `priora run FILE --target qemu-rv32|qemu-rv64`
+ * (lab/priora/qemu_run.py) writes the scenario as a blob (docs/qemu-run.md
+ * gives the format) and QEMU's generic loader puts it in RAM at BLOB_ADDR:
+ *
+ *   qemu-system-riscv32 -machine virt -bios none -nographic -m 128M \
+ *       -icount shift=0,sleep=off -kernel scenario_runner.elf \
+ *       -device loader,file=blob.bin,addr=0x87000000,force-raw=on
+ *
+ * The runner checks the whole blob before the kernel starts (a bad one gets
+ * one "scenario_runner: error: ..." line and QEMU exit status 10, never a
+ * crash), creates one semaphore per resource and one task per task, each
+ * running the kernel's scenario interpreter over its actions, runs to the
+ * horizon tick (or until nothing can happen any more), and prints the trace
+ * and the kernel's counters over the UART.
+ *
+ * The trace goes into RAM during the run (apps/trace_store.h): the free RAM
+ * between the end of the image and the blob, about 110 MiB, 4.8 million
+ * records. Nothing is printed until the run is over, so the UART takes no
+ * time inside it.
+ *
+ * Output (after the trace frame of docs/riscv-port.md, label "run"):
+ *   PRIORA-RUN stop=<quiescent|horizon> end_ns=<n> ticks=<n> context_switches=<n> priority_changes=<n>
+ *   PRIORA-RUN sem=<id> ups=<n> downs=<n> max_waiters=<n>     (one per semaphore)
+ *   PRIORA-RUN done
+ *
+ * QEMU exit status: 0 the run is complete; 10 the blob is refused; 11 the
+ * kernel refused an object; 12 the trace lost records (everything is still
+ * printed); 13 the image reaches into the blob's region.
+ */
+#include <stddef.h>
+#include <string.h>
+#include "priora/priora.h"
+#include "priora/riscv.h"
+#include "priora/scenario.h"
+#include "apps/trace_store.h"
+
+/* ---- where things are (docs/qemu-run.md) ---- */
+
+#define BLOB_ADDR 0x87000000u  /* QEMU virt RAM: 0x80000000 .. 0x88000000 with -m 128M */
+#define BLOB_LIMIT 0x01000000u /* the blob may use the top 16 MiB of RAM */
+
+extern char __image_end[]; /* link.ld: the end of the image (its boot stack) */
+
+/* ---- the blob, version 1 (docs/qemu-run.md); every field little-endian ---- */
+
+#define BLOB_MAGIC "PRSB"
+#define BLOB_VERSION 1u
+#define HEADER_BYTES 64u
+#define SEM_BYTES 32u
+#define TASK_BYTES 64u
+#define ACTION_BYTES 24u
+#define NAME_BYTES 16u
+
+/* Known bits of a semaphore entry's flags. */
+#define SEM_FLAGS (PR_SEM_PRIO | PR_SEM_MUTEX)
+
+/* The action table is laid out as the kernel's pr_action_t on both ISAs, so
+ * the scripts point into the blob itself: no copy, no limit on the actions
+ * but the blob's size. */
+_Static_assert(sizeof(pr_action_t) == ACTION_BYTES, "pr_action_t is the blob's action entry");
+_Static_assert(offsetof(pr_action_t, kind) == 0 && sizeof(pr_action_kind_t) == 4, "action kind");
+_Static_assert(offsetof(pr_action_t, sem) == 4 && sizeof(pr_id_t) == 4, "action sem");
+_Static_assert(offsetof(pr_action_t, timeout) == 8 && sizeof(pr_timeout_t) == 4, "action timeout");
+_Static_assert(offsetof(pr_action_t, amount) == 16, "action amount");
+
+#define EXIT_BAD_BLOB 10
+#define EXIT_REFUSED 11
+#define EXIT_LOST 12
+#define EXIT_LAYOUT 13
+
+static const unsigned char *const blob = (const unsigned char *)(uintptr_t)BLOB_ADDR;
+
+static uint32_t u16_at(const unsigned char *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8; }
+static uint32_t u32_at(const unsigned char *p) { return u16_at(p) | u16_at(p + 2) << 16; }
+static uint64_t u64_at(const unsigned char *p) { return (uint64_t)u32_at(p) | (uint64_t)u32_at(p + 4) << 32; }
+
+/* The header's fields. */
+typedef struct {
+    uint32_t total, crc, tick_hz, ntasks, nsems, nactions, trace_limit;
+    uint64_t quantum, horizon;
+} header_t;
+
+/* ---- messages ---- */
+
+static void say(const char *a, const char *b, const char *c)
+{
+    pr_riscv_puts("scenario_runner: ");
+    pr_riscv_puts(a);
+    if (b != NULL)
+        pr_riscv_puts(b);
+    if (c != NULL)
+        pr_riscv_puts(c);
+}
+
+static _Noreturn void fail(int status, const char *what, const char *why)
+{
+    say("error: ", what, why);
+    pr_riscv_putc('\n');
+    pr_riscv_exit(status);
+}
+
+/* A refused blob entry: "task 3: priority 40 is out of range". */
+static _Noreturn void bad_entry(const char *kind, uint32_t index, const char *why, uint64_t value)
+{
+    say("error: blob: ", kind, " ");
+    pr_riscv_put_dec(index);
+    pr_riscv_puts(": ");
+    pr_riscv_puts(why);
+    pr_riscv_put_dec(value);
+    pr_riscv_putc('\n');
+    pr_riscv_exit(EXIT_BAD_BLOB);
+}
+
+static _Noreturn void bad_blob(const char *why, uint64_t value)
+{
+    say("error: blob: ", why, NULL);
+    pr_riscv_put_dec(value);
+    pr_riscv_putc('\n');
+    pr_riscv_exit(EXIT_BAD_BLOB);
+}
+
+static _Noreturn void refused(const char *what, uint32_t index, int err)
+{
+    say("error: the kernel refused ", what, " ");
+    pr_riscv_put_dec(index);
+    pr_riscv_puts(": ");
+    pr_riscv_puts(pr_errname(err));
+    pr_riscv_putc('\n');
+    pr_riscv_exit(EXIT_REFUSED);
+}
+
+/* ---- checking the blob ---- */
+
+/* CRC-32 as zlib computes it (reflected, polynomial 0xEDB88320). */
+static uint32_t crc32(const unsigned char *p, uint32_t n)
+{
+    static uint32_t table[256];
+    if (table[1] == 0) {
+        for (uint32_t i = 0; i < 256; i++) {
+            uint32_t c = i;
+            for (int k = 0; k < 8; k++)
+                c = (c & 1u) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+            table[i] = c;
+        }
+    }
+    uint32_t c = 0xFFFFFFFFu;
+    for (uint32_t i = 0; i < n; i++)
+        c = table[(c ^ p[i]) & 0xFFu] ^ (c >> 8);
+    return c ^ 0xFFFFFFFFu;
+}
+
+static int all_zero(const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != 0)
+            return 0;
+    return 1;
+}
+
+/* A name field: 1 to 15 characters, then NULs. */
+static int name_ok(const unsigned char *p)
+{
+    size_t n = 0;
+    while (n < NAME_BYTES && p[n] != 0)
+        n++;
+    return n > 0 && n < NAME_BYTES && all_zero(p + n, NAME_BYTES - n);
+}
+
+static header_t check_header(void)
+{
+    header_t h;
+    if (memcmp(blob, BLOB_MAGIC, 4) != 0)
+        fail(EXIT_BAD_BLOB, "blob: no scenario blob at 0x87000000 (the magic is not \"PRSB\"): ",
+             "load one with -device loader,file=BLOB,addr=0x87000000,force-raw=on");
+    if (u16_at(blob + 4) != BLOB_VERSION)
+        bad_blob("unsupported version (this runner reads version 1): ", u16_at(blob + 4));
+    if (u16_at(blob + 6) != HEADER_BYTES)
+        bad_blob("the header must be 64 bytes, it says ", u16_at(blob + 6));
+    h.total = u32_at(blob + 8);
+    h.crc = u32_at(blob + 12);
+    if (h.total < HEADER_BYTES || h.total > BLOB_LIMIT)
+        bad_blob("total size out of range (64 .. 16777216 bytes): ", h.total);
+    if (crc32(blob + 16, h.total - 16) != h.crc)
+        bad_blob("checksum mismatch (a truncated or altered blob); stored CRC-32 ", h.crc);
+    h.tick_hz = u32_at(blob + 16);
+    h.ntasks = u16_at(blob + 20);
+    h.nsems = u16_at(blob + 22);
+    h.nactions = u32_at(blob + 24);
+    h.quantum = u64_at(blob + 32);
+    h.horizon = u64_at(blob + 40);
+    h.trace_limit = u32_at(blob + 48);
+    if (u32_at(blob + 28) != 0 || !all_zero(blob + 52, 12))
+        bad_blob("reserved header fields must be 0 (offset 28, 52..63); flags ", u32_at(blob + 28));
+    if (h.tick_hz == 0 || h.tick_hz > 1000000u)
+        bad_blob("tick_hz out of the kernel's range 1..1000000: ", h.tick_hz);
+    if (h.ntasks == 0 || h.ntasks > PR_CONFIG_MAX_TASKS)
+        bad_blob("task count out of range (1 .. PR_CONFIG_MAX_TASKS): ", h.ntasks);
+    if (h.nsems > PR_CONFIG_MAX_SEMS)
+        bad_blob("semaphore count beyond PR_CONFIG_MAX_SEMS: ", h.nsems);
+    uint64_t size = (uint64_t)HEADER_BYTES + (uint64_t)SEM_BYTES * h.nsems + (uint64_t)TASK_BYTES * h.ntasks +
+                    (uint64_t)ACTION_BYTES * h.nactions;
+    if (size != h.total)
+        bad_blob("the counts do not add up to the total size; they give ", size);
+    return h;
+}
+
+static const unsigned char *sem_entry(uint32_t i) { return blob + HEADER_BYTES + SEM_BYTES * i; }
+
+static const unsigned char *task_entry(const header_t *h, uint32_t i)
+{
+    return blob + HEADER_BYTES + SEM_BYTES * h->nsems + TASK_BYTES * i;
+}
+
+static const pr_action_t *action_table(const header_t *h)
+{
+    return (const pr_action_t *)(const void *)(blob + HEADER_BYTES + SEM_BYTES * h->nsems +
+                                               TASK_BYTES * h->ntasks);
+}
+
+static void check_sems(const header_t *h)
+{
+    for (uint32_t i = 0; i < h->nsems; i++) {
+        const unsigned char *e = sem_entry(i);
+        uint32_t flags = u32_at(e + 24), protocol = u32_at(e + 28);
+        int32_t value = (int32_t)u32_at(e + 16), max = (int32_t)u32_at(e + 20);
+        if (!name_ok(e))
+            bad_entry("semaphore", i, "the name must be 1 to 15 characters, NUL-padded; first byte ", e[0]);
+        if ((flags & ~(uint32_t)SEM_FLAGS) != 0)
+            bad_entry("semaphore", i, "unknown flags ", flags);
+        if (protocol > PR_PROTOCOL_PIP)
+            bad_entry("semaphore", i, "unknown protocol ", protocol);
+        if (value < 0 || max < 0)
+            bad_entry("semaphore", i, "value and max must be >= 0; value ", (uint32_t)value);
+    }
+}
+
+static void check_tasks(const header_t *h)
+{
+    for (uint32_t i = 0; i < h->ntasks; i++) {
+        const unsigned char *e = task_entry(h, i);
+        uint32_t first = u32_at(e + 20), count = u32_at(e + 24);
+        if (!name_ok(e))
+            bad_entry("task", i, "the name must be 1 to 15 characters, NUL-padded; first byte ", e[0]);
+        if (u32_at(e + 16) > PR_PRIO_MAX)
+            bad_entry("task", i, "priority out of range 0..31: ", u32_at(e + 16));
+        if (count == 0 || first > h->nactions || count > h->nactions - first)
+            bad_entry("task", i, "its actions are not inside the action table; first ", first);
+        if (u32_at(e + 28) != 0 || u64_at(e + 56) != 0)
+            bad_entry("task", i, "reserved fields must be 0; offset 28 holds ", u32_at(e + 28));
+    }
+}
+
+static void check_actions(const header_t *h)
+{
+    const pr_action_t *a = action_table(h);
+    for (uint32_t i = 0; i < h->nactions; i++) {
+        const unsigned char *e = (const unsigned char *)&a[i];
+        uint32_t kind = u32_at(e), sem = u32_at(e + 4);
+        if (kind < PR_ACT_COMPUTE || kind > PR_ACT_SET_PRIORITY)
+            bad_entry("action", i, "unknown kind ", kind);
+        int uses_sem = kind == PR_ACT_LOCK || kind == PR_ACT_UNLOCK || kind == PR_ACT_DOWN || kind == PR_ACT_UP;
+        if ((uses_sem && sem >= h->nsems) || (!uses_sem && sem != 0))
+            bad_entry("action", i, "semaphore id out of range: ", sem);
+        if (u32_at(e + 12) != 0)
+            bad_entry("action", i, "reserved field (offset 12) must be 0, holds ", u32_at(e + 12));
+    }
+}
+
+/* ---- running it ---- */
+
+static pr_script_t scripts[PR_CONFIG_MAX_TASKS];
+
+/* A checked name field is a C string (the kernel copies it). */
+static const char *name_of(const unsigned char *entry) { return (const char *)entry; }
+
+static void create_sems(const header_t *h)
+{
+    for (uint32_t i = 0; i < h->nsems; i++) {
+        const unsigned char *e = sem_entry(i);
+        pr_sem_attr_t attr;
+        pr_id_t id;
+        pr_sem_attr_init(&attr);
+        attr.name = name_of(e);
+        attr.value = (int)u32_at(e + 16);
+        attr.max = (int)u32_at(e + 20);
+        attr.flags = u32_at(e + 24);
+        attr.protocol = (pr_protocol_t)u32_at(e + 28);
+        int err = pr_sem_alloc(&attr, &id);
+        if (err != PR_OK)
+            refused("semaphore", i, err);
+        if ((uint32_t)id != i)
+            refused("semaphore (its id is not its index)", i, PR_EINVAL);
+    }
+}
+
+static void create_tasks(const header_t *h)
+{
+    const pr_action_t *actions = action_table(h);
+    for (uint32_t i = 0; i < h->ntasks; i++) {
+        const unsigned char *e = task_entry(h, i);
+        pr_task_attr_t attr;
+        pr_id_t id;
+        scripts[i] = (pr_script_t){&actions[u32_at(e + 20)], u32_at(e + 24), 0, 0, 0, 0};
+        uint32_t bad = 0;
+        if (pr_script_check(&scripts[i], &bad) != PR_OK)
+            refused("the body of task", i, PR_EINVAL);
+        pr_task_attr_init(&attr);
+        attr.name = name_of(e);
+        attr.priority = (pr_prio_t)u32_at(e + 16);
+        attr.entry = pr_script_body;
+        attr.arg = &scripts[i];
+        attr.period = u64_at(e + 32);
+        attr.phase = u64_at(e + 40);
+        attr.deadline = u64_at(e + 48);
+        int err = pr_task_create(&attr, &id);
+        if (err != PR_OK)
+            refused("task", i, err);
+        if ((uint32_t)id != i)
+            refused("task (its id is not its index)", i, PR_EINVAL);
+    }
+}
+
+static void put_field(const char *name, uint64_t value)
+{
+    pr_riscv_putc(' ');
+    pr_riscv_puts(name);
+    pr_riscv_putc('=');
+    pr_riscv_put_dec(value);
+}
+
+int main(void)
+{
+    /* The trace buffer: from the end of the image (8-byte aligned) to the blob. */
+    uintptr_t free_start = ((uintptr_t)__image_end + 7u) & ~(uintptr_t)7u;
+    if (free_start + 1024u * sizeof(pr_trace_record_t) > BLOB_ADDR)
+        fail(EXIT_LAYOUT, "the image reaches into the blob's region at 0x87000000", "");
+    size_t capacity = (BLOB_ADDR - free_start) / sizeof(pr_trace_record_t);
+
+    header_t h = check_header();
+    check_sems(&h);
+    check_tasks(&h);
+    check_actions(&h);
+    if (h.trace_limit != 0 && h.trace_limit < capacity)
+        capacity = h.trace_limit;
+
+    pr_kernel_config_t cfg = {.tick_hz = h.tick_hz, .quantum = h.quantum};
+    int err = pr_riscv_init(&cfg);
+    if (err != PR_OK)
+        refused("the configuration (tick_hz, quantum)", 0, err);
+    pr_riscv_trace_store((pr_trace_record_t *)free_start, capacity);
+    create_sems(&h);
+    create_tasks(&h);
+
+    pr_riscv_stop_t stop = pr_riscv_run(h.horizon); /* 0: no limit */
+    uint64_t end = pr_riscv_now();
+
+    /* The run is over: printing takes time, but no longer disturbs it. */
+    pr_kernel_stats_t stats;
+    pr_kernel_stats(&stats);
+    uint32_t lost = pr_trace_lost();
+    pr_riscv_trace_begin("run");
+    pr_riscv_trace_end("run");
+    pr_riscv_puts("PRIORA-RUN stop=");
+    pr_riscv_puts(stop == PR_RISCV_QUIESCENT ? "quiescent" : "horizon");
+    put_field("end_ns", end);
+    put_field("ticks", pr_ticks_now());
+    put_field("context_switches", stats.context_switches);
+    put_field("priority_changes", stats.priority_changes);
+    put_field("trace_capacity", capacity);
+    pr_riscv_putc('\n');
+    for (uint32_t i = 0; i < h.nsems; i++) {
+        pr_sem_stats_t s;
+        if (pr_sem_stats((pr_id_t)i, &s) != PR_OK)
+            continue;
+        pr_riscv_puts("PRIORA-RUN");
+        put_field("sem", i);
+        put_field("ups", s.ups);
+        put_field("downs", s.downs);
+        put_field("max_waiters", s.max_waiters);
+        pr_riscv_putc('\n');
+    }
+    pr_riscv_puts("PRIORA-RUN done\n");
+    if (lost != 0) {
+        say("error: the trace lost ", "", "");
+        pr_riscv_put_dec(lost);
+        pr_riscv_puts(" records (the RAM buffer holds ");
+        pr_riscv_put_dec(capacity);
+        pr_riscv_puts(")\n");
+        return EXIT_LOST;
+    }
+    return 0;
+}
