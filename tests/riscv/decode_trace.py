@@ -24,26 +24,28 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import re
-import struct
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from priora import native
+from priora import native, uart_trace
 from priora.errors import PrioraError
 from priora.scenario import load
 from priora.simulate import simulate
+from priora.uart_trace import UartRun, UartTraceError
 
-# pr_trace_record_t (kernel/include/priora/trace.h), little-endian: time, seq,
-# value, event, task, object, result, arg0, arg1, tick_low. Its names and codes
-# come from the lab's binding, the one Python copy of trace.h.
-RECORD = struct.Struct("<QIiBBBbBBH")
+# The frames are read by the lab (priora.uart_trace), which also gives the
+# records' names and codes: the one Python copy of trace.h.
 NONE_ID = native.TRACE_NONE
 EVENTS = native.EVENT_NAME
 CAUSES = native.CAUSE_NAME
 
 Key = tuple[int, int, int, int, int, int, int]
+Run = UartRun
+TraceError = UartTraceError
+parse = uart_trace.parse
+count = uart_trace.count
+problems = uart_trace.problems
 
 
 @dataclass(frozen=True)
@@ -64,79 +66,8 @@ class Record:
         return (self.event, self.task, self.obj, self.result, self.arg0, self.arg1, self.value)
 
 
-@dataclass
-class Run:
-    label: str
-    tick_hz: int
-    records: list[Record] = field(default_factory=list)
-    tasks: dict[int, str] = field(default_factory=dict)
-    sems: dict[int, str] = field(default_factory=dict)
-    declared: int | None = None  # records=, from the END line
-    lost: int | None = None  # lost=, from the END line
-
-
-class TraceError(Exception):
-    pass
-
-
-BEGIN = re.compile(r"PRIORA-TRACE BEGIN (\S+) tick_hz=(\d+)$")
-END = re.compile(r"PRIORA-TRACE END (\S+) records=(\d+) lost=(\d+)$")
-NAME = re.compile(r"N ([TS]) (\d+) (\S+)$")
-HEX = re.compile(r"T ([0-9a-f]{48})$")
-
-
-def parse(text: str) -> list[Run]:
-    """The runs in a UART log, in order. Lines outside the markers are ignored."""
-    runs: list[Run] = []
-    run: Run | None = None
-    for number, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        if m := BEGIN.match(line):
-            if run is not None:
-                raise TraceError(f"line {number}: BEGIN {m[1]} inside run {run.label}")
-            run = Run(m[1], int(m[2]))
-        elif run is None:
-            continue
-        elif m := HEX.match(line):
-            run.records.append(Record(*RECORD.unpack(bytes.fromhex(m[1]))))
-        elif m := NAME.match(line):
-            (run.tasks if m[1] == "T" else run.sems)[int(m[2])] = m[3]
-        elif m := END.match(line):
-            if m[1] != run.label:
-                raise TraceError(f"line {number}: END {m[1]} closes run {run.label}")
-            run.declared, run.lost = int(m[2]), int(m[3])
-            runs.append(run)
-            run = None
-        elif line.startswith(("T ", "N ", "PRIORA-TRACE")):
-            raise TraceError(f"line {number}: malformed trace line: {line!r}")
-    if run is not None:
-        raise TraceError(f"run {run.label}: no END line (the image stopped in the middle of it)")
-    return runs
-
-
-def count(run: Run, event: str) -> int:
-    return sum(1 for r in run.records if EVENTS.get(r.event) == event)
-
-
-def problems(run: Run, jobs: int | None) -> list[str]:
-    """What is wrong with a run's trace (empty: well formed)."""
-    found = []
-    if run.declared != len(run.records):
-        found.append(f"{len(run.records)} records received, the image printed {run.declared}")
-    if run.lost:
-        found.append(f"the kernel lost {run.lost} records")
-    seqs = [r.seq for r in run.records]
-    if seqs != list(range(len(seqs))):
-        found.append("sequence numbers are not 0, 1, 2, ...")
-    if any(b.time < a.time for a, b in zip(run.records, run.records[1:], strict=False)):
-        found.append("times go backwards")
-    if unknown := sorted({r.event for r in run.records if r.event not in EVENTS}):
-        found.append(f"unknown event codes {unknown}")
-    if jobs is not None:
-        for event in ("RELEASE", "JOB_DONE"):
-            if (n := count(run, event)) != jobs:
-                found.append(f"{n} {event} records, expected {jobs}")
-    return found
+def records(run: Run) -> list[Record]:
+    return [Record(*(int(v) for v in row)) for row in run.records.tolist()]
 
 
 def ticks(ns: int, hz: int) -> str:
@@ -177,7 +108,9 @@ def describe(key: Key, tasks: dict[int, str], sems: dict[int, str]) -> str:
 
 
 def listing(run: Run) -> list[str]:
-    return [f"{ticks(r.time, run.tick_hz):>8}  {describe(r.key(), run.tasks, run.sems)}" for r in run.records]
+    return [
+        f"{ticks(r.time, run.tick_hz):>8}  {describe(r.key(), run.tasks, run.sems)}" for r in records(run)
+    ]
 
 
 @dataclass(frozen=True)
@@ -225,7 +158,8 @@ def span(first: int, end: int) -> str:
 def differences(run: Run, host: HostRun) -> list[str]:
     """Where the run's events differ from the host's, ignoring times: one
     block per difference, each side with its own times for context."""
-    mine = [r.key() for r in run.records]
+    theirs = records(run)
+    mine = [r.key() for r in theirs]
     out: list[str] = []
     matcher = difflib.SequenceMatcher(a=host.keys, b=mine, autojunk=False)
     for tag, h0, h1, m0, m1 in matcher.get_opcodes():
@@ -237,7 +171,7 @@ def differences(run: Run, host: HostRun) -> list[str]:
             out.append(f"    host  {ticks(host.times[i], host.tick_hz):>8}  {text}")
         for i in range(m0, m1):
             text = describe(mine[i], run.tasks, run.sems)
-            out.append(f"    riscv {ticks(run.records[i].time, run.tick_hz):>8}  {text}")
+            out.append(f"    riscv {ticks(theirs[i].time, run.tick_hz):>8}  {text}")
     return out
 
 

@@ -1,0 +1,125 @@
+"""The scenario blob: a compiled scenario as bytes that a target reads from
+memory (docs/qemu-run.md). QEMU's generic loader puts it at ADDRESS, where
+the RISC-V scenario runner (ports/riscv/apps/scenario_runner.c) checks it
+and creates the kernel objects, so no image is relinked per scenario.
+
+Version 1, every field little-endian:
+
+    header     64 bytes   magic "PRSB", version, sizes, CRC-32, tick_hz,
+                          counts, quantum, horizon
+    semaphores 32 bytes each, in id order
+    tasks      64 bytes each, in id order
+    actions    24 bytes each (the kernel's pr_action_t), every task's
+               body in task order; a task names its first action and count
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+
+from priora.compiled import KernelAction, KernelScenario, KernelSemaphore, KernelTask
+from priora.errors import PrioraError
+
+MAGIC = b"PRSB"
+VERSION = 1
+ADDRESS = 0x8700_0000  # in QEMU virt's RAM (0x8000_0000 .. 0x8800_0000 with -m 128M)
+LIMIT = 16 * 1024 * 1024  # the blob may use RAM from ADDRESS to the end: 16 MiB
+
+# magic, version, header bytes, total bytes, crc32 of bytes 16.., tick_hz,
+# tasks, semaphores, actions, flags (0), quantum, horizon (0 = until quiescent),
+# trace limit (records the runner keeps in RAM; 0 = as many as fit), 12
+# reserved bytes (0).
+HEADER = struct.Struct("<4sHHIIIHHIIQQI12x")
+SEMAPHORE = struct.Struct("<16siiIi")  # name, value, max (0 = none), flags, protocol
+TASK = struct.Struct("<16siIIIQQQ8x")  # name, priority, first action, count, 0, period, phase, deadline
+ACTION = struct.Struct("<IiIIQ")  # kind, sem, timeout, 0, amount: pr_action_t
+CRC_FROM = 16  # the checksum covers everything after itself
+
+U32 = 2**32 - 1
+U64 = 2**64 - 1
+
+
+class BlobError(PrioraError):
+    """A scenario that does not fit the blob, or bytes that are not a blob."""
+
+
+def _name(name: str) -> bytes:
+    raw = name.encode("ascii")
+    if not 1 <= len(raw) < 16:
+        raise BlobError(f"name {name!r}: 1 to 15 characters fit a blob")
+    return raw
+
+
+def encode(kernel: KernelScenario, horizon_ticks: int | None, *, trace_limit: int = 0) -> bytes:
+    """The blob of `kernel`, to run until tick `horizon_ticks` (None: until
+    nothing can happen any more). `trace_limit` caps the records the runner
+    keeps (0: as many as its RAM holds; a test of lost records sets it)."""
+    horizon = 0 if horizon_ticks is None else horizon_ticks
+    if not 0 <= horizon <= U64 or (horizon_ticks is not None and horizon == 0):
+        raise BlobError(f"horizon {horizon_ticks} ticks does not fit a blob (1 .. 2^64-1)")
+    sems = b"".join(
+        SEMAPHORE.pack(_name(s.name), s.value, s.max, s.flags, s.protocol) for s in kernel.semaphores
+    )
+    tasks: list[bytes] = []
+    actions: list[bytes] = []
+    first = 0
+    for t in kernel.tasks:
+        tasks.append(
+            TASK.pack(_name(t.name), t.priority, first, len(t.actions), 0, t.period, t.phase, t.deadline)
+        )
+        actions.extend(ACTION.pack(a.kind, a.sem, a.timeout, 0, a.amount) for a in t.actions)
+        first += len(t.actions)
+    body = sems + b"".join(tasks) + b"".join(actions)
+    total = HEADER.size + len(body)
+    if total > LIMIT:
+        raise BlobError(f"the scenario takes {total} bytes as a blob, the target has room for {LIMIT}")
+    header = HEADER.pack(
+        MAGIC, VERSION, HEADER.size, total, 0, kernel.tick_hz, len(kernel.tasks), len(kernel.semaphores),
+        first, 0, kernel.quantum, horizon, trace_limit,
+    )  # fmt: skip
+    blob = header + body
+    crc = zlib.crc32(blob[CRC_FROM:])
+    return blob[:12] + struct.pack("<I", crc) + blob[CRC_FROM:]
+
+
+def decode(blob: bytes) -> tuple[KernelScenario, int | None]:
+    """The compiled scenario and horizon in `blob` (the inverse of encode),
+    checked as the runner checks it, for tools and tests."""
+    if len(blob) < HEADER.size:
+        raise BlobError(f"{len(blob)} bytes: shorter than the header")
+    (magic, version, header_bytes, total, crc, tick_hz, ntasks, nsems, nactions, flags, quantum,
+     horizon, _trace_limit) = HEADER.unpack_from(blob)  # fmt: skip
+    if magic != MAGIC:
+        raise BlobError(f"magic {magic!r}, expected {MAGIC!r}")
+    if version != VERSION or header_bytes != HEADER.size or flags != 0:
+        raise BlobError(
+            f"version {version}, header {header_bytes} bytes, flags {flags}: not a version 1 blob"
+        )
+    expected = HEADER.size + SEMAPHORE.size * nsems + TASK.size * ntasks + ACTION.size * nactions
+    if total != len(blob) or total != expected:
+        raise BlobError(f"total size {total}, the blob has {len(blob)} bytes and its counts give {expected}")
+    if zlib.crc32(blob[CRC_FROM:]) != crc:
+        raise BlobError("checksum mismatch")
+    at = HEADER.size
+    sems = []
+    for _ in range(nsems):
+        name, value, limit, sem_flags, protocol = SEMAPHORE.unpack_from(blob, at)
+        sems.append(KernelSemaphore(name.rstrip(b"\0").decode("ascii"), value, limit, sem_flags, protocol))
+        at += SEMAPHORE.size
+    entries = []
+    for _ in range(ntasks):
+        entries.append(TASK.unpack_from(blob, at))
+        at += TASK.size
+    actions = []
+    for _ in range(nactions):
+        kind, sem, timeout, _zero, amount = ACTION.unpack_from(blob, at)
+        actions.append(KernelAction(kind, sem, timeout, amount))
+        at += ACTION.size
+    tasks = tuple(
+        KernelTask(name.rstrip(b"\0").decode("ascii"), priority, period, phase, deadline,
+                   tuple(actions[first : first + count]))
+        for name, priority, first, count, _zero, period, phase, deadline in entries
+    )  # fmt: skip
+    kernel = KernelScenario(tick_hz, quantum, tuple(sems), tasks)
+    return kernel, (horizon if horizon != 0 else None)

@@ -1,0 +1,89 @@
+"""A validated scenario as the kernel objects that run it, on any port.
+
+Resource i becomes semaphore i and task i becomes task i, with the kernel's
+own attribute values (pr_sem_attr_t, pr_task_attr_t, and each job's actions
+as pr_action_t for the scenario interpreter). Times are in the kernel's
+units: periods, phases, deadlines, delays and timeouts in ticks, computes in
+port time (ns on both ports). The host run (priora.simulate) and the QEMU
+run (priora.blob, priora.qemu_run) create the same objects from these.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from priora import native
+from priora.model import Action, Resource, Scenario, Task
+
+
+@dataclass(frozen=True)
+class KernelSemaphore:
+    """pr_sem_attr_t of one resource."""
+
+    name: str
+    value: int  # initial value (1 for a mutex)
+    max: int  # 0: no limit
+    flags: int  # PR_SEM_PRIO | PR_SEM_MUTEX
+    protocol: int  # PR_PROTOCOL_NONE / PR_PROTOCOL_PIP; NONE unless a mutex
+
+
+@dataclass(frozen=True)
+class KernelAction:
+    """pr_action_t of one body action."""
+
+    kind: int  # PR_ACT_*
+    sem: int  # the semaphore's id; 0 when the action uses none
+    timeout: int  # ticks; PR_FOREVER, or 0 for PR_NO_WAIT
+    amount: int  # compute: ns; delay: ticks; else 0
+
+
+@dataclass(frozen=True)
+class KernelTask:
+    """pr_task_attr_t of one task, and its script."""
+
+    name: str
+    priority: int
+    period: int  # ticks; 0 = one job
+    phase: int  # ticks
+    deadline: int  # ticks, relative; 0 = the period (none if both are 0)
+    actions: tuple[KernelAction, ...]
+
+
+@dataclass(frozen=True)
+class KernelScenario:
+    tick_hz: int
+    quantum: int  # ticks; the lab runs without round robin (0)
+    semaphores: tuple[KernelSemaphore, ...]
+    tasks: tuple[KernelTask, ...]
+
+
+def kernel_action(scenario: Scenario, a: Action) -> KernelAction:
+    """The interpreter's action for `a`: priora.simulate's own conversion."""
+    from priora.simulate import _action  # the one copy, until simulate builds on this module
+
+    kind, sem, timeout, amount = _action(scenario, a)
+    return KernelAction(kind, sem, timeout, amount)
+
+
+def kernel_semaphore(r: Resource) -> KernelSemaphore:
+    flags = native.PR_SEM_PRIO if r.order == "priority" else 0
+    protocol = 0
+    if r.kind == "mutex":
+        flags |= native.PR_SEM_MUTEX
+        protocol = native.PROTOCOL_NUMBER[r.protocol]
+    return KernelSemaphore(r.name, r.initial, r.max if r.max is not None else 0, flags, protocol)
+
+
+def kernel_task(scenario: Scenario, t: Task) -> KernelTask:
+    actions = tuple(kernel_action(scenario, a) for a in t.body)
+    return KernelTask(t.name, t.priority, t.period or 0, t.phase, t.deadline or 0, actions)
+
+
+def compile_scenario(scenario: Scenario) -> KernelScenario:
+    """Every kernel object of `scenario`, in id order."""
+    return KernelScenario(
+        tick_hz=scenario.system.tick_hz,
+        quantum=0,
+        semaphores=tuple(kernel_semaphore(r) for r in scenario.resources),
+        tasks=tuple(kernel_task(scenario, t) for t in scenario.tasks),
+    )
