@@ -2,6 +2,7 @@
 
     priora simulate FILE [--protocol P] [--json] [--gantt OUT.png|OUT.svg]
                          [--trace OUT.json] [--horizon T]
+    priora run FILE --target qemu-rv32|qemu-rv64 [the same options] [--timeout S]
     priora demo [--out DIR]
 
 A user's mistake (an invalid file, a bad option value, an output that cannot
@@ -25,6 +26,8 @@ EXIT_OK = 0
 EXIT_USER = 2
 
 GANTT_SUFFIXES = (".png", ".svg")
+TARGETS = ("qemu-rv32", "qemu-rv64")  # priora.qemu_run.TARGETS
+DEFAULT_TIMEOUT = 120.0  # priora.qemu_run.DEFAULT_TIMEOUT
 TRACE_SUFFIXES = (".json",)
 DEFAULT_DEMO_DIR = Path("priora-demo")
 
@@ -44,13 +47,22 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     sim = commands.add_parser("simulate", help="run a scenario file and report what happened")
-    sim.add_argument("file", type=Path, metavar="FILE", help="scenario file (TOML)")
-    sim.add_argument("--protocol", choices=PROTOCOLS, help="protocol of every mutex (overrides the file)")
-    sim.add_argument("--json", action="store_true", help="print the report as one JSON document")
-    sim.add_argument("--gantt", type=Path, metavar="OUT", help="write a Gantt chart (.png or .svg)")
-    sim.add_argument("--trace", type=Path, metavar="OUT", help="write a Chrome/Perfetto trace (.json)")
-    sim.add_argument("--horizon", metavar="T", help="run until T, in the file's time unit")
+    _scenario_options(sim)
     sim.set_defaults(handler=_simulate)
+
+    run = commands.add_parser(
+        "run", help="run a scenario file on the real kernel under QEMU and report what happened"
+    )
+    _scenario_options(run)
+    run.add_argument("--target", required=True, choices=TARGETS, help="where the kernel runs")
+    run.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        metavar="S",
+        help=f"give up when QEMU takes longer than S seconds of wall time (default: {DEFAULT_TIMEOUT:g})",
+    )
+    run.set_defaults(handler=_run)
 
     demo = commands.add_parser("demo", help="the priority inversion without and with inheritance")
     demo.add_argument(
@@ -62,6 +74,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     demo.set_defaults(handler=_demo)
     return parser
+
+
+def _scenario_options(parser: argparse.ArgumentParser) -> None:
+    """The options of simulate and run: the same scenario, the same report."""
+    parser.add_argument("file", type=Path, metavar="FILE", help="scenario file (TOML)")
+    parser.add_argument("--protocol", choices=PROTOCOLS, help="protocol of every mutex (overrides the file)")
+    parser.add_argument("--json", action="store_true", help="print the report as one JSON document")
+    parser.add_argument("--gantt", type=Path, metavar="OUT", help="write a Gantt chart (.png or .svg)")
+    parser.add_argument("--trace", type=Path, metavar="OUT", help="write a Chrome/Perfetto trace (.json)")
+    parser.add_argument("--horizon", metavar="T", help="run until T, in the file's time unit")
 
 
 # ---------------------------------------------------------------- options
@@ -128,11 +150,11 @@ def _import_problem(what: str, exc: ImportError) -> UsageError:
 # ---------------------------------------------------------------- commands
 
 
-def _simulate(args: argparse.Namespace) -> str:
+def _scenario(args: argparse.Namespace) -> Scenario:
+    """The scenario of FILE with --protocol and --horizon applied, the outputs
+    checked first."""
     # Imported here so that `priora demo` and `--help` need no scenario parsing.
-    from priora.report import build_report, report_json, report_text
     from priora.scenario import load
-    from priora.simulate import simulate
 
     _check_output("--gantt", args.gantt, GANTT_SUFFIXES)
     _check_output("--trace", args.trace, TRACE_SUFFIXES)
@@ -143,13 +165,35 @@ def _simulate(args: argparse.Namespace) -> str:
         scenario = scenario.with_protocol(protocol)
     if args.horizon is not None:
         scenario = scenario.with_horizon(horizon_ticks(scenario, args.horizon))
-    result = simulate(scenario)
+    return scenario
+
+
+def _report(args: argparse.Namespace, result: SimResult) -> str:
+    """The outputs asked for, then the report."""
+    from priora.report import build_report, report_json, report_text
+
     if args.gantt is not None:
         _write("--gantt", args.gantt, _gantt, result)
     if args.trace is not None:
         _write("--trace", args.trace, _chrome_trace, result)
     report = build_report(result)
     return report_json(report) if args.json else report_text(report)
+
+
+def _simulate(args: argparse.Namespace) -> str:
+    from priora.simulate import simulate
+
+    return _report(args, simulate(_scenario(args)))
+
+
+def _run(args: argparse.Namespace) -> str:
+    from priora import qemu_run
+
+    timeout: float = args.timeout
+    if not timeout > 0:
+        raise UsageError(f"--timeout: must be > 0 seconds, got {timeout:g}")
+    scenario = _scenario(args)
+    return _report(args, qemu_run.run(scenario, args.target, timeout=timeout).result)
 
 
 def _demo(args: argparse.Namespace) -> str:
