@@ -209,7 +209,10 @@ def read_output(name: str, q: Qemu) -> RunnerOutput:
     error that says why there are none (or not all)."""
     lines = [line.strip() for line in q.output.splitlines()]
     errors = [m[1] for line in lines if (m := ERROR.match(line))]
-    if q.status in (10, 11, 13) or (errors and q.status != 12):
+    if q.status == 13:
+        why = errors[0] if errors else EXIT_STATUS[13]
+        raise RunError(f"{name}: the runner image cannot be used: {why} (QEMU exit status 13)")
+    if q.status in (10, 11) or (errors and q.status != 12):
         why = errors[0] if errors else EXIT_STATUS.get(q.status, "")
         raise RunError(f"{name}: the runner refused the scenario: {why} (QEMU exit status {q.status})")
     try:

@@ -427,6 +427,11 @@ BAD_BLOBS: dict[str, tuple[Callable[[bytes], bytes], int, str]] = {
         11,
         "the kernel refused the body of task 0: PR_EINVAL",
     ),  # no unlock
+    "period": (
+        patched(96 + 32, "<Q", 1 << 40),
+        11,
+        "the kernel refused task 0: PR_EINVAL",
+    ),  # > UINT32_MAX ticks
 }
 
 
@@ -595,6 +600,8 @@ def test_output_read_back() -> None:
          "qemu-rv32: the trace on the UART is not complete: 1 records received, the image printed 2"),
         (GOOD.replace("PRIORA-RUN done\n", ""), 0, "qemu-rv32: QEMU exit status 0 (the run did not complete): PRIORA-RUN stop="),
         ("\nstack overflow in task 1\n", 2, "qemu-rv32: QEMU exit status 2 (a task overflowed its stack): stack overflow in task 1"),
+        ("scenario_runner: error: the image reaches into the blob's region at 0x87000000\n", 13,
+         "qemu-rv32: the runner image cannot be used: the image reaches into the blob's region at 0x87000000 (QEMU exit status 13)"),
         (GOOD.replace("T 0000", "T zz00"), 0, "qemu-rv32: the trace on the UART is broken: line 2: malformed trace line: "),
     ],
 )  # fmt: skip
