@@ -12,6 +12,7 @@
 /* ---- QEMU virt memory map (hw/riscv/virt.c) ---- */
 #define VIRT_TEST_BASE 0x00100000u  /* sifive_test: write to power off */
 #define CLINT_BASE 0x02000000u
+#define CLINT_MSIP (CLINT_BASE + 0x0u)          /* hart 0's software interrupt */
 #define CLINT_MTIMECMP (CLINT_BASE + 0x4000u) /* hart 0 */
 #define CLINT_MTIME (CLINT_BASE + 0xBFF8u)
 #define UART0_BASE 0x10000000u      /* NS16550A */
@@ -21,8 +22,10 @@
 /* ---- CSRs ---- */
 #define MSTATUS_MIE 0x8u  /* machine interrupt enable */
 #define MIE_MTIE 0x80u    /* machine timer interrupt enable */
+#define MIE_MSIE 0x8u     /* machine software interrupt enable */
 #define MCAUSE_INTERRUPT ((uintptr_t)1 << (__riscv_xlen - 1))
 #define IRQ_M_TIMER 7u
+#define IRQ_M_SOFT 3u
 
 #define csr_read(csr, var) __asm__ volatile("csrr %0, " #csr : "=r"(var))
 #define csr_write(csr, v) __asm__ volatile("csrw " #csr ", %0" ::"r"((uintptr_t)(v)) : "memory")
@@ -71,6 +74,12 @@ void riscv_run_stop(pr_riscv_stop_t why);
 
 /* trap.c, vector.S */
 void riscv_trap(uintptr_t mcause, uintptr_t mepc, uintptr_t mtval);
+/* The machine software interrupt (CLINT msip) for programs: install a
+ * handler (NULL: disable), then raise it; it is taken as soon as interrupts
+ * are enabled, right after the store that raises it. The handler runs
+ * between pr_isr_enter and pr_isr_exit (it may up a semaphore, say). */
+void riscv_soft_irq_handler(void (*handler)(void));
+void riscv_soft_irq_raise(void);
 void riscv_trap_vector(void);
 
 /* switch.S */

@@ -1,10 +1,38 @@
 /*
  * The C side of the trap vector (vector.S): decides what the trap was. The
- * only interrupt the port enables is the machine timer (the tick). Every
- * exception (an illegal instruction, a bad address, an ecall) is a bug:
- * the port prints what the hardware reported and powers QEMU off.
+ * port enables two interrupts: the machine timer (the tick) and, once a
+ * program installs a handler, the machine software interrupt (CLINT msip),
+ * which lets a program raise an interrupt of its own at an exact
+ * instruction (benchmarks/riscv/bench_latency.c: an interrupt that ups a
+ * semaphore). Every exception (an illegal instruction, a bad address, an
+ * ecall) is a bug: the port prints what the hardware reported and powers
+ * QEMU off.
  */
 #include "riscv.h"
+
+static void (*soft_handler)(void);
+
+void riscv_soft_irq_handler(void (*handler)(void))
+{
+    soft_handler = handler;
+    mmio_write32(CLINT_MSIP, 0);
+    if (handler != NULL)
+        csr_set(mie, MIE_MSIE);
+    else
+        csr_clear(mie, MIE_MSIE);
+}
+
+void riscv_soft_irq_raise(void) { mmio_write32(CLINT_MSIP, 1); }
+
+/* The software interrupt: acknowledged (msip back to 0) before the handler,
+ * which runs as interrupt code (pr_isr_enter: kernel calls never block). */
+static void soft_interrupt(void)
+{
+    mmio_write32(CLINT_MSIP, 0);
+    pr_isr_enter();
+    soft_handler();
+    pr_isr_exit(); /* may switch to another task, as after the tick */
+}
 
 static void put_field(const char *name, uintptr_t v)
 {
@@ -17,6 +45,10 @@ void riscv_trap(uintptr_t mcause, uintptr_t mepc, uintptr_t mtval)
 {
     if (mcause == (MCAUSE_INTERRUPT | IRQ_M_TIMER)) {
         riscv_timer_interrupt();
+        return;
+    }
+    if (mcause == (MCAUSE_INTERRUPT | IRQ_M_SOFT) && soft_handler != NULL) {
+        soft_interrupt();
         return;
     }
     pr_riscv_puts("\nunexpected trap: ");
