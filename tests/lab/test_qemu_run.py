@@ -627,3 +627,33 @@ def test_report_of_a_run_is_built_like_simulates() -> None:
     document: dict[str, Any] = report_dict(build_report(q))
     assert list(document) == ["jobs", "tasks", "resources", "system"]
     assert document["system"]["context_switches"] == 7 and document["system"]["jobs"] == 3
+
+
+def test_a_run_is_deterministic() -> None:
+    t = qemu_run.target("qemu-rv32")
+    image = qemu_run.ensure_image(t)
+    first, second = (qemu_run.run_blob(t, image, inversion_blob(), 30) for _ in range(2))
+    assert first.status == second.status == 0
+    assert first.output == second.output  # byte for byte, times included
+
+
+def test_the_smoke_tests_decoder_reads_the_runner(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location(
+        "decode_trace", ROOT / "tests" / "riscv" / "decode_trace.py"
+    )
+    assert spec is not None and spec.loader is not None
+    decode_trace = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "decode_trace", decode_trace)  # its dataclasses look it up
+    spec.loader.exec_module(decode_trace)
+    t = qemu_run.target("qemu-rv64")
+    log = tmp_path / "uart.log"
+    log.write_text(qemu_run.run_blob(t, qemu_run.ensure_image(t), inversion_blob(), 30).output)
+    assert decode_trace.main([str(log), "--jobs", "3", "--runs", "run"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("== run run: 28 records, tick 1000 Hz (times in ticks)\n")
+    assert "SWITCH H<-L" in out and "PRIO L 1->3 inherit S" in out
