@@ -13,7 +13,11 @@
 #     300, a trace longer than the kernel's ring): it checks itself, and its
 #     trace must be well formed;
 #  5. runs tests/riscv/stack_overflow.c, which must be stopped with
-#     "stack overflow in task 1" and QEMU exit status 2.
+#     "stack overflow in task 1" and QEMU exit status 2;
+#  6. builds the kernel's test programs (tests/kernel/test_*.c) for QEMU and
+#     checks that each gives the same events as on the host port, ignoring
+#     times (tests/riscv/compare_kernel_tests.py; the host programs must be
+#     built: scripts/test.sh builds them first, else they are built here).
 # Exits 0 if all of that holds on both ISAs.
 #
 #   scripts/qemu-smoke.sh            both ISAs
@@ -89,7 +93,17 @@ for arch in "${archs[@]}"; do
 
   echo "== $arch: kernel objects, riscv64-unknown-elf-size (text includes .rodata)"
   make -s -C ports/riscv ARCH="$arch" size | sed -n '1p;$p'
+
+  echo "== $arch: build the kernel's test programs"
+  make -s -C ports/riscv ARCH="$arch" ktests
 done
+
+echo "== the kernel's test programs: QEMU against the host port, ignoring times"
+[ -x build/tests/kernel/test_inversion ] || scripts/build.sh build
+if ! "$python" tests/riscv/compare_kernel_tests.py --arch "${archs[@]}"; then
+  echo "qemu-smoke: the kernel's test programs give other events on QEMU than on the host" >&2
+  failed=1
+fi
 
 if [ "$failed" -ne 0 ]; then
   echo "qemu-smoke: FAILED" >&2

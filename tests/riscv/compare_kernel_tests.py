@@ -28,7 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from decode_trace import Run, TraceError, describe, parse, problems, ticks
+from decode_trace import Run, TraceError, describe, parse, problems, records, ticks
 
 ROOT = Path(__file__).resolve().parents[2]
 QEMU_FLAGS = ["-machine", "virt", "-bios", "none", "-nographic", "-icount", "shift=0,sleep=off"]
@@ -66,14 +66,14 @@ def frames_of(text: str, where: str, failures: list[str]) -> dict[str, Run]:
 
 
 def first_difference(host: Run, qemu: Run) -> str:
-    hk = [r.key() for r in host.records]
-    qk = [r.key() for r in qemu.records]
+    hk = [r.key() for r in records(host)]
+    qk = [r.key() for r in records(qemu)]
     at = next((i for i, (a, b) in enumerate(zip(hk, qk, strict=False)) if a != b), min(len(hk), len(qk)))
     lo = max(0, at - CONTEXT)
     lines = [f"frame {host.label}: differs at event {at} ({len(hk)} events on the host, {len(qk)} on QEMU)"]
     for name, run in (("host", host), ("qemu", qemu)):
         lines.append(f"  {name}:")
-        for r in run.records[lo : at + CONTEXT]:
+        for r in records(run)[lo : at + CONTEXT]:
             lines.append(f"    {ticks(r.time, run.tick_hz):>9}  {describe(r.key(), run.tasks, run.sems)}")
     return "\n".join(lines)
 
@@ -92,7 +92,7 @@ def compare(program: str, arch: str, host_dir: Path, qemu_dir: Path) -> Outcome:
     if list(host) != list(qemu):
         failures.append(f"frames differ: host {list(host)}, qemu {list(qemu)}")
     for label in host.keys() & qemu.keys():
-        if [r.key() for r in host[label].records] != [r.key() for r in qemu[label].records]:
+        if [r.key() for r in records(host[label])] != [r.key() for r in records(qemu[label])]:
             failures.append(first_difference(host[label], qemu[label]))
     events = sum(len(r.records) for r in qemu.values())
     return Outcome(program, arch, len(qemu), events, failures)

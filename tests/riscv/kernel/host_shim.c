@@ -16,19 +16,25 @@
 #include "priora/host.h"
 #include "priora/riscv.h"
 #include "priora/port.h"
+#include "apps/trace_store.h"
 
 /* ---- the host port's calls ---- */
 
-/* Every record since pr_host_init, drained from the kernel's ring whenever
- * the program asks (between runs, so the copying takes no kernel time). */
+/* Every record since pr_host_init. The port's sink keeps what a full ring
+ * holds in the rest of this array during a run (pr_riscv_trace_store);
+ * pr_host_trace adds what is left in the ring, between runs. */
 #define TRACE_CAPACITY 8192
 static pr_trace_record_t records[TRACE_CAPACITY];
 static size_t record_count;
 
+static void store_the_rest(void) { pr_riscv_trace_store(records + record_count, TRACE_CAPACITY - record_count); }
+
 int pr_host_init(const pr_kernel_config_t *config)
 {
     record_count = 0;
-    return pr_riscv_init(config);
+    int err = pr_riscv_init(config);
+    store_the_rest();
+    return err;
 }
 
 pr_host_stop_t pr_host_run_until(uint64_t until_ns)
@@ -54,12 +60,14 @@ void pr_host_set_costs(const pr_host_costs_t *costs) { (void)costs; }
  * lost (the frame's footer reports them, and the comparison fails). */
 const pr_trace_record_t *pr_host_trace(size_t *count)
 {
+    record_count += pr_riscv_trace_stored();
     while (record_count < TRACE_CAPACITY) {
         size_t got = pr_trace_drain(records + record_count, TRACE_CAPACITY - record_count);
         if (got == 0)
             break;
         record_count += got;
     }
+    store_the_rest();
     *count = record_count;
     return records;
 }
