@@ -106,9 +106,10 @@ def _make(arch: str, image: Path) -> None:
     except OSError as exc:
         raise RunError(f"cannot run make to build {image}: {exc.strerror or exc}") from None
     if done.returncode != 0:
-        lines = [line for line in (done.stderr + done.stdout).splitlines() if line.strip()]
-        last = lines[-1] if lines else f"make exit status {done.returncode}"
-        raise RunError(f"building {image} failed: {last}")
+        lines = [line.strip() for line in (done.stderr + done.stdout).splitlines() if line.strip()]
+        # The compiler's first error says more than make's last line.
+        why = next((line for line in lines if "error" in line.lower()), lines[-1] if lines else "")
+        raise RunError(f"building {image} failed: {why or f'make exit status {done.returncode}'}")
 
 
 def ensure_image(t: Target) -> Path:
