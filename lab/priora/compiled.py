@@ -58,11 +58,16 @@ class KernelScenario:
 
 
 def kernel_action(scenario: Scenario, a: Action) -> KernelAction:
-    """The interpreter's action for `a`: priora.simulate's own conversion."""
-    from priora.simulate import _action  # the one copy, until simulate builds on this module
-
-    kind, sem, timeout, amount = _action(scenario, a)
-    return KernelAction(kind, sem, timeout, amount)
+    """The interpreter's action for `a` (pr_action_t)."""
+    sem = scenario.resource_index(a.resource) if a.resource is not None else 0
+    timeout = native.PR_FOREVER if a.timeout is None else a.timeout  # 0 is PR_NO_WAIT
+    if a.kind == "compute":
+        amount = scenario.ticks_to_ns(a.ticks)
+    elif a.kind == "delay":
+        amount = a.ticks
+    else:
+        amount = 0
+    return KernelAction(native.ACTION_NUMBER[a.kind], sem, timeout, amount)
 
 
 def kernel_semaphore(r: Resource) -> KernelSemaphore:

@@ -30,7 +30,7 @@ from priora import blob, native, uart_trace
 from priora.compiled import compile_scenario
 from priora.errors import PrioraError
 from priora.model import Scenario
-from priora.simulate import SemaphoreCounters, SimResult, _account
+from priora.simulate import SemaphoreCounters, SimResult, account
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNNER = "scenario_runner"
@@ -278,7 +278,7 @@ def result(scenario: Scenario, out: RunnerOutput) -> SimResult:
     if len(out.trace.tasks) != len(scenario.tasks) or len(out.semaphores) != len(scenario.resources):
         raise RunError("the runner's tasks and semaphores are not the scenario's")
     trace = out.trace.records
-    jobs, busy, holds = _account(native.lib(), scenario, trace, out.end_ns)
+    jobs, busy, holds = account(native.lib(), scenario, trace, out.end_ns)
     counters = tuple(
         SemaphoreCounters(*out.semaphores[i], holds[i] if r.kind == "mutex" else None)
         for i, r in enumerate(scenario.resources)

@@ -16,8 +16,9 @@ from typing import Any
 import numpy as np
 
 from priora import native
+from priora.compiled import KernelSemaphore, KernelTask, compile_scenario
 from priora.errors import NativeError
-from priora.model import Action, Resource, Scenario, Task
+from priora.model import Scenario
 
 # Run "until every job has finished" (no periodic task): the host port stops
 # earlier, as soon as nothing can happen any more (quiescent).
@@ -47,70 +48,52 @@ class SimResult:
     semaphores: tuple[SemaphoreCounters, ...]  # per resource, in model order
 
 
-def _action(scenario: Scenario, a: Action) -> tuple[int, int, int, int]:
-    """(kind, sem, timeout, amount) of a pr_action_t."""
-    kind = native.ACTION_NUMBER[a.kind]
-    sem = scenario.resource_index(a.resource) if a.resource is not None else 0
-    if a.timeout is None:
-        timeout = native.PR_FOREVER
-    else:
-        timeout = a.timeout  # 0 is PR_NO_WAIT
-    if a.kind == "compute":
-        amount = scenario.ticks_to_ns(a.ticks)
-    elif a.kind == "delay":
-        amount = a.ticks
-    else:
-        amount = 0
-    return kind, sem, timeout, amount
-
-
-def _alloc_semaphore(lib: Any, r: Resource, keep: list[Any]) -> None:
+def _alloc_semaphore(lib: Any, k: KernelSemaphore, keep: list[Any]) -> None:
     attr = native.ffi.new("pr_sem_attr_t *")
     lib.pr_sem_attr_init(attr)
-    name = native.ffi.new("char[]", r.name.encode())
+    name = native.ffi.new("char[]", k.name.encode())
     keep.append(name)
     attr.name = name
-    attr.value = r.initial
-    attr.max = r.max if r.max is not None else 0
-    attr.flags = native.PR_SEM_PRIO if r.order == "priority" else 0
-    if r.kind == "mutex":
-        attr.flags |= native.PR_SEM_MUTEX
-        attr.protocol = native.PROTOCOL_NUMBER[r.protocol]
+    attr.value = k.value
+    attr.max = k.max
+    attr.flags = k.flags
+    attr.protocol = k.protocol
     sid = native.ffi.new("pr_id_t *")
     err = lib.pr_sem_alloc(attr, sid)
     if err != native.PR_OK:
-        raise NativeError(f"the kernel refused resource {r.name}: {native.errname(err)}")
+        raise NativeError(f"the kernel refused resource {k.name}: {native.errname(err)}")
 
 
-def _create_task(lib: Any, scenario: Scenario, t: Task, keep: list[Any]) -> None:
-    actions = native.ffi.new("pr_action_t[]", max(1, len(t.body)))
-    for i, a in enumerate(t.body):
-        actions[i].kind, actions[i].sem, actions[i].timeout, actions[i].amount = _action(scenario, a)
+def _create_task(lib: Any, k: KernelTask, keep: list[Any]) -> None:
+    actions = native.ffi.new("pr_action_t[]", max(1, len(k.actions)))
+    for i, a in enumerate(k.actions):
+        c = actions[i]
+        c.kind, c.sem, c.timeout, c.amount = a.kind, a.sem, a.timeout, a.amount
     script = native.ffi.new("pr_script_t *")
     script.actions = actions
-    script.count = len(t.body)
+    script.count = len(k.actions)
     bad = native.ffi.new("uint32_t *")
     if lib.pr_script_check(script, bad) != native.PR_OK:
-        raise NativeError(f"the kernel refused the body of task {t.name} at action {bad[0]}")
-    name = native.ffi.new("char[]", t.name.encode())
+        raise NativeError(f"the kernel refused the body of task {k.name} at action {bad[0]}")
+    name = native.ffi.new("char[]", k.name.encode())
     keep.extend((actions, script, name))
 
     attr = native.ffi.new("pr_task_attr_t *")
     lib.pr_task_attr_init(attr)
     attr.name = name
-    attr.priority = t.priority
+    attr.priority = k.priority
     attr.entry = lib.pr_script_body
     attr.arg = script
-    attr.period = t.period or 0
-    attr.phase = t.phase
-    attr.deadline = t.deadline or 0
+    attr.period = k.period
+    attr.phase = k.phase
+    attr.deadline = k.deadline
     tid = native.ffi.new("pr_id_t *")
     err = lib.pr_task_create(attr, tid)
     if err != native.PR_OK:
-        raise NativeError(f"the kernel refused task {t.name}: {native.errname(err)}")
+        raise NativeError(f"the kernel refused task {k.name}: {native.errname(err)}")
 
 
-def _account(
+def account(
     lib: Any, scenario: Scenario, trace: np.ndarray[Any, Any], end_ns: int
 ) -> tuple[np.ndarray[Any, Any], int, list[int]]:
     njobs = int(np.count_nonzero(trace["event"] == native.EVENT["RELEASE"]))
@@ -169,10 +152,11 @@ def simulate(
             native.ffi.new("pr_host_costs_t *", {"switch_ns": costs.switch_ns, "tick_ns": costs.tick_ns})
         )
     keep: list[Any] = []  # C memory the kernel points to while it runs
-    for r in scenario.resources:
-        _alloc_semaphore(lib, r, keep)
-    for t in scenario.tasks:
-        _create_task(lib, scenario, t, keep)
+    compiled = compile_scenario(scenario)
+    for sem in compiled.semaphores:
+        _alloc_semaphore(lib, sem, keep)
+    for task in compiled.tasks:
+        _create_task(lib, task, keep)
 
     horizon = horizon_ticks if horizon_ticks is not None else scenario.horizon_ticks()
     until = scenario.ticks_to_ns(horizon) if horizon is not None else UNBOUNDED_NS
@@ -183,7 +167,7 @@ def simulate(
     records = lib.pr_host_trace(count)
     raw = native.ffi.buffer(records, count[0] * native.TRACE_DTYPE.itemsize)
     trace = np.frombuffer(raw, dtype=native.TRACE_DTYPE).copy()  # the kernel reuses its buffer
-    jobs, busy, holds = _account(lib, scenario, trace, end_ns)
+    jobs, busy, holds = account(lib, scenario, trace, end_ns)
 
     stats = native.ffi.new("pr_kernel_stats_t *")
     lib.pr_kernel_stats(stats)

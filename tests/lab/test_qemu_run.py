@@ -38,7 +38,7 @@ from priora.compiled import KernelAction, KernelScenario, KernelTask, compile_sc
 from priora.model import Protocol, Scenario
 from priora.report import build_report, report_dict, schema
 from priora.scenario import load, parse
-from priora.simulate import HostCosts, SimResult, _action, simulate
+from priora.simulate import HostCosts, SimResult, simulate
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -319,11 +319,19 @@ def test_blob_round_trip(name: str, protocol: str) -> None:
     assert len(data) == 64 + 32 * len(s.resources) + 64 * len(s.tasks) + 24 * actions
 
 
-def test_kernel_objects_are_simulates() -> None:
+def test_kernel_objects_of_a_scenario() -> None:
+    # The objects both ports create (priora.simulate and the blob): ticks of
+    # 100 us, so "compute 2" is 200,000 ns; timeouts and delays in ticks.
     s = scenario("features", "file")
     kernel = compile_scenario(s)
-    for t, k in zip(s.tasks, kernel.tasks, strict=True):
-        assert [(a.kind, a.sem, a.timeout, a.amount) for a in k.actions] == [_action(s, a) for a in t.body]
+    compute, down, delay = (native.ACTION_NUMBER[k] for k in ("compute", "down", "delay"))
+    forever = native.PR_FOREVER
+    consumer = kernel.tasks[4]
+    assert consumer.name == "Consumer"
+    assert [(a.kind, a.sem, a.timeout, a.amount) for a in consumer.actions] == [
+        (down, 3, forever, 0), (down, 2, forever, 0), (compute, 0, forever, 200_000),
+        (delay, 0, forever, 10), (down, 2, 0, 0), (down, 2, 0, 0), (compute, 0, forever, 200_000),
+    ]  # fmt: skip
     flags = {sem.name: (sem.value, sem.max, sem.flags, sem.protocol) for sem in kernel.semaphores}
     prio, mutex = native.PR_SEM_PRIO, native.PR_SEM_MUTEX
     assert flags == {
