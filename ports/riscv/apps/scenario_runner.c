@@ -15,7 +15,7 @@
  * horizon tick (or until nothing can happen any more), and prints the trace
  * and the kernel's counters over the UART.
  *
- * The trace goes into RAM during the run (apps/trace_store.h): the free RAM
+ * The trace goes into RAM during the run (pr_riscv_trace_store): the free RAM
  * between the end of the image and the blob, about 110 MiB, 4.8 million
  * records. Nothing is printed until the run is over, so the UART takes no
  * time inside it.
@@ -34,7 +34,6 @@
 #include "priora/priora.h"
 #include "priora/riscv.h"
 #include "priora/scenario.h"
-#include "apps/trace_store.h"
 
 /* ---- where things are (docs/qemu-run.md) ---- */
 

@@ -16,7 +16,6 @@
 #include "priora/host.h"
 #include "priora/riscv.h"
 #include "priora/port.h"
-#include "apps/trace_store.h"
 
 /* ---- the host port's calls ---- */
 

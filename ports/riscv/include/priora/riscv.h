@@ -62,6 +62,26 @@ void pr_riscv_put_hex(uint64_t v, int digits);
 void pr_riscv_trace_begin(const char *label);
 void pr_riscv_trace_end(const char *label);
 
+/*
+ * The trace kept in RAM during a run, for programs that the UART must not
+ * disturb (the scenario runner, the kernel's test programs). By default the
+ * sink prints records as soon as the kernel's ring is full, from inside the
+ * kernel call that found it full, and every UART write takes virtual time.
+ * Once a program gives the sink a buffer, a full ring is moved into the
+ * buffer instead, a few records at a time, and nothing is printed before
+ * pr_riscv_trace_end, which prints the buffer, then the rest of the ring. A
+ * full buffer is not drained: the kernel then drops records and counts them
+ * (pr_trace_lost), and the END line says so.
+ */
+
+/* Keep records in `buffer` (room for `capacity` records) from now on; NULL
+ * prints them over the UART again. pr_riscv_init empties the buffer but
+ * keeps it. */
+void pr_riscv_trace_store(pr_trace_record_t *buffer, size_t capacity);
+
+/* Records in the buffer now. */
+size_t pr_riscv_trace_stored(void);
+
 /* Powers QEMU off through the virt test device: code 0 = pass (QEMU exits
  * with 0), else fail (QEMU exits with `code`, at most 0xFFFF). */
 _Noreturn void pr_riscv_exit(int code);
