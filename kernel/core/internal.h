@@ -10,6 +10,10 @@
 #include "list.h"
 #include "plist.h"
 
+/* A condition that is rarely true, for the compiler's code layout: the
+ * fast paths keep their common case straight, without jumps. */
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
 /* "No priority": what a mutex lends when it lends nothing. */
 #define PRIO_NONE (-1)
 
@@ -34,6 +38,12 @@ void timers_fire_due(pr_ticks_t now);
 
 /* ---- tasks ---- */
 
+/* A 64-bit count in two words, low word first: the semaphore fast paths
+ * add 1 to the low word and leave the carry to the general path (sem.c). */
+typedef struct pr_count64 {
+    uint32_t lo, hi;
+} pr_count64_t;
+
 typedef struct pr_task {
     pr_link_t qlink;            /* in the ready queue or a wait list */
     pr_plist_t *queue;          /* the plist qlink sits in, or NULL */
@@ -52,8 +62,9 @@ typedef struct pr_task {
     pr_prio_t effective;
     uint16_t lent_count[PR_CONFIG_PRIORITIES];
     uint32_t lent_bitmap;
-    pr_link_t held;             /* mutexes held (pr_sem.held_link) */
-    int held_count;
+    /* Mutexes held: those whose holder is this task (sem.c). Each one
+     * keeps the number of this task's take that got it (pr_sem.taken). */
+    pr_count64_t takes;
 
     /* Waiting. */
     struct pr_sem *blocked_on;
@@ -78,25 +89,40 @@ typedef struct pr_task {
 
 /* ---- semaphores ---- */
 
+/* What the fast paths of down and up may do with a semaphore (sem.c). The
+ * sign is the test: negative a counting semaphore, positive a mutex whose
+ * policy is quiet while nobody waits (policy.h), 0 neither (a free
+ * descriptor, or a mutex whose policy acts on every take and give). */
+enum sem_fast { SEM_FAST_COUNTING = -1, SEM_FAST_NONE = 0, SEM_FAST_MUTEX = 1 };
+
+/* A descriptor's size: a power of two, so that finding one by id is a shift
+ * (the fast paths do it on every call). Its wait list, the largest part,
+ * lives beside it (sem.c). */
+#define SEM_BYTES (PR_CONFIG_NAME_LEN <= 32 ? 128 : PR_CONFIG_NAME_LEN <= 160 ? 256 : 1024)
+
 typedef struct pr_sem {
+    /* First the fields the fast paths use. */
+    _Alignas(SEM_BYTES) int value; /* counting: the value; a mutex's is derived (sem.c) */
+    int8_t fast;                /* enum sem_fast */
+    struct pr_task *holder;     /* mutex */
+    int max;                    /* largest value an up may reach (INT_MAX if none given) */
+    int waiters;
+    pr_count64_t taken;         /* mutex: the holder's take number that got it */
+    uint32_t downs;             /* statistics: pr_sem_stats_t.downs */
+
+    uint32_t unreserved;        /* downs that kept no unit (sem.c: ups is derived) */
+    uint32_t max_waiters;
     pr_link_t pool_link;        /* in the free list or the allocated list */
-    pr_link_t held_link;        /* in the holder's held list (mutex) */
     pr_id_t index;
     int allocated;
-    int value;
-    int waiters;
     unsigned flags;
     pr_protocol_t protocol;
     const struct pr_policy *policy;
     pr_prio_t ceiling;
     int init_value;
-    int max;                    /* largest value an up may reach (INT_MAX if none given) */
     pr_id_t owner;
-    pr_task_t *holder;
     pr_prio_t lent;             /* priority this mutex lends its holder, or PRIO_NONE */
-    pr_sem_stats_t stats;
     char name[PR_CONFIG_NAME_LEN];
-    pr_plist_t waitq;
 } pr_sem_t;
 
 static inline int sem_is_mutex(const pr_sem_t *s) { return (s->flags & PR_SEM_MUTEX) != 0; }
@@ -108,33 +134,60 @@ pr_task_t *sem_first_waiter(const pr_sem_t *s);
 void sem_waiter_abort(pr_task_t *t, int result, int cause);
 /* Moves a waiter to the place of its new priority in its wait list. */
 void sem_waiter_requeue(pr_task_t *t);
+/* t's held mutexes: how many, and the one it became the holder of first
+ * (NULL if none). O(S). */
+int sem_held_count(const pr_task_t *t);
+pr_sem_t *sem_first_held(const pr_task_t *t);
 void sems_reset(void);
 
 /* ---- the kernel's global state ---- */
 
+/* The scheduler's state, small and on its own (the task descriptors are
+ * apart, pr_tasks): a port that addresses small data with one instruction
+ * (RISC-V: gp-relative, ports/riscv/link.ld) reaches all of it that way. */
 typedef struct pr_kernel {
-    pr_task_t tasks[PR_SLOTS];      /* the last one is the idle task */
     pr_task_t *current;
-    pr_plist_t ready;
-    pr_ticks_t ticks;
-    uint32_t tick_hz;
-    pr_ticks_t quantum;
     int isr_nesting;
     int outside;                    /* port code outside any task */
+    pr_ticks_t ticks;
+    pr_ticks_t quantum;
+    uint32_t tick_hz;
     int timers_armed;
     pr_kernel_stats_t stats;
+    pr_plist_t ready;
 } pr_kernel_t;
 
 extern pr_kernel_t pr_k;
+extern pr_task_t pr_tasks[PR_CONFIG_MAX_TASKS]; /* by id */
+extern pr_task_t pr_idle;                        /* the idle task (slot PR_IDLE_SLOT) */
 
-static inline pr_task_t *idle_task(void) { return &pr_k.tasks[PR_IDLE_SLOT]; }
+/* Two words that the semaphore calls read every time, each a small global
+ * of its own: a port that reaches small data in one instruction (RISC-V:
+ * gp-relative) loads each in one, where fields of pr_k would first share a
+ * computed address. pr_sem_pool is the semaphore pool (sem.c): its address,
+ * kept in a variable, costs one load, where the pool itself is too large
+ * for gp. pr_self is the calling task: pr_k.current in task context, else
+ * the idle task, which stands for "no task" (self_update). The idle task
+ * never holds a mutex and its take count is at its end (kernel.c), so the
+ * mutex fast paths fall to the general path for it without a test of their
+ * own. */
+extern pr_task_t *pr_self;
+extern struct pr_sem *pr_sem_pool;
+
+static inline pr_task_t *idle_task(void) { return &pr_idle; }
+
+/* pr_self, recomputed whenever one of the three things it depends on
+ * changes (the interrupt nesting, the outside flag, the current task), so
+ * that the calls test one word. */
+static inline void self_update(void)
+{
+    int task = pr_k.isr_nesting == 0 && !pr_k.outside;
+    pr_self = task ? pr_k.current : &pr_idle;
+}
 
 /* 1 when the caller is a task that may block (not an interrupt, not outside
  * the kernel, not the idle task). */
-static inline int in_task_context(void)
-{
-    return pr_k.isr_nesting == 0 && !pr_k.outside && pr_k.current != idle_task();
-}
+static inline int in_task_context(void) { return pr_self != &pr_idle; }
 
 /* The tick the current instant belongs to: the tick count, plus one when the
  * next tick's instant has come but its interrupt has not been taken yet. A

@@ -5,6 +5,9 @@
 #include "internal.h"
 
 pr_kernel_t pr_k;
+pr_task_t pr_tasks[PR_CONFIG_MAX_TASKS];
+pr_task_t pr_idle;
+pr_task_t *pr_self = &pr_idle;
 
 static void idle_start(void)
 {
@@ -18,6 +21,8 @@ int pr_kernel_init(const pr_kernel_config_t *config)
         return PR_EINVAL;
 
     memset(&pr_k, 0, sizeof pr_k);
+    memset(pr_tasks, 0, sizeof pr_tasks);
+    memset(&pr_idle, 0, sizeof pr_idle);
     pr_k.tick_hz = config->tick_hz;
     pr_k.quantum = config->quantum;
     pr_k.outside = 1;
@@ -26,20 +31,23 @@ int pr_kernel_init(const pr_kernel_config_t *config)
     sems_reset();
     trace_reset();
 
-    for (int i = 0; i < PR_SLOTS; i++) {
-        pr_task_t *t = &pr_k.tasks[i];
+    for (int i = 0; i < PR_CONFIG_MAX_TASKS; i++) {
+        pr_task_t *t = &pr_tasks[i];
         t->id = i;
         t->state = PR_TASK_FREE;
         list_init(&t->qlink);
-        list_init(&t->held);
     }
     pr_task_t *idle = idle_task();
+    idle->id = PR_IDLE_SLOT;
+    list_init(&idle->qlink);
     memcpy(idle->name, "idle", 5);
     idle->state = PR_TASK_READY; /* never in the ready queue: chosen when it is empty */
     idle->base = idle->effective = PRIO_NONE;
     idle->blocked_on = NULL;
+    idle->takes.lo = UINT32_MAX; /* it stands for "no task": see pr_self (internal.h) */
     pr_port_context_init(PR_IDLE_SLOT, idle_start);
     pr_k.current = idle;
+    self_update();
     return PR_OK;
 }
 
@@ -61,7 +69,11 @@ void pr_sched_set_quantum(pr_ticks_t quantum)
     pr_port_irq_restore(irq);
 }
 
-void pr_isr_enter(void) { pr_k.isr_nesting++; }
+void pr_isr_enter(void)
+{
+    pr_k.isr_nesting++;
+    pr_self = &pr_idle;
+}
 
 /* Leaving the outermost interrupt: whatever it made ready (a release, a
  * wakeup, an up) runs now if it is more urgent than the interrupted task. */
@@ -69,8 +81,10 @@ void pr_isr_exit(void)
 {
     if (pr_k.isr_nesting == 0) /* unbalanced: there is no interrupt to leave */
         return;
-    if (--pr_k.isr_nesting == 0)
+    if (--pr_k.isr_nesting == 0) {
+        self_update();
         sched_reschedule();
+    }
 }
 
 /*
@@ -94,7 +108,11 @@ void pr_kernel_stats(pr_kernel_stats_t *stats)
     pr_port_irq_restore(irq);
 }
 
-void pr_kernel_set_outside(int outside) { pr_k.outside = outside; }
+void pr_kernel_set_outside(int outside)
+{
+    pr_k.outside = outside;
+    self_update();
+}
 
 int pr_kernel_timers_armed(void) { return pr_k.timers_armed; }
 

@@ -25,7 +25,7 @@ static void notify_watchdog(pr_task_t *t)
 {
     if (t->watchdog == PR_NO_TASK)
         return;
-    pr_task_t *wd = &pr_k.tasks[t->watchdog];
+    pr_task_t *wd = &pr_tasks[t->watchdog];
     wd->misses_pending++;
     wd->miss_who = t->id;
     if (wd->state == PR_TASK_WAIT_MISS) {

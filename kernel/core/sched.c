@@ -87,6 +87,7 @@ static void account_switch(pr_task_t *next)
     pr_k.stats.context_switches++;
     trace_emit(PR_EV_SWITCH, trace_id(next), trace_id(prev), PR_OK, (uint8_t)prev->state, 0, 0);
     pr_k.current = next;
+    self_update();
 }
 
 void sched_reschedule(void)

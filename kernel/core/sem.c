@@ -10,6 +10,19 @@
  *  - an up that finds waiters wakes exactly one and hands it the unit
  *    (for a mutex: the ownership); nobody can take the unit in between.
  *
+ * What is stored and what is derived (so that the fast paths at the end
+ * store as little as they can):
+ *  - a counting semaphore stores its value; a mutex does not: its value is
+ *    1 without a holder and -waiters with one (sem_value);
+ *  - a task's held mutexes are the mutexes whose holder it is. Each mutex
+ *    keeps the number of its holder's take (pr_task.takes) that got it, so
+ *    the end of a task releases them in the order it became their holder;
+ *  - of the statistics, downs and max_waiters are counted, and ups follows
+ *    from the value: every unit an up adds is still there, was taken by a
+ *    down, or waits with a waiter, so ups = value - initial value + the
+ *    downs that kept their unit (all the downs but `unreserved`: refused
+ *    ones and waits that ended without the semaphore).
+ *
  * Every call is O(1) in the number of waiters (plist.h); the policy's chain
  * walk adds O(chain length) for mutexes (priority.c).
  */
@@ -17,8 +30,12 @@
 #include <string.h>
 #include "../policy/policy.h"
 
+_Static_assert(sizeof(pr_sem_t) == SEM_BYTES, "a semaphore descriptor is SEM_BYTES (internal.h)");
+
 static pr_sem_t sems[PR_CONFIG_MAX_SEMS];
-static pr_link_t free_list;  /* freed descriptors go to the tail: reused last */
+pr_sem_t *pr_sem_pool = sems;
+static pr_plist_t waitqs[PR_CONFIG_MAX_SEMS]; /* each semaphore's wait list, by index */
+static pr_link_t free_list;                   /* freed descriptors go to the tail: reused last */
 static pr_link_t alloc_list;
 
 void sems_reset(void)
@@ -29,7 +46,6 @@ void sems_reset(void)
         pr_sem_t *s = &sems[i];
         memset(s, 0, sizeof *s);
         s->index = i;
-        list_init(&s->held_link);
         list_push_back(&free_list, &s->pool_link);
     }
 }
@@ -44,11 +60,21 @@ static int sem_lookup(pr_id_t id, pr_sem_t **out)
     return PR_OK;
 }
 
+/* The value as the API gives it (sem.h). */
+static int sem_value(const pr_sem_t *s)
+{
+    if (!sem_is_mutex(s))
+        return s->value;
+    return s->holder != NULL ? -s->waiters : 1;
+}
+
 /* ---- wait lists ---- */
+
+static pr_plist_t *waitq_of(const pr_sem_t *s) { return &waitqs[s->index]; }
 
 pr_task_t *sem_first_waiter(const pr_sem_t *s)
 {
-    pr_link_t *first = plist_first(&s->waitq);
+    pr_link_t *first = plist_first(waitq_of(s));
     return first != NULL ? container_of(first, pr_task_t, qlink) : NULL;
 }
 
@@ -57,14 +83,14 @@ pr_task_t *sem_first_waiter(const pr_sem_t *s)
 static void waitq_insert(pr_sem_t *s, pr_task_t *t)
 {
     int level = sem_is_prio(s) ? t->effective : 0;
-    plist_push_back(&s->waitq, level, &t->qlink);
-    t->queue = &s->waitq;
+    plist_push_back(waitq_of(s), level, &t->qlink);
+    t->queue = waitq_of(s);
     t->queued_level = level;
 }
 
 static void waitq_remove(pr_sem_t *s, pr_task_t *t)
 {
-    plist_remove(&s->waitq, t->queued_level, &t->qlink);
+    plist_remove(waitq_of(s), t->queued_level, &t->qlink);
     t->queue = NULL;
 }
 
@@ -79,18 +105,40 @@ void sem_waiter_requeue(pr_task_t *t)
 
 /* ---- holders ---- */
 
+/* a < b for take numbers. */
+static int taken_before(pr_count64_t a, pr_count64_t b) { return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo); }
+
+/* t's held mutex that it became the holder of first, or NULL. O(S). */
+pr_sem_t *sem_first_held(const pr_task_t *t)
+{
+    pr_sem_t *first = NULL;
+    for (int i = 0; i < PR_CONFIG_MAX_SEMS; i++) {
+        pr_sem_t *s = &sems[i];
+        if (s->holder == t && (first == NULL || taken_before(s->taken, first->taken)))
+            first = s;
+    }
+    return first;
+}
+
+int sem_held_count(const pr_task_t *t)
+{
+    int n = 0;
+    for (int i = 0; i < PR_CONFIG_MAX_SEMS; i++)
+        n += sems[i].holder == t;
+    return n;
+}
+
 static void take(pr_sem_t *s, pr_task_t *t)
 {
+    if (++t->takes.lo == 0)
+        t->takes.hi++;
     s->holder = t;
-    list_push_back(&t->held, &s->held_link);
-    t->held_count++;
+    s->taken = t->takes;
     s->policy->acquired(s, t);
 }
 
 static void give(pr_sem_t *s, pr_task_t *t)
 {
-    list_remove(&s->held_link);
-    t->held_count--;
     prio_withdraw(s, PR_CAUSE_RELEASE);
     s->holder = NULL;
     s->policy->release(s, t);
@@ -140,24 +188,30 @@ static int sem_alloc(const pr_sem_attr_t *attr, pr_id_t *id)
     list_push_back(&alloc_list, &s->pool_link);
 
     s->allocated = 1;
-    s->value = s->init_value = attr->value;
-    s->max = attr->max != 0 ? attr->max : INT_MAX;
-    s->waiters = 0;
     s->flags = attr->flags;
     s->protocol = attr->protocol;
     s->policy = policy_of(attr->protocol);
+    if (!sem_is_mutex(s))
+        s->fast = SEM_FAST_COUNTING;
+    else
+        s->fast = s->policy->quiet_uncontended ? SEM_FAST_MUTEX : SEM_FAST_NONE;
+    s->value = sem_is_mutex(s) ? 0 : attr->value; /* a mutex's is derived (sem_value) */
+    s->init_value = attr->value;
+    s->max = attr->max != 0 ? attr->max : INT_MAX;
+    s->waiters = 0;
     s->ceiling = attr->ceiling;
     s->owner = in_task_context() ? pr_k.current->id : PR_NO_TASK;
     s->holder = NULL;
+    s->taken = (pr_count64_t){0, 0};
     s->lent = PRIO_NONE;
-    memset(&s->stats, 0, sizeof s->stats);
+    s->downs = s->unreserved = s->max_waiters = 0;
     memset(s->name, 0, sizeof s->name);
     if (attr->name != NULL)
         strcpy(s->name, attr->name);
-    plist_init(&s->waitq);
+    plist_init(waitq_of(s));
 
     *id = s->index;
-    trace_emit(PR_EV_SEM_ALLOC, caller_trace_id(), (uint8_t)s->index, PR_OK, 0, 0, s->value);
+    trace_emit(PR_EV_SEM_ALLOC, caller_trace_id(), (uint8_t)s->index, PR_OK, 0, 0, sem_value(s));
     return PR_OK;
 }
 
@@ -172,6 +226,7 @@ static int sem_free(pr_id_t id)
         return err;
 
     s->allocated = 0;
+    s->fast = SEM_FAST_NONE;
     list_remove(&s->pool_link);
     list_push_back(&free_list, &s->pool_link);
     return PR_OK;
@@ -199,8 +254,16 @@ static int closes_cycle(const pr_sem_t *m, const pr_task_t *t)
 static int down_result(pr_sem_t *s, pr_id_t id, int err, int blocked)
 {
     trace_emit(PR_EV_SEM_DOWN, caller_trace_id(), sem_trace_id(id), err, (uint8_t)blocked, 0,
-               s != NULL ? s->value : 0);
+               s != NULL ? sem_value(s) : 0);
     return err;
+}
+
+/* A validated down that keeps no unit (refused, or a wait that ends
+ * without the semaphore): counted in downs, not in ups (see the top). */
+static int down_refused(pr_sem_t *s, pr_id_t id, int err)
+{
+    s->unreserved++;
+    return down_result(s, id, err, 0);
 }
 
 static int sem_down(pr_id_t id, pr_timeout_t timeout)
@@ -217,29 +280,31 @@ static int sem_down(pr_id_t id, pr_timeout_t timeout)
      * non-holder: it does not pass validation, so it is not counted. */
     if (sem_is_mutex(s) && s->holder == me)
         return down_result(s, id, PR_EHELD, 0);
-    s->stats.downs++;
+    s->downs++;
 
-    if (s->value > 0) {                       /* available: take it */
-        s->value--;
+    if (sem_value(s) > 0) { /* available: take it */
         if (sem_is_mutex(s))
             take(s, me);
+        else
+            s->value--;
         return down_result(s, id, PR_OK, 0);
     }
     if (timeout == PR_NO_WAIT)
-        return down_result(s, id, PR_EAGAIN, 0);
+        return down_refused(s, id, PR_EAGAIN);
     if (sem_is_mutex(s)) {
         if (closes_cycle(s, me))
-            return down_result(s, id, PR_EDEADLK, 0);
+            return down_refused(s, id, PR_EDEADLK);
         err = s->policy->conflict(s, me);
         if (err != PR_OK)
-            return down_result(s, id, err, 0);
+            return down_refused(s, id, err);
     }
 
     /* Block: one more waiter, so the value goes one further below zero. */
-    s->value--;
+    if (!sem_is_mutex(s))
+        s->value--;
     s->waiters++;
-    if ((uint32_t)s->waiters > s->stats.max_waiters)
-        s->stats.max_waiters = (uint32_t)s->waiters;
+    if ((uint32_t)s->waiters > s->max_waiters)
+        s->max_waiters = (uint32_t)s->waiters;
     me->blocked_on = s;
     me->wait_result = PR_OK;
     sched_make_unready(me, PR_TASK_BLOCKED);
@@ -254,8 +319,6 @@ static int sem_down(pr_id_t id, pr_timeout_t timeout)
     return down_result(s, id, me->wait_result, 1);
 }
 
-int pr_sem_trydown(pr_id_t id) { MASKED_CALL(sem_down(id, PR_NO_WAIT)); }
-
 /* A waiter leaves without the semaphore: its timeout fired (result
  * PR_ETIMEDOUT) or it is being deleted. */
 void sem_waiter_abort(pr_task_t *t, int result, int cause)
@@ -263,7 +326,9 @@ void sem_waiter_abort(pr_task_t *t, int result, int cause)
     pr_sem_t *s = t->blocked_on;
     waitq_remove(s, t);
     s->waiters--;
-    s->value++;
+    if (!sem_is_mutex(s))
+        s->value++;
+    s->unreserved++;
     t->blocked_on = NULL;
     t->wait_result = result;
     timer_cancel(&t->timeout);
@@ -285,18 +350,19 @@ static int sem_up(pr_id_t id)
         else if (s->holder != me)
             err = PR_EPERM;
     }
-    if (err == PR_OK && s->value >= s->max)
+    if (err == PR_OK && sem_value(s) >= s->max)
         err = PR_EOVERFLOW;
     if (err != PR_OK) {
-        trace_emit(PR_EV_SEM_UP, caller_trace_id(), sem_trace_id(id), err, PR_TRACE_NONE, 0, s ? s->value : 0);
+        trace_emit(PR_EV_SEM_UP, caller_trace_id(), sem_trace_id(id), err, PR_TRACE_NONE, 0,
+                   s ? sem_value(s) : 0);
         return err;
     }
 
-    s->stats.ups++;
     if (sem_is_mutex(s))
         give(s, me);
-    s->value++;
-    if (s->value <= 0) { /* there was a waiter: it gets the unit */
+    else
+        s->value++;
+    if (s->waiters > 0) { /* a waiter gets the unit */
         woken = sem_first_waiter(s);
         waitq_remove(s, woken);
         s->waiters--;
@@ -308,7 +374,7 @@ static int sem_up(pr_id_t id)
             take(s, woken);
         sched_make_ready(woken);
     }
-    trace_emit(PR_EV_SEM_UP, caller_trace_id(), sem_trace_id(id), PR_OK, trace_id(woken), 0, s->value);
+    trace_emit(PR_EV_SEM_UP, caller_trace_id(), sem_trace_id(id), PR_OK, trace_id(woken), 0, sem_value(s));
     sched_reschedule();
     return PR_OK;
 }
@@ -323,7 +389,10 @@ static int sem_stats(pr_id_t id, pr_sem_stats_t *stats)
         return err;
     if (stats == NULL)
         return PR_EINVAL;
-    *stats = s->stats;
+    /* In modular arithmetic, like the counters themselves. */
+    stats->ups = (uint32_t)sem_value(s) - (uint32_t)s->init_value + s->downs - s->unreserved;
+    stats->downs = s->downs;
+    stats->max_waiters = s->max_waiters;
     return PR_OK;
 }
 
@@ -339,7 +408,7 @@ static int sem_status(pr_id_t id, pr_sem_status_t *status)
     status->owner = s->owner;
     status->holder = s->holder != NULL ? s->holder->id : PR_NO_TASK;
     status->waiters = s->waiters;
-    status->value = s->value;
+    status->value = sem_value(s);
     return PR_OK;
 }
 
@@ -375,12 +444,118 @@ static int sem_control(pr_id_t id, int cmd, void *arg)
     return s->policy->control(s, cmd, arg);
 }
 
+/* ---- the fast paths ----
+ *
+ * What tasks do most, without the general paths above: a down that finds a
+ * unit at once (a counting semaphore above 0, a free mutex) and an up that
+ * wakes nobody (a counting semaphore below its maximum that nobody waits
+ * on, a mutex that the caller holds and nobody waits on). In these cases
+ * the general path changes exactly what the fast path changes and writes
+ * the same trace record, and it does not switch: nobody is woken, and no
+ * priority changes, because the mutex's policy is quiet while nobody waits
+ * (policy.h: quiet_uncontended; `fast` says so). Every other case, a bad id
+ * included, returns 0 and goes to the general path, which checks
+ * everything itself. These run on every call, so each test and store
+ * counts: the sign of `fast` is the test of the kind (internal.h), the
+ * descriptor's size is a power of two (one shift finds it), and a mutex's
+ * value and ups are not stored (see the top).
+ */
+
+static inline int down_fast(pr_id_t id)
+{
+    pr_task_t *me = pr_self;
+    if (unlikely((unsigned)id >= PR_CONFIG_MAX_SEMS))
+        return 0;
+    pr_sem_t *s = &pr_sem_pool[id];
+    if (s->fast < 0) { /* counting; outside a task the general path decides (PR_ECONTEXT) */
+        if (unlikely(s->value <= 0 || me == &pr_idle))
+            return 0;
+        s->value--;
+    } else if (s->fast > 0) { /* mutex; not for "no task" (pr_self): its n is 0 */
+        uint32_t n = me->takes.lo + 1;
+        if (unlikely(s->holder != NULL || n == 0)) /* n == 0: a carry, the general path's */
+            return 0;
+        s->holder = me;
+        me->takes.lo = n;
+        s->taken.lo = n;
+        s->taken.hi = me->takes.hi;
+    } else {
+        return 0;
+    }
+    s->downs++;
+    trace_emit(PR_EV_SEM_DOWN, (uint8_t)me->id, (uint8_t)id, PR_OK, 0, 0, sem_value(s));
+    return 1;
+}
+
+static inline int up_fast(pr_id_t id)
+{
+    if (unlikely((unsigned)id >= PR_CONFIG_MAX_SEMS))
+        return 0;
+    pr_sem_t *s = &pr_sem_pool[id];
+    if (s->fast < 0) { /* counting: as unsigned, a value below 0 (waiters) is above max too */
+        if (unlikely((unsigned)s->value >= (unsigned)s->max))
+            return 0;
+        s->value++;
+    } else if (s->fast > 0) { /* mutex: held by the caller (so a task), nobody waiting */
+        if (unlikely(s->holder != pr_self || s->waiters != 0))
+            return 0;
+        s->holder = NULL;
+    } else {
+        return 0;
+    }
+    trace_emit(PR_EV_SEM_UP, caller_trace_id(), (uint8_t)id, PR_OK, PR_TRACE_NONE, 0, sem_value(s));
+    return 1;
+}
+
 /* ---- the calls: each does its work with interrupts masked (internal.h) ---- */
+
+/* The general paths, with the masked call's end: they restore the caller's
+ * interrupt state themselves, so that the public call's call to them is a
+ * tail call and the fast path needs no stack frame. Not inlined, for the
+ * same reason. */
+static __attribute__((noinline)) int down_general(pr_id_t id, pr_timeout_t timeout, pr_irq_state_t irq)
+{
+    int err = sem_down(id, timeout);
+    pr_port_irq_restore(irq);
+    return err;
+}
+
+static __attribute__((noinline)) int up_general(pr_id_t id, pr_irq_state_t irq)
+{
+    int err = sem_up(id);
+    pr_port_irq_restore(irq);
+    return err;
+}
+
+int pr_sem_down(pr_id_t id, pr_timeout_t timeout)
+{
+    pr_irq_state_t irq = pr_port_irq_save();
+    if (!down_fast(id))
+        return down_general(id, timeout, irq);
+    pr_port_irq_restore(irq);
+    return PR_OK;
+}
+
+int pr_sem_trydown(pr_id_t id)
+{
+    pr_irq_state_t irq = pr_port_irq_save();
+    if (!down_fast(id))
+        return down_general(id, PR_NO_WAIT, irq);
+    pr_port_irq_restore(irq);
+    return PR_OK;
+}
+
+int pr_sem_up(pr_id_t id)
+{
+    pr_irq_state_t irq = pr_port_irq_save();
+    if (!up_fast(id))
+        return up_general(id, irq);
+    pr_port_irq_restore(irq);
+    return PR_OK;
+}
 
 int pr_sem_alloc(const pr_sem_attr_t *attr, pr_id_t *id) { MASKED_CALL(sem_alloc(attr, id)); }
 int pr_sem_free(pr_id_t id) { MASKED_CALL(sem_free(id)); }
-int pr_sem_down(pr_id_t id, pr_timeout_t timeout) { MASKED_CALL(sem_down(id, timeout)); }
-int pr_sem_up(pr_id_t id) { MASKED_CALL(sem_up(id)); }
 int pr_sem_stats(pr_id_t id, pr_sem_stats_t *stats) { MASKED_CALL(sem_stats(id, stats)); }
 int pr_sem_status(pr_id_t id, pr_sem_status_t *status) { MASKED_CALL(sem_status(id, status)); }
 int pr_sem_attr_get(pr_id_t id, pr_sem_attr_t *attr) { MASKED_CALL(sem_attr_get(id, attr)); }

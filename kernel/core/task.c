@@ -10,9 +10,9 @@ int task_lookup(pr_id_t id, pr_task_t **out)
 {
     if (id < 0 || id >= PR_CONFIG_MAX_TASKS)
         return PR_EBADID;
-    if (pr_k.tasks[id].state == PR_TASK_FREE)
+    if (pr_tasks[id].state == PR_TASK_FREE)
         return PR_ENOTALLOC;
-    *out = &pr_k.tasks[id];
+    *out = &pr_tasks[id];
     return PR_OK;
 }
 
@@ -66,10 +66,8 @@ static void task_start(void)
 
     (void)pr_port_irq_save(); /* never restored: this task never runs again */
     int released = 0;
-    while (!list_empty(&t->held)) {
-        pr_sem_up(container_of(t->held.next, pr_sem_t, held_link)->index);
-        released++;
-    }
+    for (pr_sem_t *s; (s = sem_first_held(t)) != NULL; released++)
+        pr_sem_up(s->index);
     periodic_job_done(t);
     periodic_stop(t);
     trace_emit(PR_EV_TASK_EXIT, trace_id(t), PR_TRACE_NONE, PR_OK, 0, 0, released);
@@ -113,8 +111,8 @@ static int task_create(const pr_task_attr_t *attr, pr_id_t *id)
      * from an interrupt or from outside stays current until the next switch,
      * which still reads it. */
     for (int i = 0; i < PR_CONFIG_MAX_TASKS && t == NULL; i++)
-        if (pr_k.tasks[i].state == PR_TASK_FREE && &pr_k.tasks[i] != pr_k.current)
-            t = &pr_k.tasks[i];
+        if (pr_tasks[i].state == PR_TASK_FREE && &pr_tasks[i] != pr_k.current)
+            t = &pr_tasks[i];
     if (t == NULL)
         return PR_ENOSPC;
 
@@ -123,7 +121,6 @@ static int task_create(const pr_task_attr_t *attr, pr_id_t *id)
     t->id = tid;
     name_copy(t->name, attr->name);
     list_init(&t->qlink);
-    list_init(&t->held);
     t->entry = attr->entry;
     t->arg = attr->arg;
     t->base = t->effective = attr->priority;
@@ -147,7 +144,7 @@ static int task_delete(pr_id_t id)
 {
     pr_task_t *t;
     int err = task_lookup(id, &t);
-    if (err == PR_OK && t->held_count > 0)
+    if (err == PR_OK && sem_first_held(t) != NULL)
         err = PR_EBUSY;
     if (err != PR_OK)
         return err;
@@ -159,8 +156,8 @@ static int task_delete(pr_id_t id)
         sem_waiter_abort(t, PR_ENOTALLOC, PR_CAUSE_DELETE);
     sched_make_unready(t, PR_TASK_FREE);
     for (int i = 0; i < PR_CONFIG_MAX_TASKS; i++) /* forget it as a watchdog */
-        if (pr_k.tasks[i].watchdog == id)
-            pr_k.tasks[i].watchdog = PR_NO_TASK;
+        if (pr_tasks[i].watchdog == id)
+            pr_tasks[i].watchdog = PR_NO_TASK;
     sched_reschedule(); /* if t was the caller, this never returns */
     return PR_OK;
 }
@@ -281,7 +278,7 @@ static int task_status(pr_id_t id, pr_task_status_t *st)
     st->base_priority = t->base;
     st->effective_priority = t->effective;
     st->blocked_on = t->blocked_on != NULL ? t->blocked_on->index : PR_NO_SEM;
-    st->mutexes_held = t->held_count;
+    st->mutexes_held = sem_held_count(t);
     st->jobs_released = t->released;
     st->jobs_completed = t->completed;
     st->deadline_misses = t->misses;

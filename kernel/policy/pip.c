@@ -64,4 +64,6 @@ const pr_policy_t pr_policy_pip = {
     .abort = pip_abort,
     .lend = pip_lend,
     .control = policy_no_commands,
+    /* Nobody waits: nothing to inherit, nothing lent (pip_lend). */
+    .quiet_uncontended = 1,
 };

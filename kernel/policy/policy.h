@@ -20,6 +20,13 @@
  *                 (core/priority.c) each time it passes through the mutex.
  *   control       policy-specific commands (PR_EINVAL for unknown ones).
  *
+ * And one property, quiet_uncontended: 1 if, while nobody waits on a mutex,
+ * acquired and release do nothing and lend gives PRIO_NONE (none and pip).
+ * The mechanism then takes and gives such a mutex on its fast paths,
+ * without calling them (core/sem.c). A policy that acts on an uncontended
+ * mutex (immediate ceiling lends its ceiling from the take on) sets 0, and
+ * its hooks are called on every take and give.
+ *
  * A protocol that needs only these points is a new file in this folder, its
  * number in sem.h (pr_protocol_t), its pr_policy_t declared above and mapped in
  * policy.c, and its file in CMakeLists.txt. What the ceiling protocols and restartable critical
@@ -42,6 +49,7 @@ typedef struct pr_policy {
     void (*abort)(pr_sem_t *m, pr_task_t *t, int cause);
     pr_prio_t (*lend)(const pr_sem_t *m);
     int (*control)(pr_sem_t *m, int cmd, void *arg);
+    int quiet_uncontended;
 } pr_policy_t;
 
 extern const pr_policy_t pr_policy_none;

@@ -25,8 +25,22 @@
  * Interrupt handlers run masked. The host port's interrupts only arrive when
  * virtual time advances, never inside a kernel call: there both are no-ops. */
 typedef unsigned long pr_irq_state_t;
+
+/* A port may give the kernel inline versions of the functions it calls most
+ * (masking costs a call and a return around one or two instructions): it
+ * names a header in PR_PORT_INLINE on the compiler's command line (the
+ * RISC-V port: -DPR_PORT_INLINE='"port_inline.h"'). That header defines
+ * PR_PORT_INLINE_IRQ and both masking functions as C99 inline functions,
+ * and the port's own file gives their external definitions. Without it (the
+ * host port), they are ordinary functions. */
+#ifdef PR_PORT_INLINE
+#include PR_PORT_INLINE
+#endif
+
+#ifndef PR_PORT_INLINE_IRQ
 pr_irq_state_t pr_port_irq_save(void);
 void pr_port_irq_restore(pr_irq_state_t state);
+#endif
 
 /* Prepares slot's stack so that the first switch to it calls start(), which
  * never returns. */
