@@ -38,11 +38,21 @@ void timers_fire_due(pr_ticks_t now);
 
 /* ---- tasks ---- */
 
-/* A 64-bit count in two words, low word first: the semaphore fast paths
- * add 1 to the low word and leave the carry to the general path (sem.c). */
+/* A 64-bit count in two words, low word first. Adding 1 is one load, one
+ * add and one store of the low word, plus a branch that is taken once in
+ * 2^32 (a 32-bit CPU adds a uint64_t with a carry every time); the
+ * semaphore fast paths even leave that carry to the general path (sem.c). */
 typedef struct pr_count64 {
     uint32_t lo, hi;
 } pr_count64_t;
+
+static inline void count64_add1(pr_count64_t *c)
+{
+    if (++c->lo == 0)
+        c->hi++;
+}
+
+static inline uint64_t count64_value(pr_count64_t c) { return ((uint64_t)c.hi << 32) | c.lo; }
 
 typedef struct pr_task {
     pr_link_t qlink;            /* in the ready queue or a wait list */
@@ -83,8 +93,8 @@ typedef struct pr_task {
 
     /* Scheduling accounting. */
     pr_ticks_t slice_left;
-    uint64_t cpu_time;
-    uint64_t dispatched_at;
+    uint64_t cpu_time;          /* in port stamp units (port.h) */
+    uint64_t dispatched_at;     /* stamp of its last switch in */
 } pr_task_t;
 
 /* ---- semaphores ---- */
@@ -153,7 +163,9 @@ typedef struct pr_kernel {
     pr_ticks_t quantum;
     uint32_t tick_hz;
     int timers_armed;
-    pr_kernel_stats_t stats;
+    pr_count64_t context_switches;  /* pr_kernel_stats (the ticks are `ticks`) */
+    pr_count64_t priority_changes;
+    int ready_top;                  /* highest non-empty level of ready, or PRIO_NONE (sched.c) */
     pr_plist_t ready;
 } pr_kernel_t;
 
@@ -206,6 +218,7 @@ void sched_make_ready(pr_task_t *t);           /* state READY, tail of its level
 void sched_make_unready(pr_task_t *t, pr_task_state_t state);
 void sched_requeue(pr_task_t *t);              /* after an effective-priority change */
 void sched_rotate(pr_task_t *t);               /* to the tail of its level */
+void sched_yield_now(void);                    /* the current task: rotate, reschedule */
 void sched_reschedule(void);                   /* switch now if allowed, else defer */
 void sched_reset(void);
 void sched_tick(void);                         /* round-robin quantum */

@@ -95,7 +95,6 @@ void pr_isr_exit(void)
 void pr_kernel_tick(void)
 {
     pr_k.ticks++;
-    pr_k.stats.ticks++;
     timers_fire_due(pr_k.ticks);
     sched_tick();
 }
@@ -103,8 +102,11 @@ void pr_kernel_tick(void)
 void pr_kernel_stats(pr_kernel_stats_t *stats)
 {
     pr_irq_state_t irq = pr_port_irq_save();
-    if (stats != NULL)
-        *stats = pr_k.stats;
+    if (stats != NULL) {
+        stats->context_switches = count64_value(pr_k.context_switches);
+        stats->priority_changes = count64_value(pr_k.priority_changes);
+        stats->ticks = pr_k.ticks; /* one per tick since init, as the count itself */
+    }
     pr_port_irq_restore(irq);
 }
 

@@ -37,6 +37,17 @@ static inline void list_remove(pr_link_t *link)
     link->next = link->prev = link;
 }
 
+/* Moves `link`, which is in the list `head`, to its tail (nothing to do if
+ * it is there already). */
+static inline void list_move_to_tail(pr_link_t *head, pr_link_t *link)
+{
+    if (link->next == head)
+        return;
+    link->prev->next = link->next;
+    link->next->prev = link->prev;
+    list_insert_after(head->prev, link);
+}
+
 /* The structure that contains `link` as its member `field`. */
 #define container_of(ptr, type, field) ((type *)(void *)((char *)(ptr) - offsetof(type, field)))
 

@@ -70,7 +70,7 @@ static int update_effective(pr_task_t *t, int cause, const pr_sem_t *via)
         return 0;
 
     t->effective = now;
-    pr_k.stats.priority_changes++;
+    count64_add1(&pr_k.priority_changes);
     trace_emit(PR_EV_PRIO, trace_id(t), via != NULL ? (uint8_t)via->index : PR_TRACE_NONE, PR_OK,
                (uint8_t)old, (uint8_t)now, cause);
     if (t->queue == &pr_k.ready)

@@ -20,23 +20,40 @@
  */
 #include "internal.h"
 
+/*
+ * The ready queue also remembers its highest non-empty level (pr_k.ready_top,
+ * PRIO_NONE when empty), so that choosing the next task is a load, not a
+ * search of the bitmap: the search (plist_top_level, a count of leading
+ * zeros, a library call on CPUs without one) runs only when a removal
+ * empties that level.
+ */
 static void rq_push(pr_task_t *t, int front)
 {
+    int level = t->effective;
     if (front)
-        plist_push_front(&pr_k.ready, t->effective, &t->qlink);
+        plist_push_front(&pr_k.ready, level, &t->qlink);
     else
-        plist_push_back(&pr_k.ready, t->effective, &t->qlink);
+        plist_push_back(&pr_k.ready, level, &t->qlink);
     t->queue = &pr_k.ready;
-    t->queued_level = t->effective;
+    t->queued_level = level;
+    if (level > pr_k.ready_top)
+        pr_k.ready_top = level;
 }
 
 static void rq_remove(pr_task_t *t)
 {
-    plist_remove(&pr_k.ready, t->queued_level, &t->qlink);
+    int level = t->queued_level;
+    plist_remove(&pr_k.ready, level, &t->qlink);
     t->queue = NULL;
+    if (level == pr_k.ready_top && list_empty(&pr_k.ready.level[level]))
+        pr_k.ready_top = plist_empty(&pr_k.ready) ? PRIO_NONE : plist_top_level(&pr_k.ready);
 }
 
-void sched_reset(void) { plist_init(&pr_k.ready); }
+void sched_reset(void)
+{
+    plist_init(&pr_k.ready);
+    pr_k.ready_top = PRIO_NONE;
+}
 
 void sched_make_ready(pr_task_t *t)
 {
@@ -61,33 +78,51 @@ void sched_requeue(pr_task_t *t)
     rq_push(t, t == pr_k.current);
 }
 
-void sched_rotate(pr_task_t *t)
+/* To the tail of its level: the level stays as it is (same tasks, same
+ * bitmap, same top), only the order changes. */
+static inline void rotate(pr_task_t *t)
 {
     t->slice_left = pr_k.quantum;
     if (t->queue != &pr_k.ready)
         return;
-    rq_remove(t);
-    rq_push(t, 0);
+    list_move_to_tail(&pr_k.ready.level[t->queued_level], &t->qlink);
 }
 
-static pr_task_t *most_urgent_ready(void)
+void sched_rotate(pr_task_t *t) { rotate(t); }
+
+static inline pr_task_t *most_urgent_ready(void)
 {
-    pr_link_t *first = plist_first(&pr_k.ready);
-    return first != NULL ? container_of(first, pr_task_t, qlink) : idle_task();
+    int top = pr_k.ready_top;
+    if (top == PRIO_NONE)
+        return idle_task();
+    return container_of(pr_k.ready.level[top].next, pr_task_t, qlink);
 }
 
-/* Makes `next` the current task; the caller switches the CPU to it. */
-static void account_switch(pr_task_t *next)
+/* Makes `next` the current task; the caller switches the CPU to it. Only
+ * where the kernel may switch: no interrupt to leave, not outside, so that
+ * next is also the calling task (pr_self; the idle task stands for none). */
+static inline void account_switch(pr_task_t *next)
 {
     pr_task_t *prev = pr_k.current;
-    uint64_t now = pr_port_now();
+    uint64_t now = pr_port_stamp();
 
     prev->cpu_time += now - prev->dispatched_at;
     next->dispatched_at = now;
-    pr_k.stats.context_switches++;
+    count64_add1(&pr_k.context_switches);
     trace_emit(PR_EV_SWITCH, trace_id(next), trace_id(prev), PR_OK, (uint8_t)prev->state, 0, 0);
     pr_k.current = next;
-    self_update();
+    pr_self = next;
+}
+
+/* Switches to the most urgent ready task if it is not the current one. */
+static inline void switch_to_most_urgent(void)
+{
+    pr_task_t *prev = pr_k.current;
+    pr_task_t *next = most_urgent_ready();
+    if (next == prev)
+        return;
+    account_switch(next);
+    pr_port_switch(prev->id, next->id);
 }
 
 void sched_reschedule(void)
@@ -96,12 +131,16 @@ void sched_reschedule(void)
      * port's next pr_kernel_dispatch does. */
     if (pr_k.isr_nesting > 0 || pr_k.outside)
         return;
-    pr_task_t *prev = pr_k.current;
-    pr_task_t *next = most_urgent_ready();
-    if (next == prev)
-        return;
-    account_switch(next);
-    pr_port_switch(prev->id, next->id);
+    switch_to_most_urgent();
+}
+
+/* pr_task_yield's work, here so that the rotation and the switch are one
+ * function. The caller is a task: it may switch. (Not "sched_yield": the C
+ * library of the host port has one.) */
+void sched_yield_now(void)
+{
+    rotate(pr_k.current);
+    switch_to_most_urgent();
 }
 
 int pr_kernel_dispatch(void)
@@ -122,7 +161,7 @@ void sched_tick(void)
      * the instant of the tick, before the tick was taken): it has not run
      * during the tick that just ended, so that tick is not its to pay.
      * Charging it would cut a slice that starts at a tick instant short. */
-    if (t->dispatched_at == pr_port_now())
+    if (t->dispatched_at == pr_port_stamp())
         return;
     /* A slice given under another quantum (pr_sched_set_quantum changed it
      * since the task last became ready; 0 if the quantum was off then) is

@@ -216,8 +216,7 @@ static int task_yield(void)
 {
     if (!in_task_context())
         return PR_ECONTEXT;
-    sched_rotate(pr_k.current);
-    sched_reschedule();
+    sched_yield_now();
     return PR_OK;
 }
 
@@ -288,7 +287,8 @@ static int task_status(pr_id_t id, pr_task_status_t *st)
      * (host: the driver between runs) left that task current, and port
      * time does not advance while it is paused. */
     if (t == pr_k.current)
-        st->cpu_time += pr_port_now() - t->dispatched_at;
+        st->cpu_time += pr_port_stamp() - t->dispatched_at;
+    st->cpu_time = pr_port_stamp_time(st->cpu_time);
     st->period = t->period;
     st->phase = t->phase;
     st->deadline = t->rel_deadline;

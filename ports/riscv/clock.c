@@ -12,31 +12,16 @@
  */
 #include "riscv.h"
 
-static struct {
-    uint64_t epoch;          /* mtime at pr_riscv_init */
-    uint64_t next_count;     /* absolute mtime count of tick next_tick */
-    pr_ticks_t next_tick;
-    uint32_t step, rem, hz;  /* counts per tick = step + rem / hz */
-    uint32_t frac;           /* (next_tick * 10^7) mod hz */
-    uint64_t until;          /* the run stops at this absolute mtime count */
-    uint64_t stopped;        /* mtime when the last run stopped */
-    int running;             /* in a run: time is mtime; else it is `stopped` */
-} clk;
+/* The clock's state. Its type is in port_inline.h, where pr_port_now reads
+ * it inline; `clk` in this file. */
+struct riscv_clock riscv_clk;
+#define clk riscv_clk
 
-uint64_t riscv_mtime(void)
-{
-#if __riscv_xlen == 64
-    return *(volatile uint64_t *)CLINT_MTIME;
-#else
-    /* Two 32-bit halves: re-read if the high half moved in between. */
-    uint32_t hi, lo;
-    do {
-        hi = mmio_read32(CLINT_MTIME + 4);
-        lo = mmio_read32(CLINT_MTIME);
-    } while (hi != mmio_read32(CLINT_MTIME + 4));
-    return ((uint64_t)hi << 32) | lo;
-#endif
-}
+/* The external definitions of the inline functions (C99 inline). */
+extern uint64_t riscv_mtime(void);
+extern uint64_t pr_port_stamp(void);
+extern uint64_t pr_port_stamp_time(uint64_t stamps);
+extern uint64_t pr_port_now(void);
 
 static void set_mtimecmp(uint64_t count)
 {
@@ -54,7 +39,6 @@ static void set_mtimecmp(uint64_t count)
 /* mtime as the kernel sees it: frozen between runs (riscv_clock_pause). */
 static uint64_t kernel_mtime(void) { return clk.running ? riscv_mtime() : clk.stopped; }
 
-uint64_t pr_port_now(void) { return (kernel_mtime() - clk.epoch) * NS_PER_MTIME; }
 
 /* The timer interrupt reprograms mtimecmp before the tick's work, so a tick
  * whose count mtime has reached is one not taken yet (interrupts masked). */
@@ -63,7 +47,6 @@ uint64_t pr_riscv_now(void) { return pr_port_now(); }
 
 static void advance(void)
 {
-    clk.next_tick++;
     clk.next_count += clk.step;
     clk.frac += clk.rem;
     if (clk.frac >= clk.hz) {
@@ -79,7 +62,6 @@ void riscv_clock_reset(void)
     clk.step = MTIME_HZ / clk.hz;
     clk.rem = MTIME_HZ % clk.hz;
     clk.frac = 0;
-    clk.next_tick = 0;
     clk.epoch = clk.next_count = clk.stopped = riscv_mtime();
     clk.running = 0;
     advance();

@@ -6,11 +6,14 @@
  * interrupted task) is on its stack (switch.S, vector.S).
  *
  * Stack overflow: a canary word at the bottom (lowest address) of every
- * stack. A task that runs past the bottom of its stack overwrites it; each
- * switch checks the canary of the context it leaves and stops the machine
- * with "stack overflow in task N" rather than let the next switch, or the
- * neighbouring stack, run on corrupted memory. A frame large enough to jump
- * over the word undetected is possible; the word catches the common case.
+ * stack, holding its own address. A task that runs past the bottom of its
+ * stack overwrites it; each switch checks the canary of the context it
+ * leaves (pr_port_switch, port_inline.h) and stops the machine with "stack
+ * overflow in task N" rather than let the next switch, or the neighbouring
+ * stack, run on corrupted memory. A frame large enough to jump over the
+ * word undetected is possible; the word catches the common case. Its own
+ * address as its value, rather than a fixed pattern, spares the switch the
+ * instructions that build the constant.
  */
 #include <string.h>
 #include "asm.h"
@@ -18,21 +21,24 @@
 
 /* PR_CONFIG_STACK_SIZE bytes per slot, rounded up to the psABI's 16. */
 #define STACK_SIZE ((PR_CONFIG_STACK_SIZE + 15) & ~15)
-#define CANARY ((uintptr_t)0x5AFEC0DEu)
 
 static _Alignas(16) unsigned char stacks[PR_SLOTS][STACK_SIZE];
-static uintptr_t saved_sp[MAIN_SLOT + 1];
+struct riscv_slot riscv_slots[MAIN_SLOT + 1];
 static void (*entries[PR_SLOTS])(void);
 extern uintptr_t __boot_stack_bottom[]; /* link.ld: main's stack, 16-byte aligned */
 
-static uintptr_t *canary_of(int slot)
+/* The external definition of the inline switch (C99 inline). */
+extern void pr_port_switch(int from_slot, int to_slot);
+
+static void set_canary(int slot, uintptr_t *bottom)
 {
-    return slot == MAIN_SLOT ? __boot_stack_bottom : (uintptr_t *)(void *)stacks[slot];
+    riscv_slots[slot].canary = bottom;
+    *bottom = (uintptr_t)bottom;
 }
 
-void riscv_context_reset(void) { *canary_of(MAIN_SLOT) = CANARY; }
+void riscv_context_reset(void) { set_canary(MAIN_SLOT, __boot_stack_bottom); }
 
-static _Noreturn void stack_overflow(int slot)
+_Noreturn void riscv_stack_overflow(int slot)
 {
     pr_riscv_puts("\nstack overflow in task ");
     if (slot == MAIN_SLOT)
@@ -64,15 +70,9 @@ void pr_port_context_init(int slot, void (*start)(void))
     memset(frame, 0, SWITCH_FRAME);
     frame[0] = (uintptr_t)context_entry;
     entries[slot] = start;
-    saved_sp[slot] = (uintptr_t)frame;
-    *canary_of(slot) = CANARY;
+    riscv_slots[slot].sp = (uintptr_t)frame;
+    set_canary(slot, (uintptr_t *)(void *)stacks[slot]);
 }
 
-void riscv_context_switch(int from, int to)
-{
-    if (*canary_of(from) != CANARY)
-        stack_overflow(from);
-    riscv_switch(&saved_sp[from], saved_sp[to]);
-}
-
-void pr_port_switch(int from_slot, int to_slot) { riscv_context_switch(from_slot, to_slot); }
+/* A switch the port makes itself (to and from the program's context). */
+void riscv_context_switch(int from, int to) { pr_port_switch(from, to); }

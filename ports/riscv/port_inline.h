@@ -1,8 +1,18 @@
 /*
  * The RISC-V port's inline functions for the kernel (port.h, PR_PORT_INLINE):
- * the Makefile passes -DPR_PORT_INLINE='"port_inline.h"', so every kernel
- * call masks interrupts with one instruction and unmasks them with another,
- * instead of two calls. irq.c holds the external definitions.
+ * the Makefile passes -DPR_PORT_INLINE='"port_inline.h"'. These are the port
+ * functions the kernel calls on every call, switch or tick; inline, each
+ * costs its few instructions instead of a call, a return and the moves
+ * around them. They are C99 inline functions: irq.c, clock.c and context.c
+ * hold their external definitions.
+ */
+#ifndef PRIORA_RISCV_PORT_INLINE_H
+#define PRIORA_RISCV_PORT_INLINE_H
+
+#include <stdint.h>
+#include "virt.h"
+
+/* ---- interrupt masking ----
  *
  * mstatus.MIE is the machine-mode global interrupt enable. save clears it
  * and returns mstatus as it was (one csrrci); restore sets back the bits
@@ -14,9 +24,6 @@
  * tasks take traps. The "memory" clobbers make both compiler barriers: no
  * load or store of kernel data moves out of the masked section.
  */
-#ifndef PRIORA_RISCV_PORT_INLINE_H
-#define PRIORA_RISCV_PORT_INLINE_H
-
 #define PR_PORT_INLINE_IRQ 1
 
 inline pr_irq_state_t pr_port_irq_save(void)
@@ -29,6 +36,78 @@ inline pr_irq_state_t pr_port_irq_save(void)
 inline void pr_port_irq_restore(pr_irq_state_t state)
 {
     __asm__ volatile("csrs mstatus, %0" ::"r"(state) : "memory");
+}
+
+/* ---- time (clock.c) ---- */
+
+struct riscv_clock {
+    uint64_t epoch;          /* mtime at time 0 (moved on by each pause) */
+    uint64_t next_count;     /* absolute mtime count of the next tick */
+    uint32_t step, rem, hz;  /* counts per tick = step + rem / hz */
+    uint32_t frac;           /* (ticks so far * 10^7) mod hz */
+    uint64_t until;          /* the run stops at this absolute mtime count */
+    uint64_t stopped;        /* mtime when the last run stopped */
+    int running;             /* in a run: time is mtime; else it is `stopped` */
+};
+extern struct riscv_clock riscv_clk;
+
+/* mtime, 64 bits. RV32 reads two halves: again if the high half moved. */
+inline uint64_t riscv_mtime(void)
+{
+#if __riscv_xlen == 64
+    return *(volatile uint64_t *)CLINT_MTIME;
+#else
+    volatile uint32_t *half = (volatile uint32_t *)CLINT_MTIME;
+    uint32_t hi, lo;
+    do {
+        hi = half[1];
+        lo = half[0];
+    } while (hi != half[1]);
+    return ((uint64_t)hi << 32) | lo;
+#endif
+}
+
+#define PR_PORT_INLINE_NOW 1
+#define PR_PORT_INLINE_STAMP 1
+
+/* The stamp (port.h): port time in mtime counts (100 ns). */
+inline uint64_t pr_port_stamp(void)
+{
+    uint64_t mtime = riscv_clk.running ? riscv_mtime() : riscv_clk.stopped;
+    return mtime - riscv_clk.epoch;
+}
+
+inline uint64_t pr_port_stamp_time(uint64_t stamps) { return stamps * NS_PER_MTIME; }
+
+/* Port time: ns since pr_riscv_init, standing still between runs. */
+inline uint64_t pr_port_now(void) { return pr_port_stamp_time(pr_port_stamp()); }
+
+/* ---- the context switch (context.c, switch.S) ---- */
+
+/* A suspended context: its stack pointer (the registers are on its stack)
+ * and the canary at the bottom of its stack, a word that holds its own
+ * address while the stack has not overflowed. Slots 0 .. PR_SLOTS - 1 are
+ * the kernel's (port.h), then the program's (MAIN_SLOT, riscv.h). */
+struct riscv_slot {
+    uintptr_t sp;
+    uintptr_t *canary;
+};
+extern struct riscv_slot riscv_slots[];
+
+void riscv_switch(uintptr_t *save_sp, uintptr_t load_sp);
+_Noreturn void riscv_stack_overflow(int slot);
+
+#define PR_PORT_INLINE_SWITCH 1
+
+/* Checks the canary of the context it leaves (a task that ran past the
+ * bottom of its stack is reported before anything runs on the corrupted
+ * memory), then switches. */
+inline void pr_port_switch(int from_slot, int to_slot)
+{
+    struct riscv_slot *from = &riscv_slots[from_slot];
+    if (__builtin_expect(*from->canary != (uintptr_t)from->canary, 0))
+        riscv_stack_overflow(from_slot);
+    riscv_switch(&from->sp, riscv_slots[to_slot].sp);
 }
 
 #endif

@@ -8,16 +8,9 @@
 #include "priora/priora.h"
 #include "priora/port.h"
 #include "priora/riscv.h"
+#include "virt.h"
 
-/* ---- QEMU virt memory map (hw/riscv/virt.c) ---- */
-#define VIRT_TEST_BASE 0x00100000u  /* sifive_test: write to power off */
-#define CLINT_BASE 0x02000000u
-#define CLINT_MSIP (CLINT_BASE + 0x0u)          /* hart 0's software interrupt */
-#define CLINT_MTIMECMP (CLINT_BASE + 0x4000u) /* hart 0 */
-#define CLINT_MTIME (CLINT_BASE + 0xBFF8u)
-#define UART0_BASE 0x10000000u      /* NS16550A */
-#define MTIME_HZ 10000000u          /* virt's mtime: 10 MHz, 100 ns per count */
-#define NS_PER_MTIME (1000000000u / MTIME_HZ)
+/* ---- QEMU virt memory map: virt.h ---- */
 
 /* ---- CSRs ---- */
 #define MSTATUS_MIE 0x8u  /* machine interrupt enable */
@@ -53,12 +46,11 @@ static inline uint8_t mmio_read8(uintptr_t addr) { return *(volatile uint8_t *)a
 int main(void);
 void riscv_main(void);
 
-/* context.c */
+/* context.c; pr_port_switch (port_inline.h) is the kernel's switch */
 void riscv_context_reset(void);
 void riscv_context_switch(int from, int to);
 
-/* clock.c */
-uint64_t riscv_mtime(void);
+/* clock.c; riscv_mtime is in port_inline.h */
 void riscv_clock_reset(void);
 uint64_t riscv_tick_count(pr_ticks_t k);
 uint64_t riscv_ns_count(uint64_t ns);
@@ -82,8 +74,6 @@ void riscv_soft_irq_handler(void (*handler)(void));
 void riscv_soft_irq_raise(void);
 void riscv_trap_vector(void);
 
-/* switch.S */
-void riscv_switch(uintptr_t *save_sp, uintptr_t load_sp);
 
 /* uart.c, trace_sink.c */
 void riscv_uart_init(void);

@@ -26,13 +26,15 @@
  * virtual time advances, never inside a kernel call: there both are no-ops. */
 typedef unsigned long pr_irq_state_t;
 
-/* A port may give the kernel inline versions of the functions it calls most
- * (masking costs a call and a return around one or two instructions): it
- * names a header in PR_PORT_INLINE on the compiler's command line (the
- * RISC-V port: -DPR_PORT_INLINE='"port_inline.h"'). That header defines
- * PR_PORT_INLINE_IRQ and both masking functions as C99 inline functions,
- * and the port's own file gives their external definitions. Without it (the
- * host port), they are ordinary functions. */
+/* A port may give the kernel inline versions of the functions it calls on
+ * every call, switch or tick (masking, for one, is one or two instructions
+ * that a call and a return would double): it names a header in
+ * PR_PORT_INLINE on the compiler's command line (the RISC-V port:
+ * -DPR_PORT_INLINE='"port_inline.h"'). That header defines, as C99 inline
+ * functions, both masking functions with PR_PORT_INLINE_IRQ, pr_port_now
+ * with PR_PORT_INLINE_NOW, pr_port_switch with PR_PORT_INLINE_SWITCH (any
+ * of the three groups), and the port's own files hold their external
+ * definitions. Without it (the host port), all are ordinary functions. */
 #ifdef PR_PORT_INLINE
 #include PR_PORT_INLINE
 #endif
@@ -48,11 +50,26 @@ void pr_port_context_init(int slot, void (*start)(void));
 
 /* Saves the running context into from_slot and resumes to_slot. Returns when
  * some later switch resumes from_slot. */
+#ifndef PR_PORT_INLINE_SWITCH
 void pr_port_switch(int from_slot, int to_slot);
+#endif
 
 /* Current time in port units (ns on the host port; the riscv port converts
  * its timer). Used for trace timestamps and CPU time. */
+#ifndef PR_PORT_INLINE_NOW
 uint64_t pr_port_now(void);
+#endif
+
+/* CPU time is accounted at every switch, so there the kernel reads the
+ * clock in the port's cheapest unit, a "stamp" that grows with port time:
+ * pr_port_stamp(), and converts a sum of stamp units into port time with
+ * pr_port_stamp_time(). A port's inline header may define both with
+ * PR_PORT_INLINE_STAMP (RISC-V: mtime counts, 100 ns, without the
+ * multiplication by 100); otherwise the stamp is port time itself. */
+#ifndef PR_PORT_INLINE_STAMP
+static inline uint64_t pr_port_stamp(void) { return pr_port_now(); }
+static inline uint64_t pr_port_stamp_time(uint64_t stamps) { return stamps; }
+#endif
 
 /* 1 if the next tick's instant has come but its interrupt is not taken yet
  * (the caller runs with interrupts masked, or exactly at the tick's instant
