@@ -31,7 +31,6 @@ typedef struct pr_timer {
 
 void timer_init(pr_timer_t *tm, void (*fire)(struct pr_task *), struct pr_task *task);
 void timer_arm(pr_timer_t *tm, pr_ticks_t expiry);  /* expiry > now */
-void timer_cancel(pr_timer_t *tm);                   /* no-op if not armed */
 static inline int timer_armed(const pr_timer_t *tm) { return link_linked(&tm->link); }
 void timers_reset(void);
 void timers_fire_due(pr_ticks_t now);
@@ -120,6 +119,7 @@ typedef struct pr_sem {
     pr_count64_t taken;         /* mutex: the holder's take number that got it */
     uint32_t downs;             /* statistics: pr_sem_stats_t.downs */
 
+    pr_plist_t *waitq;          /* its wait list (sem.c: beside the pool, by index) */
     uint32_t unreserved;        /* downs that kept no unit (sem.c: ups is derived) */
     uint32_t max_waiters;
     pr_link_t pool_link;        /* in the free list or the allocated list */
@@ -206,6 +206,16 @@ static inline int in_task_context(void) { return pr_self != &pr_idle; }
  * relative wait of n ticks ends at tick_now() + n: exactly n ticks. */
 static inline pr_ticks_t tick_now(void) { return pr_k.ticks + (pr_port_tick_due() ? 1 : 0); }
 
+/* Cancels a timer (nothing if it is not armed). Inline: every wakeup of a
+ * task that waited with a timeout cancels one (timer.c has the rest). */
+static inline void timer_cancel(pr_timer_t *tm)
+{
+    if (!timer_armed(tm))
+        return;
+    list_remove(&tm->link);
+    pr_k.timers_armed--;
+}
+
 /* The calling task's id for the trace, or PR_TRACE_NONE. */
 static inline uint8_t caller_trace_id(void)
 {
@@ -214,12 +224,12 @@ static inline uint8_t caller_trace_id(void)
 
 /* ---- scheduler (sched.c) ---- */
 
-void sched_make_ready(pr_task_t *t);           /* state READY, tail of its level */
-void sched_make_unready(pr_task_t *t, pr_task_state_t state);
+#include "ready.h"                             /* sched_make_ready, sched_make_unready */
 void sched_requeue(pr_task_t *t);              /* after an effective-priority change */
 void sched_rotate(pr_task_t *t);               /* to the tail of its level */
 void sched_yield_now(void);                    /* the current task: rotate, reschedule */
 void sched_reschedule(void);                   /* switch now if allowed, else defer */
+void switch_to_most_urgent(void);              /* switch now (the caller may) */
 void sched_reset(void);
 void sched_tick(void);                         /* round-robin quantum */
 

@@ -24,9 +24,19 @@ typedef struct pr_plist {
 void plist_init(pr_plist_t *pl);
 
 /* Index of the highest set bit of a non-zero word. Ports with a faster
- * instruction can define PR_PORT_HIGHEST_BIT. */
-#ifdef PR_PORT_HIGHEST_BIT
+ * instruction can define PR_PORT_HIGHEST_BIT. A CPU without a count of
+ * leading zeros (RISC-V without Zbb: GCC calls libgcc's __clzsi2, or a loop
+ * on RV64) is better served by a table of each byte's highest bit: a port
+ * defines PR_PORT_NO_CLZ for it (plist.c holds the table). */
+#if defined(PR_PORT_HIGHEST_BIT)
 #define plist_highest_bit(x) PR_PORT_HIGHEST_BIT(x)
+#elif defined(PR_PORT_NO_CLZ)
+extern const uint8_t plist_byte_top[256];
+static inline int plist_highest_bit(uint32_t x)
+{
+    int shift = x >= 0x10000u ? (x >= 0x1000000u ? 24 : 16) : (x >= 0x100u ? 8 : 0);
+    return shift + plist_byte_top[x >> shift];
+}
 #else
 static inline int plist_highest_bit(uint32_t x) { return 31 - __builtin_clz(x); }
 #endif

@@ -20,54 +20,10 @@
  */
 #include "internal.h"
 
-/*
- * The ready queue also remembers its highest non-empty level (pr_k.ready_top,
- * PRIO_NONE when empty), so that choosing the next task is a load, not a
- * search of the bitmap: the search (plist_top_level, a count of leading
- * zeros, a library call on CPUs without one) runs only when a removal
- * empties that level.
- */
-static void rq_push(pr_task_t *t, int front)
-{
-    int level = t->effective;
-    if (front)
-        plist_push_front(&pr_k.ready, level, &t->qlink);
-    else
-        plist_push_back(&pr_k.ready, level, &t->qlink);
-    t->queue = &pr_k.ready;
-    t->queued_level = level;
-    if (level > pr_k.ready_top)
-        pr_k.ready_top = level;
-}
-
-static void rq_remove(pr_task_t *t)
-{
-    int level = t->queued_level;
-    plist_remove(&pr_k.ready, level, &t->qlink);
-    t->queue = NULL;
-    if (level == pr_k.ready_top && list_empty(&pr_k.ready.level[level]))
-        pr_k.ready_top = plist_empty(&pr_k.ready) ? PRIO_NONE : plist_top_level(&pr_k.ready);
-}
-
 void sched_reset(void)
 {
     plist_init(&pr_k.ready);
     pr_k.ready_top = PRIO_NONE;
-}
-
-void sched_make_ready(pr_task_t *t)
-{
-    t->state = PR_TASK_READY;
-    t->slice_left = pr_k.quantum;
-    if (!t->suspended && t->queue == NULL)
-        rq_push(t, 0);
-}
-
-void sched_make_unready(pr_task_t *t, pr_task_state_t state)
-{
-    if (t->queue == &pr_k.ready)
-        rq_remove(t);
-    t->state = state;
 }
 
 void sched_requeue(pr_task_t *t)
@@ -93,7 +49,7 @@ void sched_rotate(pr_task_t *t) { rotate(t); }
 static inline pr_task_t *most_urgent_ready(void)
 {
     int top = pr_k.ready_top;
-    if (top == PRIO_NONE)
+    if (top < 0) /* PRIO_NONE: empty */
         return idle_task();
     return container_of(pr_k.ready.level[top].next, pr_task_t, qlink);
 }
@@ -114,8 +70,10 @@ static inline void account_switch(pr_task_t *next)
     pr_self = next;
 }
 
-/* Switches to the most urgent ready task if it is not the current one. */
-static inline void switch_to_most_urgent(void)
+/* Switches to the most urgent ready task if it is not the current one. For
+ * a task that may switch (no interrupt to leave, not outside the kernel):
+ * sched_reschedule checks that, a task blocking in its own call need not. */
+void switch_to_most_urgent(void)
 {
     pr_task_t *prev = pr_k.current;
     pr_task_t *next = most_urgent_ready();

@@ -46,6 +46,7 @@ void sems_reset(void)
         pr_sem_t *s = &sems[i];
         memset(s, 0, sizeof *s);
         s->index = i;
+        s->waitq = &waitqs[i];
         list_push_back(&free_list, &s->pool_link);
     }
 }
@@ -60,6 +61,15 @@ static int sem_lookup(pr_id_t id, pr_sem_t **out)
     return PR_OK;
 }
 
+/* sem_lookup for what the fast paths hand the general paths: the id's
+ * descriptor, or NULL for an id outside the pool. */
+static inline int sem_checked(const pr_sem_t *s)
+{
+    if (s == NULL)
+        return PR_EBADID;
+    return s->allocated ? PR_OK : PR_ENOTALLOC;
+}
+
 /* The value as the API gives it (sem.h). */
 static int sem_value(const pr_sem_t *s)
 {
@@ -70,7 +80,7 @@ static int sem_value(const pr_sem_t *s)
 
 /* ---- wait lists ---- */
 
-static pr_plist_t *waitq_of(const pr_sem_t *s) { return &waitqs[s->index]; }
+static pr_plist_t *waitq_of(const pr_sem_t *s) { return s->waitq; }
 
 pr_task_t *sem_first_waiter(const pr_sem_t *s)
 {
@@ -80,7 +90,7 @@ pr_task_t *sem_first_waiter(const pr_sem_t *s)
 
 /* Priority order: the level of the waiter's effective priority, FIFO within
  * it. FIFO order: everybody at level 0, in arrival order. */
-static void waitq_insert(pr_sem_t *s, pr_task_t *t)
+static inline void waitq_insert(pr_sem_t *s, pr_task_t *t)
 {
     int level = sem_is_prio(s) ? t->effective : 0;
     plist_push_back(waitq_of(s), level, &t->qlink);
@@ -88,7 +98,7 @@ static void waitq_insert(pr_sem_t *s, pr_task_t *t)
     t->queued_level = level;
 }
 
-static void waitq_remove(pr_sem_t *s, pr_task_t *t)
+static inline void waitq_remove(pr_sem_t *s, pr_task_t *t)
 {
     plist_remove(waitq_of(s), t->queued_level, &t->qlink);
     t->queue = NULL;
@@ -266,41 +276,24 @@ static int down_refused(pr_sem_t *s, pr_id_t id, int err)
     return down_result(s, id, err, 0);
 }
 
-static int sem_down(pr_id_t id, pr_timeout_t timeout)
+/* What sem_down returns when the caller has been queued: the caller then
+ * switches away (down_general) and finishes with down_woken. Not an error
+ * code (errors.h): it never leaves this file. */
+#define DOWN_BLOCKED 1
+
+/* A wait of `timeout` ticks from now. Apart, so that a wait without a
+ * timeout (the common case) carries none of its 64-bit tick arithmetic. */
+static __attribute__((noinline)) void arm_timeout(pr_task_t *me, pr_timeout_t timeout)
 {
-    pr_sem_t *s = NULL;
-    pr_task_t *me = pr_k.current;
-    int err = sem_lookup(id, &s);
-    if (err != PR_OK)
-        return down_result(NULL, id, err, 0);
-    if (!in_task_context() && (timeout != PR_NO_WAIT || sem_is_mutex(s)))
-        return down_result(s, id, PR_ECONTEXT, 0);
+    timer_arm(&me->timeout, tick_now() + timeout);
+}
 
-    /* A down on a mutex the caller holds is refused like an up by a
-     * non-holder: it does not pass validation, so it is not counted. */
-    if (sem_is_mutex(s) && s->holder == me)
-        return down_result(s, id, PR_EHELD, 0);
-    s->downs++;
-
-    if (sem_value(s) > 0) { /* available: take it */
-        if (sem_is_mutex(s))
-            take(s, me);
-        else
-            s->value--;
-        return down_result(s, id, PR_OK, 0);
-    }
-    if (timeout == PR_NO_WAIT)
-        return down_refused(s, id, PR_EAGAIN);
-    if (sem_is_mutex(s)) {
-        if (closes_cycle(s, me))
-            return down_refused(s, id, PR_EDEADLK);
-        err = s->policy->conflict(s, me);
-        if (err != PR_OK)
-            return down_refused(s, id, err);
-    }
-
-    /* Block: one more waiter, so the value goes one further below zero. */
-    if (!sem_is_mutex(s))
+/* Queues the caller on s, one more waiter: the value goes one further below
+ * zero (a mutex's is derived). The caller then switches away. `mutex` is
+ * sem_is_mutex(s), a constant where this is inlined. */
+static inline void block_on(pr_sem_t *s, pr_id_t id, pr_task_t *me, pr_timeout_t timeout, int mutex)
+{
+    if (!mutex)
         s->value--;
     s->waiters++;
     if ((uint32_t)s->waiters > s->max_waiters)
@@ -310,12 +303,63 @@ static int sem_down(pr_id_t id, pr_timeout_t timeout)
     sched_make_unready(me, PR_TASK_BLOCKED);
     waitq_insert(s, me);
     if (timeout != PR_FOREVER)
-        timer_arm(&me->timeout, tick_now() + timeout);
+        arm_timeout(me, timeout);
     trace_emit(PR_EV_BLOCK, trace_id(me), sem_trace_id(id), PR_OK, 0, 0, (int32_t)timeout);
-    if (sem_is_mutex(s))
+    if (mutex)
         s->policy->not_acquired(s, me);
+}
 
-    sched_reschedule(); /* returns once woken: by an up, or by the timeout */
+/* A down on a mutex, validated but for its own checks. */
+static __attribute__((noinline)) int down_mutex(pr_sem_t *s, pr_id_t id, pr_timeout_t timeout)
+{
+    pr_task_t *me = pr_k.current;
+    /* A down on a mutex the caller holds is refused like an up by a
+     * non-holder: it does not pass validation, so it is not counted. */
+    if (s->holder == me)
+        return down_result(s, id, PR_EHELD, 0);
+    s->downs++;
+    if (s->holder == NULL) { /* free: take it */
+        take(s, me);
+        return down_result(s, id, PR_OK, 0);
+    }
+    if (timeout == PR_NO_WAIT)
+        return down_refused(s, id, PR_EAGAIN);
+    if (closes_cycle(s, me))
+        return down_refused(s, id, PR_EDEADLK);
+    int err = s->policy->conflict(s, me);
+    if (err != PR_OK)
+        return down_refused(s, id, err);
+    block_on(s, id, me, timeout, 1);
+    return DOWN_BLOCKED;
+}
+
+/* The down's result, or DOWN_BLOCKED once the caller is queued. s is the
+ * id's descriptor, or NULL outside the pool. */
+static int sem_down(pr_sem_t *s, pr_id_t id, pr_timeout_t timeout)
+{
+    int err = sem_checked(s);
+    if (err != PR_OK)
+        return down_result(NULL, id, err, 0);
+    if (!in_task_context() && (timeout != PR_NO_WAIT || sem_is_mutex(s)))
+        return down_result(s, id, PR_ECONTEXT, 0);
+    if (sem_is_mutex(s))
+        return down_mutex(s, id, timeout);
+
+    s->downs++;
+    if (s->value > 0) { /* available: take it */
+        s->value--;
+        return down_result(s, id, PR_OK, 0);
+    }
+    if (timeout == PR_NO_WAIT)
+        return down_refused(s, id, PR_EAGAIN);
+    block_on(s, id, pr_k.current, timeout, 0);
+    return DOWN_BLOCKED;
+}
+
+/* After the switch back: the caller was woken by an up, or by its timeout. */
+static int down_woken(pr_sem_t *s, pr_id_t id)
+{
+    pr_task_t *me = pr_k.current;
     return down_result(s, id, me->wait_result, 1);
 }
 
@@ -338,44 +382,70 @@ void sem_waiter_abort(pr_task_t *t, int result, int cause)
 
 /* ---- up ---- */
 
-static int sem_up(pr_id_t id)
+/* Why an up is refused, or PR_OK. */
+static int up_check(const pr_sem_t *s)
 {
-    pr_sem_t *s = NULL;
-    pr_task_t *me = pr_k.current;
-    pr_task_t *woken = NULL;
-    int err = sem_lookup(id, &s);
-    if (err == PR_OK && sem_is_mutex(s)) {
+    if (sem_is_mutex(s)) {
         if (!in_task_context())
-            err = PR_ECONTEXT;
-        else if (s->holder != me)
-            err = PR_EPERM;
+            return PR_ECONTEXT;
+        if (s->holder != pr_k.current)
+            return PR_EPERM;
     }
-    if (err == PR_OK && sem_value(s) >= s->max)
-        err = PR_EOVERFLOW;
-    if (err != PR_OK) {
-        trace_emit(PR_EV_SEM_UP, caller_trace_id(), sem_trace_id(id), err, PR_TRACE_NONE, 0,
-                   s ? sem_value(s) : 0);
-        return err;
-    }
+    return sem_value(s) >= s->max ? PR_EOVERFLOW : PR_OK;
+}
 
-    if (sem_is_mutex(s))
-        give(s, me);
-    else
-        s->value++;
-    if (s->waiters > 0) { /* a waiter gets the unit */
-        woken = sem_first_waiter(s);
-        waitq_remove(s, woken);
-        s->waiters--;
-        timer_cancel(&woken->timeout);
-        woken->blocked_on = NULL;
-        woken->wait_result = PR_OK;
-        trace_emit(PR_EV_WAKE, trace_id(woken), sem_trace_id(id), PR_OK, 0, 0, 0);
-        if (sem_is_mutex(s))
-            take(s, woken);
-        sched_make_ready(woken);
-    }
+static int up_refused(const pr_sem_t *s, pr_id_t id, int err)
+{
+    trace_emit(PR_EV_SEM_UP, caller_trace_id(), sem_trace_id(id), err, PR_TRACE_NONE, 0, s ? sem_value(s) : 0);
+    return err;
+}
+
+/* The first waiter gets the unit (for a mutex: the ownership) and is ready.
+ * `mutex` is sem_is_mutex(s), a constant where this is inlined. */
+static inline pr_task_t *wake_first(pr_sem_t *s, pr_id_t id, int mutex)
+{
+    pr_task_t *woken = sem_first_waiter(s);
+    waitq_remove(s, woken);
+    s->waiters--;
+    timer_cancel(&woken->timeout);
+    woken->blocked_on = NULL;
+    woken->wait_result = PR_OK;
+    trace_emit(PR_EV_WAKE, trace_id(woken), sem_trace_id(id), PR_OK, 0, 0, 0);
+    if (mutex)
+        take(s, woken);
+    sched_make_ready(woken);
+    return woken;
+}
+
+/* A validated up of a mutex: its holder gives it up, and its first waiter,
+ * if any, gets it. */
+static __attribute__((noinline)) int up_mutex(pr_sem_t *s, pr_id_t id)
+{
+    pr_task_t *woken = NULL;
+    give(s, pr_k.current);
+    if (s->waiters > 0)
+        woken = wake_first(s, id, 1);
     trace_emit(PR_EV_SEM_UP, caller_trace_id(), sem_trace_id(id), PR_OK, trace_id(woken), 0, sem_value(s));
-    sched_reschedule();
+    return PR_OK;
+}
+
+/* The up's work; the caller reschedules after a success (up_general). s is
+ * the id's descriptor, or NULL outside the pool. */
+static int sem_up(pr_sem_t *s, pr_id_t id)
+{
+    pr_task_t *woken = NULL;
+    int err = sem_checked(s);
+    if (err == PR_OK)
+        err = up_check(s);
+    if (err != PR_OK)
+        return up_refused(s, id, err);
+    if (sem_is_mutex(s))
+        return up_mutex(s, id);
+
+    s->value++;
+    if (s->waiters > 0)
+        woken = wake_first(s, id, 0);
+    trace_emit(PR_EV_SEM_UP, caller_trace_id(), sem_trace_id(id), PR_OK, trace_id(woken), 0, s->value);
     return PR_OK;
 }
 
@@ -461,12 +531,9 @@ static int sem_control(pr_id_t id, int cmd, void *arg)
  * value and ups are not stored (see the top).
  */
 
-static inline int down_fast(pr_id_t id)
+static inline int down_fast(pr_sem_t *s)
 {
     pr_task_t *me = pr_self;
-    if (unlikely((unsigned)id >= PR_CONFIG_MAX_SEMS))
-        return 0;
-    pr_sem_t *s = &pr_sem_pool[id];
     if (s->fast < 0) { /* counting; outside a task the general path decides (PR_ECONTEXT) */
         if (unlikely(s->value <= 0 || me == &pr_idle))
             return 0;
@@ -483,15 +550,12 @@ static inline int down_fast(pr_id_t id)
         return 0;
     }
     s->downs++;
-    trace_emit(PR_EV_SEM_DOWN, (uint8_t)me->id, (uint8_t)id, PR_OK, 0, 0, sem_value(s));
+    trace_emit(PR_EV_SEM_DOWN, (uint8_t)me->id, (uint8_t)s->index, PR_OK, 0, 0, sem_value(s));
     return 1;
 }
 
-static inline int up_fast(pr_id_t id)
+static inline int up_fast(pr_sem_t *s)
 {
-    if (unlikely((unsigned)id >= PR_CONFIG_MAX_SEMS))
-        return 0;
-    pr_sem_t *s = &pr_sem_pool[id];
     if (s->fast < 0) { /* counting: as unsigned, a value below 0 (waiters) is above max too */
         if (unlikely((unsigned)s->value >= (unsigned)s->max))
             return 0;
@@ -503,7 +567,7 @@ static inline int up_fast(pr_id_t id)
     } else {
         return 0;
     }
-    trace_emit(PR_EV_SEM_UP, caller_trace_id(), (uint8_t)id, PR_OK, PR_TRACE_NONE, 0, sem_value(s));
+    trace_emit(PR_EV_SEM_UP, caller_trace_id(), (uint8_t)s->index, PR_OK, PR_TRACE_NONE, 0, sem_value(s));
     return 1;
 }
 
@@ -515,22 +579,32 @@ static inline int up_fast(pr_id_t id)
  * same reason. */
 static __attribute__((noinline)) int down_general(pr_id_t id, pr_timeout_t timeout, pr_irq_state_t irq)
 {
-    int err = sem_down(id, timeout);
+    pr_sem_t *s = (unsigned)id < PR_CONFIG_MAX_SEMS ? &sems[id] : NULL;
+    int err = sem_down(s, id, timeout);
+    if (err == DOWN_BLOCKED) {
+        switch_to_most_urgent(); /* returns once woken: by an up, or by the timeout */
+        err = down_woken(s, id);
+    }
     pr_port_irq_restore(irq);
     return err;
 }
 
 static __attribute__((noinline)) int up_general(pr_id_t id, pr_irq_state_t irq)
 {
-    int err = sem_up(id);
+    int err = sem_up((unsigned)id < PR_CONFIG_MAX_SEMS ? &sems[id] : NULL, id);
+    if (err == PR_OK)
+        sched_reschedule();
     pr_port_irq_restore(irq);
     return err;
 }
 
+/* The fast paths take an id in the pool; the general paths check it. */
+static inline int in_pool(pr_id_t id) { return (unsigned)id < PR_CONFIG_MAX_SEMS; }
+
 int pr_sem_down(pr_id_t id, pr_timeout_t timeout)
 {
     pr_irq_state_t irq = pr_port_irq_save();
-    if (!down_fast(id))
+    if (unlikely(!in_pool(id) || !down_fast(&pr_sem_pool[id])))
         return down_general(id, timeout, irq);
     pr_port_irq_restore(irq);
     return PR_OK;
@@ -539,7 +613,7 @@ int pr_sem_down(pr_id_t id, pr_timeout_t timeout)
 int pr_sem_trydown(pr_id_t id)
 {
     pr_irq_state_t irq = pr_port_irq_save();
-    if (!down_fast(id))
+    if (unlikely(!in_pool(id) || !down_fast(&pr_sem_pool[id])))
         return down_general(id, PR_NO_WAIT, irq);
     pr_port_irq_restore(irq);
     return PR_OK;
@@ -548,7 +622,7 @@ int pr_sem_trydown(pr_id_t id)
 int pr_sem_up(pr_id_t id)
 {
     pr_irq_state_t irq = pr_port_irq_save();
-    if (!up_fast(id))
+    if (unlikely(!in_pool(id) || !up_fast(&pr_sem_pool[id])))
         return up_general(id, irq);
     pr_port_irq_restore(irq);
     return PR_OK;

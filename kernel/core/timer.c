@@ -35,14 +35,6 @@ void timer_arm(pr_timer_t *tm, pr_ticks_t expiry)
     pr_k.timers_armed++;
 }
 
-void timer_cancel(pr_timer_t *tm)
-{
-    if (!timer_armed(tm))
-        return;
-    list_remove(&tm->link);
-    pr_k.timers_armed--;
-}
-
 /*
  * Fires the timers due at `now`. They are first moved, in order, to a local
  * list, because firing one may cancel or re-arm others of the same slot (a

@@ -12,6 +12,10 @@
 #include <stdint.h>
 #include "virt.h"
 
+/* No count-leading-zeros instruction (rv32imac, rv64imac): the kernel finds
+ * the highest bit of a priority bitmap with a table (plist.h). */
+#define PR_PORT_NO_CLZ 1
+
 /* ---- interrupt masking ----
  *
  * mstatus.MIE is the machine-mode global interrupt enable. save clears it
