@@ -4,6 +4,7 @@
                          [--trace OUT.json] [--horizon T]
     priora run FILE --target qemu-rv32|qemu-rv64 [the same options] [--timeout S]
     priora demo [--out DIR]
+    priora analyze FILE [--json] [--protocol P ...]
 
 A user's mistake (an invalid file, a bad option value, an output that cannot
 be written) is printed as one line `priora: <message>` on stderr with exit
@@ -18,6 +19,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from priora.analysis.blocking import PROTOCOLS as ANALYSIS_PROTOCOLS
 from priora.errors import PrioraError, ScenarioError
 from priora.model import PROTOCOLS, Protocol, Scenario
 from priora.simulate import SimResult
@@ -73,6 +75,21 @@ def _parser() -> argparse.ArgumentParser:
         help=f"directory for the Gantt charts (default: {DEFAULT_DEMO_DIR})",
     )
     demo.set_defaults(handler=_demo)
+
+    analyze = commands.add_parser(
+        "analyze", help="schedulability analysis: blocking, response times and tests per protocol"
+    )
+    analyze.add_argument("file", type=Path, metavar="FILE", help="scenario file (TOML)")
+    analyze.add_argument("--json", action="store_true", help="print the analysis as one JSON document")
+    analyze.add_argument(
+        "--protocol",
+        action="extend",
+        nargs="+",
+        choices=ANALYSIS_PROTOCOLS,
+        metavar="P",
+        help=f"analyse only these protocols ({', '.join(ANALYSIS_PROTOCOLS)}; default: all)",
+    )
+    analyze.set_defaults(handler=_analyze)
     return parser
 
 
@@ -206,6 +223,17 @@ def _demo(args: argparse.Namespace) -> str:
         raise _import_problem("demo", exc) from None
     except OSError as exc:
         raise UsageError(f"demo: cannot write into {out}: {exc.strerror or exc}") from None
+
+
+def _analyze(args: argparse.Namespace) -> str:
+    from priora.analysis import analysis_json, analysis_text, analyze
+    from priora.scenario import load
+
+    # Nothing runs, so a default horizon beyond the host port's clock does not matter.
+    scenario = load(args.file, check_default_horizon=False)
+    protocols: list[str] = args.protocol or list(ANALYSIS_PROTOCOLS)
+    result = analyze(scenario, protocols)
+    return analysis_json(result) if args.json else analysis_text(result)
 
 
 # ---------------------------------------------------------------- main

@@ -1,0 +1,274 @@
+"""The analysis as text tables or one JSON document (docs/analysis.md,
+"Output"). Every time is converted from ticks to the file's time unit here:
+an int when whole, else a float rounded to 6 decimals, as in `priora
+simulate`'s report; ratios are rounded to 6 decimals."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from fractions import Fraction
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from priora.analysis.core import TESTS, Analysis, TaskResult
+from priora.analysis.fixed_priority import Test
+from priora.analysis.taskset import TaskSet, number
+
+TEST_TITLES: dict[str, str] = {
+    "utilisation": "total utilisation U <= 1 (necessary)",
+    "liu_layland": "Liu-Layland with blocking",
+    "hyperbolic": "hyperbolic with blocking",
+    "response_time": "response-time analysis",
+    "edf_demand": "EDF processor demand with blocking",
+    "edf_kernelized_monitor": "EDF kernelized monitor (seed 003)",
+}
+
+
+def _time(ts: TaskSet, ticks: int | None) -> int | float | None:
+    return None if ticks is None else number(ts.in_unit(ticks))
+
+
+def _ratio(value: Fraction | None) -> float | None:
+    return None if value is None else round(float(value), 6)
+
+
+# ---------------------------------------------------------------- JSON
+
+
+@cache
+def schema() -> dict[str, Any]:
+    """The JSON Schema of `analysis_json`'s document (analysis.schema.json)."""
+    text = resources.files("priora").joinpath("analysis.schema.json").read_text(encoding="utf-8")
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
+
+
+def _task_dict(ts: TaskSet, r: TaskResult) -> dict[str, Any]:
+    return {
+        "blocking": _time(ts, r.blocking),
+        "blocked_by": [
+            {"task": t.task, "mutex": t.mutex, "length": _time(ts, t.ticks)} for t in r.blocked_by
+        ],
+        "response": _time(ts, r.response),
+        "meets_deadline": r.meets_deadline,
+        "unbounded": r.unbounded,
+        "reason": r.reason,
+    }
+
+
+def _test_dict(test: Test) -> dict[str, Any]:
+    return {"passes": test.passes, "value": _ratio(test.value), "reason": test.reason}
+
+
+def analysis_dict(analysis: Analysis) -> dict[str, Any]:
+    """The JSON document as Python values, keys in a fixed order."""
+    ts = analysis.taskset
+    return {
+        "file": ts.source,
+        "time_unit": ts.time_unit,
+        "tick_hz": ts.tick_hz,
+        "tasks": {
+            t.name: {
+                "priority": t.priority,
+                "period": _time(ts, t.period),
+                "deadline": _time(ts, t.deadline),
+                "wcet": _time(ts, t.wcet),
+                "utilisation": None if t.period is None else _ratio(Fraction(t.wcet, t.period)),
+                "sections": [{"mutex": s.mutex, "length": _time(ts, s.ticks)} for s in t.sections],
+            }
+            for t in ts.tasks
+        },
+        "mutexes": {
+            m.name: {
+                "users": list(m.users),
+                "ceiling": m.ceiling,
+                "ceiling_given": m.ceiling_given,
+                "inheritance_level": m.inheritance,
+                "longest_section": _time(ts, m.longest),
+            }
+            for m in ts.mutexes.values()
+        },
+        "protocols": {
+            p: {
+                "reason": result.reason,
+                "tasks": {name: _task_dict(ts, r) for name, r in result.tasks.items()},
+                "tests": {name: _test_dict(result.tests[name]) for name in TESTS},
+            }
+            for p, result in analysis.protocols.items()
+        },
+    }
+
+
+def analysis_json(analysis: Analysis) -> str:
+    """One JSON document; json.loads gives back analysis_dict(analysis)."""
+    return json.dumps(analysis_dict(analysis), indent=2, ensure_ascii=False)
+
+
+# ---------------------------------------------------------------- text
+
+
+def _table(title: str, headers: Sequence[str], rows: Sequence[Sequence[str]], align: str = "l") -> str:
+    """A titled table. `align` has one letter per column, l(eft) or r(ight);
+    columns past its end are right-aligned (numbers, so digits line up)."""
+    if not rows:
+        return f"{title}: none"
+    columns = list(zip(headers, *rows, strict=True))
+    lines: list[list[str]] = [[] for _ in range(len(rows) + 2)]
+    for i, column in enumerate(columns):
+        width = max(len(c) for c in column)
+        cells = [column[0], "-" * width, *column[1:]]
+        left = i < len(align) and align[i] == "l"
+        for line, cell in zip(lines, cells, strict=True):
+            line.append(cell.ljust(width) if left else cell.rjust(width))
+    return "\n".join([title, *("  ".join(line).rstrip() for line in lines)])
+
+
+def _cell(value: int | float | None) -> str:
+    return "-" if value is None else str(value)
+
+
+def _tasks_text(ts: TaskSet) -> str:
+    unit = ts.time_unit
+    headers = ["task", "priority", f"period ({unit})", f"deadline ({unit})", f"C ({unit})", "C/T"]
+    headers.append(f"critical sections ({unit})")
+    rows = []
+    for t in ts.tasks:
+        u = None if t.period is None else _ratio(Fraction(t.wcet, t.period))
+        sections = ", ".join(f"{s.mutex} {_time(ts, s.ticks)}" for s in t.sections) or "-"
+        rows.append(
+            [
+                t.name,
+                str(t.priority),
+                _cell(_time(ts, t.period)),
+                _cell(_time(ts, t.deadline)),
+                _cell(_time(ts, t.wcet)),
+                "-" if u is None else f"{u:.6f}",
+                sections,
+            ]
+        )
+    return _table("Tasks", headers, rows, align="lrrrrrl")
+
+
+def _mutexes_text(ts: TaskSet) -> str:
+    rows = [
+        [
+            m.name,
+            ", ".join(m.users) or "-",
+            "-" if m.ceiling is None else f"{m.ceiling}{' (given)' if m.ceiling_given else ''}",
+            _cell(_time(ts, m.longest)),
+        ]
+        for m in ts.mutexes.values()
+    ]
+    return _table(
+        "Mutexes", ["mutex", "locked by", "ceiling", f"longest section ({ts.time_unit})"], rows, align="llr"
+    )
+
+
+def _blocking_cell(r: TaskResult) -> str:
+    if r.blocking is not None:
+        return ""  # filled by the caller, which knows the unit
+    return "inf" if r.unbounded else "-"
+
+
+def _blocking_text(analysis: Analysis) -> str:
+    ts = analysis.taskset
+    protocols = list(analysis.protocols)
+    rows = []
+    for t in ts.tasks:
+        row = [t.name]
+        for p in protocols:
+            r = analysis.protocols[p].tasks[t.name]
+            row.append(_blocking_cell(r) or str(_time(ts, r.blocking)))
+        rows.append(row)
+    return _table(f"Blocking B ({ts.time_unit})", ["task", *protocols], rows)
+
+
+def _response_cell(ts: TaskSet, r: TaskResult) -> str:
+    if r.response is None:
+        return "inf" if r.unbounded else "-"
+    verdict = {True: " ok", False: " > D", None: ""}[r.meets_deadline]
+    return f"{_time(ts, r.response)}{verdict}"
+
+
+def _response_text(analysis: Analysis) -> str:
+    ts = analysis.taskset
+    protocols = list(analysis.protocols)
+    rows = [
+        [
+            t.name,
+            _cell(_time(ts, t.deadline)),
+            *(_response_cell(ts, analysis.protocols[p].tasks[t.name]) for p in protocols),
+        ]
+        for t in ts.tasks
+    ]
+    headers = ["task", f"deadline ({ts.time_unit})", *protocols]
+    return _table(f"Response time R ({ts.time_unit}): ok when R <= D", headers, rows)
+
+
+def _verdict(test: Test) -> str:
+    return {True: "yes", False: "no", None: "-"}[test.passes]
+
+
+def _tests_text(analysis: Analysis) -> str:
+    protocols = list(analysis.protocols)
+    rows = [
+        [TEST_TITLES[name], *(_verdict(analysis.protocols[p].tests[name]) for p in protocols)]
+        for name in TESTS
+    ]
+    return _table(
+        "Tests: yes = schedulable by the test, no = not shown, - = does not apply", ["test", *protocols], rows
+    )
+
+
+def _notes(analysis: Analysis) -> list[str]:
+    """Why a bound is missing, a test fails or does not apply, grouped by text
+    over the protocols that share it."""
+    found: dict[str, list[str]] = {}
+
+    def add(protocol: str, text: str) -> None:
+        found.setdefault(text, [])
+        if protocol not in found[text]:
+            found[text].append(protocol)
+
+    for p, result in analysis.protocols.items():
+        if result.reason is not None:
+            add(p, f"no analysis: {result.reason}")
+            continue
+        for name, r in result.tasks.items():
+            if r.reason is not None:
+                what = (
+                    "B unbounded"
+                    if r.unbounded and r.blocking is None
+                    else "R unbounded"
+                    if r.unbounded
+                    else "R"
+                )
+                add(p, f"{name}: {what}: {r.reason}")
+        for name in TESTS:
+            test = result.tests[name]
+            if test.reason is not None:
+                add(p, f"{TEST_TITLES[name]}: {test.reason}")
+    return [f"  {', '.join(ps)}: {text}" for text, ps in found.items()]
+
+
+def analysis_text(analysis: Analysis) -> str:
+    """The tables: tasks, mutexes, B per task and protocol, R per task and
+    protocol, the tests per protocol, and the notes that say why."""
+    ts = analysis.taskset
+    u = (
+        analysis.protocols[next(iter(analysis.protocols))].tests["utilisation"]
+        if analysis.protocols
+        else None
+    )
+    header = [f"Analysis of {ts.source}: times in {ts.time_unit} (tick_hz {ts.tick_hz})"]
+    if u is not None and u.value is not None:
+        header.append(f"  total utilisation U = {float(u.value):.6f}")
+    sections = ["\n".join(header), _tasks_text(ts), _mutexes_text(ts)]
+    if analysis.protocols:
+        sections += [_blocking_text(analysis), _response_text(analysis), _tests_text(analysis)]
+        notes = _notes(analysis)
+        if notes:
+            sections.append("\n".join(["Notes", *notes]))
+    return "\n\n".join(sections)
