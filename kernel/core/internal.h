@@ -35,6 +35,12 @@ static inline int timer_armed(const pr_timer_t *tm) { return link_linked(&tm->li
 void timers_reset(void);
 void timers_fire_due(pr_ticks_t now);
 
+/* The wheel (timer.c): slot e mod PR_CONFIG_TIMER_SLOTS holds the timers due
+ * at tick e. An empty slot means nothing is due at that tick: the tick
+ * checks that first (kernel.c). */
+extern pr_link_t pr_wheel[PR_CONFIG_TIMER_SLOTS];
+static inline pr_link_t *timer_slot(pr_ticks_t tick) { return &pr_wheel[tick & (PR_CONFIG_TIMER_SLOTS - 1)]; }
+
 /* ---- tasks ---- */
 
 /* A 64-bit count in two words, low word first. Adding 1 is one load, one
@@ -45,10 +51,13 @@ typedef struct pr_count64 {
     uint32_t lo, hi;
 } pr_count64_t;
 
-static inline void count64_add1(pr_count64_t *c)
+/* Returns the new low word. */
+static inline uint32_t count64_add1(pr_count64_t *c)
 {
-    if (++c->lo == 0)
+    uint32_t lo = ++c->lo;
+    if (lo == 0)
         c->hi++;
+    return lo;
 }
 
 static inline uint64_t count64_value(pr_count64_t c) { return ((uint64_t)c.hi << 32) | c.lo; }
@@ -159,7 +168,13 @@ typedef struct pr_kernel {
     pr_task_t *current;
     int isr_nesting;
     int outside;                    /* port code outside any task */
-    pr_ticks_t ticks;
+    /* The tick count. Also as two words, so that the tick adds 1 to the
+     * low one with a rare carry (count64_add1), where a 64-bit add on a
+     * 32-bit CPU carries every time (kernel.c: tick_count_add1). */
+    union {
+        pr_ticks_t ticks;
+        pr_count64_t ticks_words;
+    };
     pr_ticks_t quantum;
     uint32_t tick_hz;
     int timers_armed;

@@ -87,6 +87,17 @@ void pr_isr_exit(void)
     }
 }
 
+/* pr_k.ticks + 1, a word at a time where the words are in memory order.
+ * Returns the new count's low word (at least its low 32 bits). */
+static inline uint32_t tick_count_add1(void)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return count64_add1(&pr_k.ticks_words);
+#else
+    return (uint32_t)++pr_k.ticks;
+#endif
+}
+
 /*
  * One tick: the count advances, the timers due at the new count fire (in the
  * order they were armed), then the running task is charged one tick of its
@@ -94,9 +105,34 @@ void pr_isr_exit(void)
  */
 void pr_kernel_tick(void)
 {
-    pr_k.ticks++;
+    tick_count_add1();
     timers_fire_due(pr_k.ticks);
     sched_tick();
+}
+
+/* A tick with work to do: timers in its slot of the wheel, or a round-robin
+ * quantum to charge; as pr_isr_enter(); pr_kernel_tick(); pr_isr_exit(). */
+static __attribute__((noinline)) void tick_work(void)
+{
+    pr_isr_enter();
+    timers_fire_due(pr_k.ticks);
+    sched_tick();
+    pr_isr_exit();
+}
+
+/*
+ * The timer interrupt's kernel work in one call, as a port's tick handler
+ * would make it: pr_isr_enter(); pr_kernel_tick(); pr_isr_exit(). Most ticks
+ * have nothing to do but count: no timer in their slot of the wheel, no
+ * round-robin quantum to charge. Such a tick changes nothing that anything
+ * between the enter and the exit would read, or that the exit's scheduling
+ * would act on (the running task stays the most urgent), so it only counts.
+ */
+void pr_kernel_tick_isr(void)
+{
+    uint32_t now = tick_count_add1(); /* the slot depends on the low bits only */
+    if (unlikely(!list_empty(timer_slot(now)) || pr_k.quantum != 0))
+        tick_work();
 }
 
 void pr_kernel_stats(pr_kernel_stats_t *stats)

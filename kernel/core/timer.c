@@ -10,12 +10,12 @@
  */
 #include "internal.h"
 
-static pr_link_t wheel[PR_CONFIG_TIMER_SLOTS];
+pr_link_t pr_wheel[PR_CONFIG_TIMER_SLOTS];
 
 void timers_reset(void)
 {
     for (int i = 0; i < PR_CONFIG_TIMER_SLOTS; i++)
-        list_init(&wheel[i]);
+        list_init(&pr_wheel[i]);
     pr_k.timers_armed = 0;
 }
 
@@ -31,7 +31,7 @@ void timer_arm(pr_timer_t *tm, pr_ticks_t expiry)
 {
     timer_cancel(tm);
     tm->expiry = expiry;
-    list_push_back(&wheel[expiry & (PR_CONFIG_TIMER_SLOTS - 1)], &tm->link);
+    list_push_back(timer_slot(expiry), &tm->link);
     pr_k.timers_armed++;
 }
 
@@ -43,7 +43,7 @@ void timer_arm(pr_timer_t *tm, pr_ticks_t expiry)
  */
 void timers_fire_due(pr_ticks_t now)
 {
-    pr_link_t *slot = &wheel[now & (PR_CONFIG_TIMER_SLOTS - 1)];
+    pr_link_t *slot = timer_slot(now);
     pr_link_t due;
     list_init(&due);
 

@@ -26,8 +26,8 @@
 #define SWITCH_FRAME ALIGN16(SWITCH_REGS * REGBYTES)
 
 /* Trap frame (vector.S): ra, t0..t6, a0..a7 (the caller-saved registers),
- * then mepc and mstatus. */
-#define TRAP_REGS 18
+ * then mepc. */
+#define TRAP_REGS 17
 #define TRAP_FRAME ALIGN16(TRAP_REGS * REGBYTES)
 
 #endif

@@ -45,9 +45,11 @@ static uint64_t kernel_mtime(void) { return clk.running ? riscv_mtime() : clk.st
 int pr_port_tick_due(void) { return kernel_mtime() >= clk.next_count; }
 uint64_t pr_riscv_now(void) { return pr_port_now(); }
 
-static void advance(void)
+static inline void advance(void)
 {
     clk.next_count += clk.step;
+    if (clk.rem == 0) /* a rate that divides 10^7 (1000 Hz): no fraction to carry */
+        return;
     clk.frac += clk.rem;
     if (clk.frac >= clk.hz) {
         clk.frac -= clk.hz;
@@ -122,10 +124,23 @@ void riscv_timer_stop(void)
     set_mtimecmp(UINT64_MAX);
 }
 
+/* riscv_clock_reached for the tick, which asks on every tick: on RV32 the
+ * high halves first, so that a limit in a later high half (no limit is
+ * UINT64_MAX) is decided by one load. mtime read after its high half can
+ * only be larger, so a smaller high half means not reached. */
+static inline int tick_reached(uint64_t until_count)
+{
+#if __riscv_xlen == 32
+    if (mmio_read32(CLINT_MTIME + 4) < (uint32_t)(until_count >> 32))
+        return 0;
+#endif
+    return riscv_mtime() >= until_count;
+}
+
 /* The machine timer interrupt (trap.c), interrupts masked. */
 void riscv_timer_interrupt(void)
 {
-    if (riscv_clock_reached(clk.until)) {
+    if (tick_reached(clk.until)) {
         /* The run's end comes before the tick due at the same instant (as
          * on the host port); the tick stays pending for the next run. */
         riscv_run_stop(PR_RISCV_REACHED);
@@ -133,7 +148,5 @@ void riscv_timer_interrupt(void)
     }
     advance();
     set_mtimecmp(next_interrupt());
-    pr_isr_enter();
-    pr_kernel_tick();
-    pr_isr_exit(); /* may switch to another task: see vector.S */
+    pr_kernel_tick_isr(); /* may switch to another task: see vector.S */
 }

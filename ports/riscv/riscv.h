@@ -65,7 +65,7 @@ void riscv_timer_interrupt(void);
 void riscv_run_stop(pr_riscv_stop_t why);
 
 /* trap.c, vector.S */
-void riscv_trap(uintptr_t mcause, uintptr_t mepc, uintptr_t mtval);
+void riscv_trap(uintptr_t mcause, uintptr_t mepc);
 /* The machine software interrupt (CLINT msip) for programs: install a
  * handler (NULL: disable), then raise it; it is taken as soon as interrupts
  * are enabled, right after the store that raises it. The handler runs

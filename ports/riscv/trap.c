@@ -41,7 +41,7 @@ static void put_field(const char *name, uintptr_t v)
     pr_riscv_put_hex(v, __riscv_xlen / 4);
 }
 
-void riscv_trap(uintptr_t mcause, uintptr_t mepc, uintptr_t mtval)
+void riscv_trap(uintptr_t mcause, uintptr_t mepc)
 {
     if (mcause == (MCAUSE_INTERRUPT | IRQ_M_TIMER)) {
         riscv_timer_interrupt();
@@ -51,10 +51,12 @@ void riscv_trap(uintptr_t mcause, uintptr_t mepc, uintptr_t mtval)
         soft_interrupt();
         return;
     }
+    uintptr_t tval; /* read here: the vector does not, for the tick's sake */
+    csr_read(mtval, tval);
     pr_riscv_puts("\nunexpected trap: ");
     put_field("mcause", mcause);
     put_field(" mepc", mepc);
-    put_field(" mtval", mtval);
+    put_field(" mtval", tval);
     pr_riscv_puts(" slot=");
     pr_riscv_put_dec((uint64_t)pr_kernel_current_slot());
     pr_riscv_puts("\n");

@@ -5,7 +5,7 @@
  *
  * The trap frame goes on the interrupted task's own stack, not on a shared
  * interrupt stack. That is what lets the handler switch tasks: when the
- * tick makes a more urgent task ready, pr_isr_exit calls pr_port_switch
+ * tick makes a more urgent task ready, the kernel calls pr_port_switch
  * from inside the handler, and the interrupted task stays suspended right
  * here, its frame on its stack, until some later switch resumes it; then
  * the handler returns, and the frame is popped into the registers.
@@ -13,14 +13,20 @@
  * Only the caller-saved registers are saved: the C handler preserves the
  * callee-saved ones (s0..s11), as any C function does, and the context
  * switch saves those of a task it suspends. gp and tp never change.
- * mepc and mstatus are saved too: while this task is suspended, other tasks
- * take traps of their own, which overwrite both CSRs.
+ * mepc is saved too: while this task is suspended, other tasks take traps
+ * of their own, which overwrite it. mstatus is not saved but rebuilt for
+ * mret, because what mret needs of it is always the same here: MPP =
+ * machine mode (the only mode the port runs in) and MPIE = 1 (an interrupt
+ * is only taken with MIE set, so the interrupted code had it set; an
+ * exception is a bug and never returns). Other tasks' traps and mrets may
+ * have changed both fields meanwhile, so both are set again before mret.
  *
- * Frame layout (REGBYTES each): ra t0 t1 t2 a0..a7 t3 t4 t5 t6 mepc mstatus.
+ * Frame layout (REGBYTES each): ra t0 t1 t2 a0..a7 t3 t4 t5 t6 mepc.
  */
 #include "asm.h"
 
 #define SLOT(n) ((n) * REGBYTES)
+#define MSTATUS_MPIE_MPP 0x1880 /* MPIE (bit 7) and MPP = 3 (bits 11-12) */
 
     .section .text
     .balign 4                 /* mtvec's low two bits are the mode */
@@ -45,21 +51,16 @@ riscv_trap_vector:
     REG_S t6, SLOT(15)(sp)
     csrr a1, mepc
     REG_S a1, SLOT(16)(sp)
-    csrr t0, mstatus
-    REG_S t0, SLOT(17)(sp)
 
-    /* riscv_trap(mcause, mepc, mtval): trap.c */
+    /* riscv_trap(mcause, mepc): trap.c */
     csrr a0, mcause
-    csrr a2, mtval
     call riscv_trap
 
-    /* Back in this task (maybe much later, after other tasks ran). The
-     * saved mstatus has MIE = 0 and MPIE = the task's MIE before the trap:
-     * mret restores that. */
+    /* Back in this task (maybe much later, after other tasks ran). */
     REG_L t0, SLOT(16)(sp)
     csrw mepc, t0
-    REG_L t0, SLOT(17)(sp)
-    csrw mstatus, t0
+    li t0, MSTATUS_MPIE_MPP
+    csrs mstatus, t0
     REG_L ra, SLOT(0)(sp)
     REG_L t0, SLOT(1)(sp)
     REG_L t1, SLOT(2)(sp)

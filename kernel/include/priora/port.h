@@ -101,6 +101,11 @@ int pr_kernel_dispatch(void);
 void pr_kernel_set_outside(int outside);
 
 
+/* The timer interrupt's kernel work, the same as pr_isr_enter();
+ * pr_kernel_tick(); pr_isr_exit(); in one call, which returns at once from a
+ * tick that changes nothing. For a port's tick handler. */
+void pr_kernel_tick_isr(void);
+
 /* Number of timers armed (0 with nothing ready means nothing can happen). */
 int pr_kernel_timers_armed(void);
 
