@@ -102,7 +102,7 @@ typedef struct pr_task {
     /* Scheduling accounting. */
     pr_ticks_t slice_left;
     uint64_t cpu_time;          /* in port stamp units (port.h) */
-    uint64_t dispatched_at;     /* stamp of its last switch in */
+    pr_stamp_t dispatched_at;   /* stamp of its last switch in (or of a fold, sched.c) */
 } pr_task_t;
 
 /* ---- semaphores ---- */
@@ -247,6 +247,7 @@ void sched_reschedule(void);                   /* switch now if allowed, else de
 void switch_to_most_urgent(void);              /* switch now (the caller may) */
 void sched_reset(void);
 void sched_tick(void);                         /* round-robin quantum */
+void sched_fold(uint32_t tick);                /* CPU time so far, before stamps wrap */
 
 /* ---- priorities (priority.c) ---- */
 

@@ -105,18 +105,21 @@ static inline uint32_t tick_count_add1(void)
  */
 void pr_kernel_tick(void)
 {
-    tick_count_add1();
+    uint32_t now = tick_count_add1();
     timers_fire_due(pr_k.ticks);
     sched_tick();
+    sched_fold(now);
 }
 
-/* A tick with work to do: timers in its slot of the wheel, or a round-robin
- * quantum to charge; as pr_isr_enter(); pr_kernel_tick(); pr_isr_exit(). */
-static __attribute__((noinline)) void tick_work(void)
+/* A tick with work to do: timers in its slot of the wheel, a round-robin
+ * quantum to charge or CPU time to fold; as pr_isr_enter();
+ * pr_kernel_tick(); pr_isr_exit() after the count. */
+static __attribute__((noinline)) void tick_work(uint32_t now)
 {
     pr_isr_enter();
     timers_fire_due(pr_k.ticks);
     sched_tick();
+    sched_fold(now);
     pr_isr_exit();
 }
 
@@ -124,15 +127,17 @@ static __attribute__((noinline)) void tick_work(void)
  * The timer interrupt's kernel work in one call, as a port's tick handler
  * would make it: pr_isr_enter(); pr_kernel_tick(); pr_isr_exit(). Most ticks
  * have nothing to do but count: no timer in their slot of the wheel, no
- * round-robin quantum to charge. Such a tick changes nothing that anything
- * between the enter and the exit would read, or that the exit's scheduling
- * would act on (the running task stays the most urgent), so it only counts.
+ * round-robin quantum to charge, no CPU time to fold. Such a tick changes
+ * nothing that anything between the enter and the exit would read, or that
+ * the exit's scheduling would act on (the running task stays the most
+ * urgent), so it only counts.
  */
 void pr_kernel_tick_isr(void)
 {
     uint32_t now = tick_count_add1(); /* the slot depends on the low bits only */
-    if (unlikely(!list_empty(timer_slot(now)) || pr_k.quantum != 0))
-        tick_work();
+    int fold = PR_PORT_STAMP_FOLD_TICKS != 0 && (now & (PR_PORT_STAMP_FOLD_TICKS - 1)) == 0;
+    if (unlikely(!list_empty(timer_slot(now)) || pr_k.quantum != 0 || fold))
+        tick_work(now);
 }
 
 void pr_kernel_stats(pr_kernel_stats_t *stats)

@@ -37,6 +37,15 @@ static inline void list_remove(pr_link_t *link)
     link->next = link->prev = link;
 }
 
+/* list_remove, leaving the link's own pointers as they were: for a link
+ * whose membership is kept elsewhere (a task's qlink: pr_task.queue), which
+ * the next insertion overwrites. Two stores fewer. */
+static inline void list_unlink(pr_link_t *link)
+{
+    link->prev->next = link->next;
+    link->next->prev = link->prev;
+}
+
 /* Moves `link`, which is in the list `head`, to its tail (nothing to do if
  * it is there already). */
 static inline void list_move_to_tail(pr_link_t *head, pr_link_t *link)

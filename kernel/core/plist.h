@@ -34,7 +34,9 @@ void plist_init(pr_plist_t *pl);
 extern const uint8_t plist_byte_top[256];
 static inline int plist_highest_bit(uint32_t x)
 {
-    int shift = x >= 0x10000u ? (x >= 0x1000000u ? 24 : 16) : (x >= 0x100u ? 8 : 0);
+    if (x < 0x100u) /* levels 0..7, where most task sets live: one load */
+        return plist_byte_top[x];
+    int shift = x >= 0x10000u ? (x >= 0x1000000u ? 24 : 16) : 8;
     return shift + plist_byte_top[x >> shift];
 }
 #else
@@ -65,10 +67,12 @@ static inline void plist_push_front(pr_plist_t *pl, int level, pr_link_t *link)
 }
 
 /* Removes an entry inserted at `level`; clears that level's bit if it became
- * empty (the bit of the level the entry was in, not of its new priority). */
+ * empty (the bit of the level the entry was in, not of its new priority).
+ * The entry's link is left stale: the caller keeps its membership (a task's
+ * queue pointer). */
 static inline void plist_remove(pr_plist_t *pl, int level, pr_link_t *link)
 {
-    list_remove(link);
+    list_unlink(link);
     if (list_empty(&pl->level[level]))
         pl->bitmap &= ~(1u << level);
 }

@@ -60,9 +60,9 @@ static inline pr_task_t *most_urgent_ready(void)
 static inline void account_switch(pr_task_t *next)
 {
     pr_task_t *prev = pr_k.current;
-    uint64_t now = pr_port_stamp();
+    pr_stamp_t now = pr_port_stamp();
 
-    prev->cpu_time += now - prev->dispatched_at;
+    prev->cpu_time += (pr_stamp_t)(now - prev->dispatched_at); /* less than a wrap: sched_fold */
     next->dispatched_at = now;
     count64_add1(&pr_k.context_switches);
     trace_emit(PR_EV_SWITCH, trace_id(next), trace_id(prev), PR_OK, (uint8_t)prev->state, 0, 0);
@@ -107,6 +107,21 @@ int pr_kernel_dispatch(void)
     if (next != pr_k.current)
         account_switch(next);
     return next->id;
+}
+
+/* Adds the running task's time since its switch in (or since the last fold)
+ * to its total, every PR_PORT_STAMP_FOLD_TICKS ticks, so that no two stamps
+ * the kernel subtracts are a wrap of the stamp apart (port.h). At the end of
+ * the tick's work: the tick's own test of "switched in at this very
+ * instant" (sched_tick) reads the stamp of the switch, not of the fold. */
+void sched_fold(uint32_t tick)
+{
+    if (PR_PORT_STAMP_FOLD_TICKS == 0 || (tick & (PR_PORT_STAMP_FOLD_TICKS - 1)) != 0)
+        return;
+    pr_task_t *t = pr_k.current;
+    pr_stamp_t now = pr_port_stamp();
+    t->cpu_time += (pr_stamp_t)(now - t->dispatched_at);
+    t->dispatched_at = now;
 }
 
 /* Round robin: charge the running task one tick of its quantum. */

@@ -287,7 +287,7 @@ static int task_status(pr_id_t id, pr_task_status_t *st)
      * (host: the driver between runs) left that task current, and port
      * time does not advance while it is paused. */
     if (t == pr_k.current)
-        st->cpu_time += pr_port_stamp() - t->dispatched_at;
+        st->cpu_time += (pr_stamp_t)(pr_port_stamp() - t->dispatched_at);
     st->cpu_time = pr_port_stamp_time(st->cpu_time);
     st->period = t->period;
     st->phase = t->phase;

@@ -21,7 +21,7 @@
 /* Frames keep sp 16-byte aligned, as the psABI requires at every call. */
 #define ALIGN16(n) (((n) + 15) & ~15)
 
-/* Context switch frame (switch.S): ra, s0..s11. */
+/* Context switch frame (switch.S): ra, s0..s11, under the saved sp. */
 #define SWITCH_REGS 13
 #define SWITCH_FRAME ALIGN16(SWITCH_REGS * REGBYTES)
 

@@ -19,7 +19,8 @@ struct riscv_clock riscv_clk;
 
 /* The external definitions of the inline functions (C99 inline). */
 extern uint64_t riscv_mtime(void);
-extern uint64_t pr_port_stamp(void);
+extern uint64_t riscv_kernel_mtime(void);
+extern pr_stamp_t pr_port_stamp(void);
 extern uint64_t pr_port_stamp_time(uint64_t stamps);
 extern uint64_t pr_port_now(void);
 
@@ -36,13 +37,11 @@ static void set_mtimecmp(uint64_t count)
 #endif
 }
 
-/* mtime as the kernel sees it: frozen between runs (riscv_clock_pause). */
-static uint64_t kernel_mtime(void) { return clk.running ? riscv_mtime() : clk.stopped; }
 
 
 /* The timer interrupt reprograms mtimecmp before the tick's work, so a tick
  * whose count mtime has reached is one not taken yet (interrupts masked). */
-int pr_port_tick_due(void) { return kernel_mtime() >= clk.next_count; }
+int pr_port_tick_due(void) { return riscv_kernel_mtime() >= clk.next_count; }
 uint64_t pr_riscv_now(void) { return pr_port_now(); }
 
 static inline void advance(void)

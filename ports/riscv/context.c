@@ -65,12 +65,13 @@ static void context_entry(void)
 
 void pr_port_context_init(int slot, void (*start)(void))
 {
-    /* A switch frame at the top of the stack: registers 0, ra = the entry. */
-    uintptr_t *frame = (uintptr_t *)(void *)(stacks[slot] + STACK_SIZE - SWITCH_FRAME);
-    memset(frame, 0, SWITCH_FRAME);
-    frame[0] = (uintptr_t)context_entry;
+    /* A switch frame under the top of the stack (switch.S): registers 0,
+     * ra (just under the saved sp) = the entry. */
+    uintptr_t *top = (uintptr_t *)(void *)(stacks[slot] + STACK_SIZE);
+    memset((char *)top - SWITCH_FRAME, 0, SWITCH_FRAME);
+    top[-1] = (uintptr_t)context_entry;
     entries[slot] = start;
-    riscv_slots[slot].sp = (uintptr_t)frame;
+    riscv_slots[slot].sp = (uintptr_t)top;
     set_canary(slot, (uintptr_t *)(void *)stacks[slot]);
 }
 

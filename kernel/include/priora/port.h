@@ -62,13 +62,18 @@ uint64_t pr_port_now(void);
 
 /* CPU time is accounted at every switch, so there the kernel reads the
  * clock in the port's cheapest unit, a "stamp" that grows with port time:
- * pr_port_stamp(), and converts a sum of stamp units into port time with
- * pr_port_stamp_time(). A port's inline header may define both with
- * PR_PORT_INLINE_STAMP (RISC-V: mtime counts, 100 ns, without the
- * multiplication by 100); otherwise the stamp is port time itself. */
+ * pr_port_stamp(), of type pr_stamp_t, and converts a sum of stamp units
+ * into port time with pr_port_stamp_time(). A port's inline header may
+ * define all three with PR_PORT_INLINE_STAMP; otherwise the stamp is port
+ * time itself. A stamp may wrap around (RV32: a 32-bit count of 100 ns,
+ * every 429 s): the kernel only subtracts stamps read less than
+ * PR_PORT_STAMP_FOLD_TICKS ticks apart (0: stamps never wrap), adding the
+ * running task's time so far to its total at least that often. */
 #ifndef PR_PORT_INLINE_STAMP
-static inline uint64_t pr_port_stamp(void) { return pr_port_now(); }
+typedef uint64_t pr_stamp_t;
+static inline pr_stamp_t pr_port_stamp(void) { return pr_port_now(); }
 static inline uint64_t pr_port_stamp_time(uint64_t stamps) { return stamps; }
+#define PR_PORT_STAMP_FOLD_TICKS 0
 #endif
 
 /* 1 if the next tick's instant has come but its interrupt is not taken yet
