@@ -22,7 +22,15 @@ import jsonschema
 import pytest
 
 from priora import native
-from priora.analysis import Analysis, AnalysisError, analysis_json, analysis_text, analyze, schema
+from priora.analysis import (
+    Analysis,
+    AnalysisError,
+    analysis_dict,
+    analysis_json,
+    analysis_text,
+    analyze,
+    schema,
+)
 from priora.analysis.fixed_priority import Interferer, response_time
 from priora.analysis.taskset import TaskInfo
 from priora.cli import main
@@ -626,6 +634,7 @@ def test_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert (status, err) == (0, "")
     document = json.loads(out)
     jsonschema.validate(document, schema(), cls=jsonschema.Draft202012Validator)
+    assert document == analysis_dict(analyze(load(CHAINED), ["pip", "pcp"])) | {"file": str(CHAINED)}
     assert list(document["protocols"]) == ["pip", "pcp"]
     assert document["protocols"]["pip"]["tasks"]["H"] == {
         "blocking": 11,

@@ -102,8 +102,19 @@ def analysis_dict(analysis: Analysis) -> dict[str, Any]:
 
 
 def analysis_json(analysis: Analysis) -> str:
-    """One JSON document; json.loads gives back analysis_dict(analysis)."""
-    return json.dumps(analysis_dict(analysis), indent=2, ensure_ascii=False)
+    """One JSON document; json.loads gives back analysis_dict(analysis). The
+    layout puts each task, mutex, result and test on a line of its own."""
+    return _layout(analysis_dict(analysis), "")
+
+
+def _layout(value: Any, indent: str) -> str:
+    """An object with an object among its values is laid out one key a line;
+    anything else is written on one line."""
+    if not isinstance(value, dict) or not any(isinstance(v, dict) for v in value.values()):
+        return json.dumps(value, ensure_ascii=False)
+    inner = indent + "  "
+    items = [f"{inner}{json.dumps(k, ensure_ascii=False)}: {_layout(v, inner)}" for k, v in value.items()]
+    return "{\n" + ",\n".join(items) + f"\n{indent}}}"
 
 
 # ---------------------------------------------------------------- text
