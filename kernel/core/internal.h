@@ -239,7 +239,9 @@ static inline uint8_t caller_trace_id(void)
 
 /* ---- scheduler (sched.c) ---- */
 
-#include "ready.h"                             /* sched_make_ready, sched_make_unready */
+void sched_make_ready(pr_task_t *t);           /* state READY, tail of its level */
+void sched_make_unready(pr_task_t *t, pr_task_state_t state);
+#include "ready.h"                             /* the same inline: ready_add, ready_leave */
 void sched_requeue(pr_task_t *t);              /* after an effective-priority change */
 void sched_rotate(pr_task_t *t);               /* to the tail of its level */
 void sched_yield_now(void);                    /* the current task: rotate, reschedule */

@@ -1,6 +1,7 @@
 /*
  * The ready queue's basic moves, inline: every block and every wakeup goes
- * through them (sched.c has the scheduler itself).
+ * through them (sched.c has the scheduler itself, and the same moves out of
+ * line for the less frequent callers).
  *
  * The ready queue is a plist indexed by effective priority that also
  * remembers its highest non-empty level (pr_k.ready_top, PRIO_NONE when
@@ -35,8 +36,10 @@ static inline void rq_remove(pr_task_t *t)
         pr_k.ready_top = plist_empty(&pr_k.ready) ? PRIO_NONE : plist_top_level(&pr_k.ready);
 }
 
-/* State READY, at the tail of its level (unless suspended). */
-static inline void sched_make_ready(pr_task_t *t)
+/* State READY, at the tail of its level (unless suspended). Inline for the
+ * semaphore calls, whose blocks and wakeups are the hot ones; everybody
+ * else calls sched_make_ready (sched.c), to keep the code small. */
+static inline void ready_add(pr_task_t *t)
 {
     t->state = PR_TASK_READY;
     t->slice_left = pr_k.quantum;
@@ -44,8 +47,8 @@ static inline void sched_make_ready(pr_task_t *t)
         rq_push(t, 0);
 }
 
-/* Out of the ready queue, in `state`. */
-static inline void sched_make_unready(pr_task_t *t, pr_task_state_t state)
+/* Out of the ready queue, in `state` (sched_make_unready, inline). */
+static inline void ready_leave(pr_task_t *t, pr_task_state_t state)
 {
     if (t->queue == &pr_k.ready)
         rq_remove(t);

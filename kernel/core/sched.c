@@ -20,18 +20,33 @@
  */
 #include "internal.h"
 
+void sched_make_ready(pr_task_t *t) { ready_add(t); }
+void sched_make_unready(pr_task_t *t, pr_task_state_t state) { ready_leave(t, state); }
+
 void sched_reset(void)
 {
     plist_init(&pr_k.ready);
     pr_k.ready_top = PRIO_NONE;
 }
 
+/* A move from one level to another, not a removal and an insertion: the
+ * task stays in the queue, and the top is found again only if the task left
+ * the top level empty for a lower one (a boost just raises it). */
 void sched_requeue(pr_task_t *t)
 {
     if (t->queue != &pr_k.ready)
         return;
-    rq_remove(t);
-    rq_push(t, t == pr_k.current);
+    int from = t->queued_level, to = t->effective;
+    plist_remove(&pr_k.ready, from, &t->qlink);
+    if (t == pr_k.current)
+        plist_push_front(&pr_k.ready, to, &t->qlink);
+    else
+        plist_push_back(&pr_k.ready, to, &t->qlink);
+    t->queued_level = to;
+    if (to > pr_k.ready_top)
+        pr_k.ready_top = to;
+    else if (from == pr_k.ready_top && list_empty(&pr_k.ready.level[from]))
+        pr_k.ready_top = plist_top_level(&pr_k.ready); /* not empty: t is in it */
 }
 
 /* To the tail of its level: the level stays as it is (same tasks, same

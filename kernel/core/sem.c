@@ -300,7 +300,7 @@ static inline void block_on(pr_sem_t *s, pr_id_t id, pr_task_t *me, pr_timeout_t
         s->max_waiters = (uint32_t)s->waiters;
     me->blocked_on = s;
     me->wait_result = PR_OK;
-    sched_make_unready(me, PR_TASK_BLOCKED);
+    ready_leave(me, PR_TASK_BLOCKED);
     waitq_insert(s, me);
     if (timeout != PR_FOREVER)
         arm_timeout(me, timeout);
@@ -413,7 +413,7 @@ static inline pr_task_t *wake_first(pr_sem_t *s, pr_id_t id, int mutex)
     trace_emit(PR_EV_WAKE, trace_id(woken), sem_trace_id(id), PR_OK, 0, 0, 0);
     if (mutex)
         take(s, woken);
-    sched_make_ready(woken);
+    ready_add(woken);
     return woken;
 }
 
