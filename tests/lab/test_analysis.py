@@ -29,10 +29,11 @@ from priora.analysis import (
     analysis_json,
     analysis_text,
     analyze,
+    edf,
     schema,
 )
 from priora.analysis.fixed_priority import Interferer, response_time
-from priora.analysis.taskset import TaskInfo
+from priora.analysis.taskset import TaskInfo, extract
 from priora.cli import main
 from priora.model import Resource, Scenario
 from priora.scenario import load, parse
@@ -422,6 +423,21 @@ def test_edf_demand_with_blocking() -> None:
     )
     km = analyze(scenario(ok), ["npcs"]).protocols["npcs"].tests["edf_kernelized_monitor"]
     assert (km.passes, km.value) == (True, Fraction(2, 10) + Fraction(2, 10))  # (1 + 1)/10 twice
+
+
+def test_edf_demand_gives_up_beyond_its_limit() -> None:
+    # U = 1/2 + 1/3 + 1/6 = 1: the check goes to H + D_max = 6 + 6 = 12, at the
+    # deadlines 2, 4, ..., 12 (6), 3, 6, 9, 12 (4) and 6, 12 (2): 12 points.
+    text = tasks_toml(
+        task("A", "compute 1", priority=3, period=2),
+        task("B", "compute 1", priority=2, period=3),
+        task("C", "compute 1", priority=1, period=6),
+        mutexes=(),
+    )
+    ts = extract(scenario(text))
+    assert edf.demand(ts, "npcs", max_points=12).passes is True
+    test = edf.demand(ts, "npcs", max_points=11)
+    assert (test.passes, test.reason) == (None, "12 absolute deadlines to check, more than the limit of 11")
 
 
 def test_times_in_the_files_unit() -> None:

@@ -33,7 +33,7 @@ from priora.analysis.fixed_priority import Test
 from priora.analysis.taskset import TaskInfo, TaskSet, longest_stretch
 
 # More absolute deadlines than this to check, and the test gives up.
-MAX_POINTS = 1_000_000
+MAX_POINTS = 100_000
 
 EDF_PROTOCOLS = ("pcp", "ipcp", "npcs")
 
