@@ -680,6 +680,9 @@ def test_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
         capsys, "analyze", str(CHAINED), "--json", "--protocol", "rcs", "--protocol", "none", "rcs"
     )
     assert list(json.loads(out)["protocols"]) == ["none", "rcs"]
+    # The list takes every word after it: "--" ends it before FILE.
+    _, out, _ = run(capsys, "analyze", "--json", "--protocol", "npcs", "--", str(CHAINED))
+    assert list(json.loads(out)["protocols"]) == ["npcs"]
 
 
 @pytest.mark.parametrize("name", ["rtmach_benchmark1", "inversion", "chain", "analysis/chained_blocking"])
