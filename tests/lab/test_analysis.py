@@ -265,6 +265,15 @@ def test_chained_blocking_text() -> None:
     )
 
 
+def test_the_documented_output_is_the_output() -> None:
+    # docs/analysis.md shows the whole text output of the chained-blocking example.
+    docs = (EXAMPLES.parent / "docs" / "analysis.md").read_text()
+    command = "$ priora analyze examples/analysis/chained_blocking.toml\n"
+    shown = docs[docs.index(command) + len(command) :].split("\n```")[0]
+    source = "examples/analysis/chained_blocking.toml"
+    assert shown == analysis_text(analyze(parse(CHAINED.read_text(), source)))
+
+
 def test_one_shot_tasks() -> None:
     # examples/inversion.toml: L (p 1; S for 4, then 1), H (p 3; 1, S for 1, 1), M (p 2; 5).
     # No period: each task has one job; the utilisation bounds do not apply.
