@@ -19,6 +19,8 @@ static const struct {
     {"PR_ECONTEXT", "call not allowed in this context"},
     {"PR_ESTATE", "object not in a state where the call applies"},
     {"PR_EOVERFLOW", "semaphore value would overflow"},
+    {"PR_ECEILING", "priority above the mutex's ceiling"},
+    {"PR_EABORTED", "critical section aborted"},
 };
 
 static int index_of(int err)

@@ -19,6 +19,14 @@
 
 struct pr_task;
 struct pr_sem;
+struct pr_cond;
+
+/* wait_result of a waiter woken to try its lock again (pcp: the system
+ * ceiling dropped); never returned by a call. */
+#define WAIT_RETRY 1
+
+/* Words of a bitmap with one bit per semaphore. */
+#define SEM_WORDS ((PR_CONFIG_MAX_SEMS + 31) / 32)
 
 /* ---- timers (timer.c) ---- */
 
@@ -83,11 +91,22 @@ typedef struct pr_task {
     /* Mutexes held: those whose holder is this task (sem.c). Each one
      * keeps the number of this task's take that got it (pr_sem.taken). */
     pr_count64_t takes;
+    int nonpreemptive;          /* npcs sections it is in: no round-robin rotation (sched.c) */
 
-    /* Waiting. */
+    /* Waiting. blocked_on is the semaphore whose wait list the task is in;
+     * wants is the one its down asks for. They differ only when a policy
+     * makes it wait elsewhere (pcp: blocked by the system ceiling). */
     struct pr_sem *blocked_on;
-    int wait_result;
-    pr_timer_t timeout;         /* semaphore timeout, delay, watchdog wait */
+    struct pr_sem *wants;
+    struct pr_cond *cond_on;    /* condition variable waited on (cond.c) */
+    int wait_result;            /* PR_OK, an error, or WAIT_RETRY */
+    pr_ticks_t wait_expiry;     /* absolute tick its down times out at, 0 = never */
+    pr_timer_t timeout;         /* semaphore timeout, delay, watchdog and cond wait */
+
+    /* Restartable critical sections (rcs): one bit per mutex whose section
+     * was aborted and whose abort the task has not yet been told of. */
+    uint32_t aborted_on[SEM_WORDS];
+    uint32_t aborts, aborts_pending;
 
     /* Real-time attributes and job accounting. */
     pr_ticks_t period, phase, rel_deadline;
@@ -151,13 +170,69 @@ static inline int sem_is_prio(const pr_sem_t *s) { return (s->flags & PR_SEM_PRI
 pr_task_t *sem_first_waiter(const pr_sem_t *s);
 /* Removes a waiter that leaves without the semaphore (timeout, deletion). */
 void sem_waiter_abort(pr_task_t *t, int result, int cause);
+/* Wakes a mutex waiter to try its lock again (it did not get the mutex);
+ * its timeout still ends the wait at the same tick. */
+void sem_waiter_retry(pr_task_t *t, int cause);
 /* Moves a waiter to the place of its new priority in its wait list. */
 void sem_waiter_requeue(pr_task_t *t);
 /* t's held mutexes: how many, and the one it became the holder of first
  * (NULL if none). O(S). */
 int sem_held_count(const pr_task_t *t);
 pr_sem_t *sem_first_held(const pr_task_t *t);
+/* Beside the descriptor (sem.c: what the fast paths never read). */
+typedef struct pr_sem_more {
+    pr_link_t ceiling_link;     /* in the system ceiling while held (ceiling.c) */
+    struct pr_sem *sem;         /* the descriptor it belongs to */
+    int depth;                  /* recursive mutex: times the holder locked it */
+    int remote_waiters;         /* tasks that ask for it but wait elsewhere (pcp) */
+    int cond_waiters;           /* tasks on a condition variable that will lock it again */
+    int abort_marks;            /* tasks aborted from it (rcs) that have not yet been told */
+    uint32_t aborts;            /* statistics: pr_sem_stats_t.aborts */
+    pr_id_t trace_as;           /* the system ceiling's wait list: the mutex that PRIO
+                                   records through it name (set by its policy) */
+} pr_sem_more_t;
+pr_sem_more_t *sem_more(const pr_sem_t *s);
+/* The wait list of the tasks blocked by the system ceiling: a descriptor
+ * beyond the pool, no id reaches it; the policy's hooks serve it (pcp). */
+pr_sem_t *sem_ceiling_queue(const struct pr_policy *policy);
+/* The semaphore a PRIO record names for a change through m: m, or for the
+ * system ceiling's wait list the mutex that sets the ceiling. */
+uint8_t sem_trace_via(const pr_sem_t *m);
+/* The mutex calls of cond.c, traced as pr_sem_down / pr_sem_up: lock with
+ * the mutex's protocol; release it whatever its depth. */
+int sem_mutex_lock(pr_sem_t *m, pr_timeout_t timeout);
+void sem_mutex_release(pr_sem_t *m);
+int sem_lookup(pr_id_t id, pr_sem_t **out);      /* PR_EBADID / PR_ENOTALLOC */
+/* rcs: t has an abort on m it has not been told of; telling it clears it. */
+int sem_abort_pending(const pr_task_t *t, const pr_sem_t *m);
+int sem_abort_tell(pr_task_t *t, pr_sem_t *m);   /* returns PR_EABORTED */
+void sem_task_forget_aborts(pr_task_t *t);       /* the task ends or is deleted */
 void sems_reset(void);
+
+/* ---- the system ceiling (ceiling.c) ---- */
+
+void ceiling_reset(void);
+void ceiling_add(pr_sem_t *m);                   /* m (a pcp mutex) was taken */
+void ceiling_remove(pr_sem_t *m);                /* m was given up */
+pr_sem_t *ceiling_top(void);                     /* the held mutex with the highest ceiling, or NULL */
+pr_sem_t *ceiling_blocker(const pr_task_t *t);   /* see ceiling.c */
+
+/* ---- condition variables (cond.c) ---- */
+
+typedef struct pr_cond {
+    pr_link_t pool_link;        /* in the free list or the allocated list */
+    pr_id_t index;
+    int allocated;
+    int waiters;
+    pr_sem_t *mutex;            /* the mutex its waiters released, while it has waiters */
+    char name[PR_CONFIG_NAME_LEN];
+    pr_plist_t waitq;           /* by effective priority, FIFO among equals */
+} pr_cond_t;
+
+void conds_reset(void);
+void cond_waiter_requeue(pr_task_t *t);
+void cond_waiter_timeout(pr_task_t *t);
+void cond_waiter_remove(pr_task_t *t);           /* the waiter is deleted */
 
 /* ---- the kernel's global state ---- */
 
@@ -250,6 +325,7 @@ void switch_to_most_urgent(void);              /* switch now (the caller may) */
 void sched_reset(void);
 void sched_tick(void);                         /* round-robin quantum */
 void sched_fold(uint32_t tick);                /* CPU time so far, before stamps wrap */
+void sched_nonpreemptive(pr_task_t *t, int delta); /* npcs: +1 entering a section, -1 leaving */
 
 /* ---- priorities (priority.c) ---- */
 

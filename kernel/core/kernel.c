@@ -29,6 +29,7 @@ int pr_kernel_init(const pr_kernel_config_t *config)
     sched_reset();
     timers_reset();
     sems_reset();
+    conds_reset();
     trace_reset();
 
     for (int i = 0; i < PR_CONFIG_MAX_TASKS; i++) {

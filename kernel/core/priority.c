@@ -71,12 +71,14 @@ static int update_effective(pr_task_t *t, int cause, const pr_sem_t *via)
 
     t->effective = now;
     count64_add1(&pr_k.priority_changes);
-    trace_emit(PR_EV_PRIO, trace_id(t), via != NULL ? (uint8_t)via->index : PR_TRACE_NONE, PR_OK,
+    trace_emit(PR_EV_PRIO, trace_id(t), via != NULL ? sem_trace_via(via) : PR_TRACE_NONE, PR_OK,
                (uint8_t)old, (uint8_t)now, cause);
     if (t->queue == &pr_k.ready)
         sched_requeue(t);
     else if (t->blocked_on != NULL)
         sem_waiter_requeue(t);
+    else if (t->cond_on != NULL)
+        cond_waiter_requeue(t);
     return 1;
 }
 

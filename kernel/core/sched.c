@@ -139,11 +139,17 @@ void sched_fold(uint32_t tick)
     t->dispatched_at = now;
 }
 
+void sched_nonpreemptive(pr_task_t *t, int delta) { t->nonpreemptive += delta; }
+
 /* Round robin: charge the running task one tick of its quantum. */
 void sched_tick(void)
 {
     pr_task_t *t = pr_k.current;
     if (pr_k.quantum == 0 || t == idle_task() || t->queue != &pr_k.ready)
+        return;
+    /* Inside a non-preemptive critical section (npcs) nothing preempts it,
+     * not the end of its slice either: it keeps running. */
+    if (t->nonpreemptive > 0)
         return;
     /* Switched in at this very instant (a task blocked, yielded or ended at
      * the instant of the tick, before the tick was taken): it has not run

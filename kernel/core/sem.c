@@ -1,7 +1,10 @@
 /*
  * The semaphore mechanism: the system pool, values, holders, wait lists,
- * blocking and wakeup (seed 000, sections 4-6). How priorities react is the
- * policy's business (kernel/policy/); this file calls its hooks.
+ * blocking and wakeup (seed 000, sections 4-6), for every kind: counting,
+ * binary, mutex and recursive mutex. How priorities react, and whether a
+ * task may lock at all, is the policy's business (kernel/policy/); this file
+ * calls its hooks (policy.h) and carries out what they decide: block, take,
+ * wait elsewhere, or take the mutex over from an aborted holder.
  *
  * Invariants, true whenever no kernel call is running:
  *  - value < 0  <=>  -value tasks wait (waiters == -value); value >= 0
@@ -9,6 +12,8 @@
  *  - a mutex with value 1 has no holder; with value <= 0 it has one.
  *  - an up that finds waiters wakes exactly one and hands it the unit
  *    (for a mutex: the ownership); nobody can take the unit in between.
+ *    The one exception: a task that waits on this mutex for another one
+ *    (pcp, outside its assumptions) is woken to try again instead.
  *
  * What is stored and what is derived (so that the fast paths at the end
  * store as little as they can):
@@ -21,7 +26,13 @@
  *    from the value: every unit an up adds is still there, was taken by a
  *    down, or waits with a waiter, so ups = value - initial value + the
  *    downs that kept their unit (all the downs but `unreserved`: refused
- *    ones and waits that ended without the semaphore).
+ *    ones, waits that ended without the semaphore, and a holder's down whose
+ *    section was aborted) - the downs still waiting elsewhere for it (pcp:
+ *    they are not in its value). A recursive mutex's relock and the up that
+ *    undoes it change no value and are not counted.
+ *  - what the fast paths never read (the system ceiling's link, a recursive
+ *    mutex's depth, the counts of the protocols) sits beside the descriptor
+ *    (pr_sem_more_t), like the wait list, so the descriptor stays SEM_BYTES.
  *
  * Every call is O(1) in the number of waiters (plist.h); the policy's chain
  * walk adds O(chain length) for mutexes (priority.c).
@@ -32,26 +43,55 @@
 
 _Static_assert(sizeof(pr_sem_t) == SEM_BYTES, "a semaphore descriptor is SEM_BYTES (internal.h)");
 
-static pr_sem_t sems[PR_CONFIG_MAX_SEMS];
+/* The pool, and one more descriptor after it that no id reaches: the wait
+ * list of the tasks blocked by the system ceiling (sem_ceiling_queue). */
+#define GATE PR_CONFIG_MAX_SEMS
+static pr_sem_t sems[PR_CONFIG_MAX_SEMS + 1];
 pr_sem_t *pr_sem_pool = sems;
-static pr_plist_t waitqs[PR_CONFIG_MAX_SEMS]; /* each semaphore's wait list, by index */
-static pr_link_t free_list;                   /* freed descriptors go to the tail: reused last */
+static pr_plist_t waitqs[PR_CONFIG_MAX_SEMS + 1]; /* each semaphore's wait list, by index */
+static pr_sem_more_t mores[PR_CONFIG_MAX_SEMS + 1];
+static pr_link_t free_list;                       /* freed descriptors go to the tail: reused last */
 static pr_link_t alloc_list;
 
 void sems_reset(void)
 {
     list_init(&free_list);
     list_init(&alloc_list);
-    for (int i = 0; i < PR_CONFIG_MAX_SEMS; i++) {
+    for (int i = 0; i <= PR_CONFIG_MAX_SEMS; i++) {
         pr_sem_t *s = &sems[i];
         memset(s, 0, sizeof *s);
+        memset(&mores[i], 0, sizeof mores[i]);
         s->index = i;
         s->waitq = &waitqs[i];
-        list_push_back(&free_list, &s->pool_link);
+        mores[i].sem = s;
+        list_init(&mores[i].ceiling_link);
+        if (i < PR_CONFIG_MAX_SEMS)
+            list_push_back(&free_list, &s->pool_link);
     }
+    pr_sem_t *gate = &sems[GATE];
+    gate->allocated = 1;
+    gate->flags = PR_SEM_MUTEX | PR_SEM_PRIO;
+    gate->lent = PRIO_NONE;
+    mores[GATE].trace_as = PR_TRACE_NONE;
+    plist_init(&waitqs[GATE]);
+    ceiling_reset();
+    policies_reset();
 }
 
-static int sem_lookup(pr_id_t id, pr_sem_t **out)
+pr_sem_t *sem_ceiling_queue(const struct pr_policy *policy)
+{
+    sems[GATE].policy = policy;
+    return &sems[GATE];
+}
+
+pr_sem_more_t *sem_more(const pr_sem_t *s) { return &mores[s->index]; }
+
+uint8_t sem_trace_via(const pr_sem_t *m)
+{
+    return (uint8_t)(m->index != GATE ? m->index : mores[GATE].trace_as);
+}
+
+int sem_lookup(pr_id_t id, pr_sem_t **out)
 {
     if (id < 0 || id >= PR_CONFIG_MAX_SEMS)
         return PR_EBADID;
@@ -70,12 +110,22 @@ static inline int sem_checked(const pr_sem_t *s)
     return s->allocated ? PR_OK : PR_ENOTALLOC;
 }
 
+static int sem_is_recursive(const pr_sem_t *s) { return (s->flags & PR_SEM_RECURSIVE) != 0; }
+
 /* The value as the API gives it (sem.h). */
 static int sem_value(const pr_sem_t *s)
 {
     if (!sem_is_mutex(s))
         return s->value;
     return s->holder != NULL ? -s->waiters : 1;
+}
+
+/* Times the holder has locked it (sem.h: pr_sem_status.depth). */
+static int sem_depth(const pr_sem_t *s)
+{
+    if (s->holder == NULL)
+        return 0;
+    return sem_is_recursive(s) ? mores[s->index].depth : 1;
 }
 
 /* ---- wait lists ---- */
@@ -113,6 +163,76 @@ void sem_waiter_requeue(pr_task_t *t)
     waitq_insert(s, t);
 }
 
+/* The wait's timer, at its absolute tick. Apart, so that a wait without a
+ * timeout (the common case) carries none of its 64-bit tick arithmetic. */
+static __attribute__((noinline)) void arm_timeout(pr_task_t *t) { timer_arm(&t->timeout, t->wait_expiry); }
+
+/* t joins q's wait list, asking for s (q is s, or where s's policy sent
+ * it). One more waiter: a counting value goes one further below zero. The
+ * caller then switches away. */
+static void block(pr_sem_t *q, pr_sem_t *s, pr_task_t *t, pr_timeout_t timeout)
+{
+    if (!sem_is_mutex(q))
+        q->value--;
+    q->waiters++;
+    if ((uint32_t)q->waiters > q->max_waiters)
+        q->max_waiters = (uint32_t)q->waiters;
+    if (q != s)
+        mores[s->index].remote_waiters++;
+    t->blocked_on = q;
+    t->wants = s;
+    t->wait_result = PR_OK;
+    ready_leave(t, PR_TASK_BLOCKED);
+    waitq_insert(q, t);
+    if (t->wait_expiry != 0)
+        arm_timeout(t);
+    trace_emit(PR_EV_BLOCK, trace_id(t), (uint8_t)s->index, PR_OK, 0, 0, (int32_t)timeout);
+    if (sem_is_mutex(q))
+        q->policy->not_acquired(q, t);
+}
+
+/* t leaves its wait list; with_unit: it got the unit (an up handed it
+ * over), else it gives its place in the value back. Returns the list. */
+static pr_sem_t *leave(pr_task_t *t, int result, int with_unit)
+{
+    pr_sem_t *q = t->blocked_on;
+    waitq_remove(q, t);
+    q->waiters--;
+    if (!sem_is_mutex(q) && !with_unit)
+        q->value++;
+    if (t->wants != q)
+        mores[t->wants->index].remote_waiters--;
+    t->blocked_on = NULL;
+    t->wants = NULL;
+    t->wait_result = result;
+    timer_cancel(&t->timeout);
+    return q;
+}
+
+/* A waiter leaves without the semaphore: its timeout fired (result
+ * PR_ETIMEDOUT) or it is being deleted. */
+void sem_waiter_abort(pr_task_t *t, int result, int cause)
+{
+    t->wants->unreserved++;
+    pr_sem_t *q = leave(t, result, 0);
+    if (sem_is_mutex(q))
+        q->policy->abort(q, t, cause);
+}
+
+/* The waiter's down runs its lock again when it runs (mutex_down's loop);
+ * the tick its wait times out at is kept in wait_expiry. Only the priority
+ * the list lent is re-read here, not the policy's abort hook: a policy
+ * wakes waiters one at a time, from its own hooks. */
+void sem_waiter_retry(pr_task_t *t, int cause)
+{
+    pr_sem_t *m = t->wants;
+    pr_sem_t *q = leave(t, WAIT_RETRY, 0);
+    trace_emit(PR_EV_WAKE, trace_id(t), (uint8_t)m->index, PR_EAGAIN, 0, 0, 0);
+    if (q->holder != NULL)
+        prio_relend(q, cause);
+    sched_make_ready(t);
+}
+
 /* ---- holders ---- */
 
 /* a < b for take numbers. */
@@ -140,18 +260,71 @@ int sem_held_count(const pr_task_t *t)
 
 static void take(pr_sem_t *s, pr_task_t *t)
 {
-    if (++t->takes.lo == 0)
-        t->takes.hi++;
+    count64_add1(&t->takes);
     s->holder = t;
     s->taken = t->takes;
+    mores[s->index].depth = 1;
+    if (s->policy->system_ceiling)
+        ceiling_add(s);
     s->policy->acquired(s, t);
 }
 
-static void give(pr_sem_t *s, pr_task_t *t)
+/* The holder stops holding s. The caller runs the policy's release hook
+ * once the mutex is in its new hands (free, handed over, or taken over). */
+static void give(pr_sem_t *s)
 {
+    if (s->policy->system_ceiling)
+        ceiling_remove(s);
     prio_withdraw(s, PR_CAUSE_RELEASE);
     s->holder = NULL;
-    s->policy->release(s, t);
+}
+
+/* ---- restartable critical sections (rcs) ---- */
+
+int sem_abort_pending(const pr_task_t *t, const pr_sem_t *m)
+{
+    return (t->aborted_on[m->index / 32] >> (m->index % 32)) & 1u;
+}
+
+int sem_abort_tell(pr_task_t *t, pr_sem_t *m)
+{
+    t->aborted_on[m->index / 32] &= ~(1u << (m->index % 32));
+    t->aborts_pending--;
+    mores[m->index].abort_marks--;
+    return PR_EABORTED;
+}
+
+void sem_task_forget_aborts(pr_task_t *t)
+{
+    for (int w = 0; w < SEM_WORDS && t->aborts_pending > 0; w++)
+        while (t->aborted_on[w] != 0)
+            sem_abort_tell(t, &sems[w * 32 + __builtin_ctz(t->aborted_on[w])]);
+}
+
+/*
+ * The policy answered POLICY_TAKE_OVER: t takes s at once from its holder h,
+ * whose critical section is aborted. h is not interrupted in what it does
+ * (it is not running: t is); it learns of the abort at its recovery point:
+ * its next call on s returns PR_EABORTED, and until then pr_sem_aborted()
+ * counts it and pr_port_consume returns at once. The mutex goes from held to
+ * held and its waiters stay queued, now behind t; h's down no longer keeps
+ * its unit (unreserved, for the derived ups). O(1) plus the re-lending.
+ */
+static void take_over(pr_sem_t *s, pr_task_t *t)
+{
+    pr_task_t *h = s->holder;
+    pr_sem_more_t *more = &mores[s->index];
+    h->aborted_on[s->index / 32] |= 1u << (s->index % 32);
+    h->aborts++;
+    h->aborts_pending++;
+    more->abort_marks++;
+    more->aborts++;
+    s->unreserved++;
+    trace_emit(PR_EV_ABORT, trace_id(h), (uint8_t)s->index, PR_OK, trace_id(t), (uint8_t)sem_depth(s),
+               (int32_t)h->aborts_pending);
+    give(s);
+    s->policy->release(s, h);
+    take(s, t);
 }
 
 /* ---- allocation ---- */
@@ -166,17 +339,22 @@ void pr_sem_attr_init(pr_sem_attr_t *attr)
 
 static int check_attr(const pr_sem_attr_t *attr)
 {
-    const unsigned known = PR_SEM_PRIO | PR_SEM_MUTEX;
-    if ((attr->flags & ~known) != 0 || attr->value < 0)
+    const unsigned known = PR_SEM_PRIO | PR_SEM_MUTEX | PR_SEM_RECURSIVE | PR_SEM_BINARY;
+    const unsigned flags = attr->flags;
+    if ((flags & ~known) != 0 || attr->value < 0)
         return PR_EINVAL;
-    if ((attr->flags & PR_SEM_MUTEX) && (attr->value != 1 || attr->max != 0))
+    if ((flags & PR_SEM_RECURSIVE) && !(flags & PR_SEM_MUTEX))
+        return PR_EINVAL;
+    if ((flags & PR_SEM_BINARY) && ((flags & PR_SEM_MUTEX) || attr->value > 1 || attr->max > 1))
+        return PR_EINVAL;
+    if ((flags & PR_SEM_MUTEX) && (attr->value != 1 || attr->max != 0))
         return PR_EINVAL;
     if (attr->max < 0 || (attr->max != 0 && attr->value > attr->max))
         return PR_EINVAL;
     const pr_policy_t *policy = policy_of(attr->protocol);
     if (policy == NULL)
         return PR_EINVAL;
-    if (attr->protocol != PR_PROTOCOL_NONE && !(attr->flags & PR_SEM_MUTEX))
+    if (attr->protocol != PR_PROTOCOL_NONE && !(flags & PR_SEM_MUTEX))
         return PR_EINVAL;
     if (attr->name != NULL && strlen(attr->name) >= PR_CONFIG_NAME_LEN)
         return PR_EINVAL;
@@ -201,13 +379,18 @@ static int sem_alloc(const pr_sem_attr_t *attr, pr_id_t *id)
     s->flags = attr->flags;
     s->protocol = attr->protocol;
     s->policy = policy_of(attr->protocol);
+    /* A recursive mutex takes the general paths: the fast up would release
+     * it at any depth. */
     if (!sem_is_mutex(s))
         s->fast = SEM_FAST_COUNTING;
     else
-        s->fast = s->policy->quiet_uncontended ? SEM_FAST_MUTEX : SEM_FAST_NONE;
+        s->fast = s->policy->quiet_uncontended && !sem_is_recursive(s) ? SEM_FAST_MUTEX : SEM_FAST_NONE;
     s->value = sem_is_mutex(s) ? 0 : attr->value; /* a mutex's is derived (sem_value) */
     s->init_value = attr->value;
-    s->max = attr->max != 0 ? attr->max : INT_MAX;
+    if (attr->flags & PR_SEM_BINARY)
+        s->max = 1;
+    else
+        s->max = attr->max != 0 ? attr->max : INT_MAX;
     s->waiters = 0;
     s->ceiling = attr->ceiling;
     s->owner = in_task_context() ? pr_k.current->id : PR_NO_TASK;
@@ -219,6 +402,9 @@ static int sem_alloc(const pr_sem_attr_t *attr, pr_id_t *id)
     if (attr->name != NULL)
         strcpy(s->name, attr->name);
     plist_init(waitq_of(s));
+    pr_sem_more_t *more = &mores[s->index];
+    more->depth = more->remote_waiters = more->cond_waiters = more->abort_marks = 0;
+    more->aborts = 0;
 
     *id = s->index;
     trace_emit(PR_EV_SEM_ALLOC, caller_trace_id(), (uint8_t)s->index, PR_OK, 0, 0, sem_value(s));
@@ -229,8 +415,12 @@ static int sem_free(pr_id_t id)
 {
     pr_sem_t *s = NULL;
     int err = sem_lookup(id, &s);
-    if (err == PR_OK && (s->waiters > 0 || s->holder != NULL))
-        err = PR_EBUSY;
+    if (err == PR_OK) {
+        const pr_sem_more_t *more = &mores[s->index];
+        if (s->waiters > 0 || s->holder != NULL || more->remote_waiters > 0 || more->cond_waiters > 0 ||
+            more->abort_marks > 0)
+            err = PR_EBUSY;
+    }
     trace_emit(PR_EV_SEM_FREE, caller_trace_id(), sem_trace_id(id), err, 0, 0, 0);
     if (err != PR_OK)
         return err;
@@ -270,71 +460,117 @@ static int down_result(pr_sem_t *s, pr_id_t id, int err, int blocked)
 
 /* A validated down that keeps no unit (refused, or a wait that ends
  * without the semaphore): counted in downs, not in ups (see the top). */
-static int down_refused(pr_sem_t *s, pr_id_t id, int err)
+static int down_refused(pr_sem_t *s, pr_id_t id, int err, int blocked)
 {
     s->unreserved++;
-    return down_result(s, id, err, 0);
+    return down_result(s, id, err, blocked);
 }
 
-/* What sem_down returns when the caller has been queued: the caller then
- * switches away (down_general) and finishes with down_woken. Not an error
- * code (errors.h): it never leaves this file. */
+/* The absolute tick a wait of `timeout` ticks from now ends at, 0 for
+ * none. Apart, for the same reason as arm_timeout. */
+static __attribute__((noinline)) pr_ticks_t expiry_after(pr_timeout_t timeout) { return tick_now() + timeout; }
+
+static inline pr_ticks_t expiry_of(pr_timeout_t timeout)
+{
+    return (timeout == PR_NO_WAIT || timeout == PR_FOREVER) ? 0 : expiry_after(timeout);
+}
+
+/* What sem_down returns when the caller has been queued on a counting
+ * semaphore: the caller then switches away (down_general) and finishes
+ * with down_woken. Not an error code (errors.h): it never leaves this file.
+ * A mutex down switches and finishes itself (mutex_down: it may try again). */
 #define DOWN_BLOCKED 1
 
-/* A wait of `timeout` ticks from now. Apart, so that a wait without a
- * timeout (the common case) carries none of its 64-bit tick arithmetic. */
-static __attribute__((noinline)) void arm_timeout(pr_task_t *me, pr_timeout_t timeout)
-{
-    timer_arm(&me->timeout, tick_now() + timeout);
-}
-
-/* Queues the caller on s, one more waiter: the value goes one further below
- * zero (a mutex's is derived). The caller then switches away. `mutex` is
- * sem_is_mutex(s), a constant where this is inlined. */
-static inline void block_on(pr_sem_t *s, pr_id_t id, pr_task_t *me, pr_timeout_t timeout, int mutex)
-{
-    if (!mutex)
-        s->value--;
-    s->waiters++;
-    if ((uint32_t)s->waiters > s->max_waiters)
-        s->max_waiters = (uint32_t)s->waiters;
-    me->blocked_on = s;
-    me->wait_result = PR_OK;
-    ready_leave(me, PR_TASK_BLOCKED);
-    waitq_insert(s, me);
-    if (timeout != PR_FOREVER)
-        arm_timeout(me, timeout);
-    trace_emit(PR_EV_BLOCK, trace_id(me), sem_trace_id(id), PR_OK, 0, 0, (int32_t)timeout);
-    if (mutex)
-        s->policy->not_acquired(s, me);
-}
-
-/* A down on a mutex, validated but for its own checks. */
-static __attribute__((noinline)) int down_mutex(pr_sem_t *s, pr_id_t id, pr_timeout_t timeout)
+static int counting_down(pr_sem_t *s, pr_id_t id, pr_timeout_t timeout)
 {
     pr_task_t *me = pr_k.current;
-    /* A down on a mutex the caller holds is refused like an up by a
-     * non-holder: it does not pass validation, so it is not counted. */
-    if (s->holder == me)
-        return down_result(s, id, PR_EHELD, 0);
     s->downs++;
-    if (s->holder == NULL) { /* free: take it */
-        take(s, me);
+    if (s->value > 0) {
+        s->value--;
         return down_result(s, id, PR_OK, 0);
     }
     if (timeout == PR_NO_WAIT)
-        return down_refused(s, id, PR_EAGAIN);
-    if (closes_cycle(s, me))
-        return down_refused(s, id, PR_EDEADLK);
-    int err = s->policy->conflict(s, me);
-    if (err != PR_OK)
-        return down_refused(s, id, err);
-    block_on(s, id, me, timeout, 1);
+        return down_refused(s, id, PR_EAGAIN, 0);
+    me->wait_expiry = expiry_of(timeout);
+    block(s, s, me, timeout);
     return DOWN_BLOCKED;
 }
 
-/* The down's result, or DOWN_BLOCKED once the caller is queued. s is the
- * id's descriptor, or NULL outside the pool. */
+/* After the switch back: the caller was woken by an up, or by its timeout. */
+static int down_woken(pr_sem_t *s, pr_id_t id) { return down_result(s, id, pr_k.current->wait_result, 1); }
+
+/* A mutex locked by its holder: a recursive one counts one level more (not
+ * counted in downs: it changes no value); any other is refused. */
+static int relock(pr_sem_t *s, pr_id_t id)
+{
+    pr_sem_more_t *more = &mores[s->index];
+    if (!sem_is_recursive(s))
+        return down_result(s, id, PR_EHELD, 0);
+    if (more->depth == INT_MAX)
+        return down_result(s, id, PR_EOVERFLOW, 0);
+    more->depth++;
+    return down_result(s, id, PR_OK, 0);
+}
+
+/*
+ * A mutex down. The policy's admit decides first (refuse, wait elsewhere,
+ * or go on); then a free mutex is taken, and a held one meets its holder
+ * through the policy's conflict (block, or take it over). A waiter woken to
+ * try again (WAIT_RETRY) goes round once more, with the same timeout tick;
+ * one that gives up then tells the policy (abort), so that the next may go.
+ */
+static __attribute__((noinline)) int mutex_down(pr_sem_t *s, pr_id_t id, pr_timeout_t timeout)
+{
+    pr_task_t *me = pr_k.current;
+    if (sem_abort_pending(me, s))
+        return down_result(s, id, sem_abort_tell(me, s), 0);
+    if (s->holder == me)
+        return relock(s, id);
+    pr_sem_t *wait_on = NULL;
+    int err = s->policy->admit(s, me, &wait_on);
+    if (err != PR_OK) /* refused like a relock: not counted */
+        return down_result(s, id, err, 0);
+    s->downs++;
+    me->wait_expiry = expiry_of(timeout);
+
+    for (int retry = 0;; retry = 1) {
+        if (retry)
+            err = s->policy->admit(s, me, &wait_on);
+        if (err == PR_OK && wait_on == NULL) {
+            if (s->holder == NULL) { /* free: take it */
+                take(s, me);
+                sched_reschedule(); /* a policy may have woken somebody */
+                return down_result(s, id, PR_OK, retry);
+            }
+            err = s->policy->conflict(s, me);
+            if (err == POLICY_TAKE_OVER) {
+                take_over(s, me);
+                sched_reschedule();
+                return down_result(s, id, PR_OK, retry);
+            }
+            wait_on = s;
+        }
+        if (err == PR_OK && timeout == PR_NO_WAIT)
+            err = PR_EAGAIN;
+        if (err == PR_OK && closes_cycle(wait_on, me))
+            err = PR_EDEADLK;
+        if (err == PR_OK && retry && me->wait_expiry != 0 && me->wait_expiry <= pr_k.ticks)
+            err = PR_ETIMEDOUT; /* its timeout tick passed before it could try again */
+        if (err != PR_OK) {
+            s->unreserved++;
+            if (retry)
+                s->policy->abort(s, me, err == PR_ETIMEDOUT ? PR_CAUSE_TIMEOUT : PR_CAUSE_RELEASE);
+            return down_result(s, id, err, retry);
+        }
+        block(wait_on, s, me, timeout);
+        switch_to_most_urgent(); /* returns once woken: handed the mutex, timed out, or to try again */
+        if (me->wait_result != WAIT_RETRY)
+            return down_result(s, id, me->wait_result, 1);
+    }
+}
+
+/* The down's result, or DOWN_BLOCKED once the caller is queued on a
+ * counting semaphore. s is the id's descriptor, or NULL outside the pool. */
 static int sem_down(pr_sem_t *s, pr_id_t id, pr_timeout_t timeout)
 {
     int err = sem_checked(s);
@@ -342,112 +578,89 @@ static int sem_down(pr_sem_t *s, pr_id_t id, pr_timeout_t timeout)
         return down_result(NULL, id, err, 0);
     if (!in_task_context() && (timeout != PR_NO_WAIT || sem_is_mutex(s)))
         return down_result(s, id, PR_ECONTEXT, 0);
-    if (sem_is_mutex(s))
-        return down_mutex(s, id, timeout);
-
-    s->downs++;
-    if (s->value > 0) { /* available: take it */
-        s->value--;
-        return down_result(s, id, PR_OK, 0);
-    }
-    if (timeout == PR_NO_WAIT)
-        return down_refused(s, id, PR_EAGAIN);
-    block_on(s, id, pr_k.current, timeout, 0);
-    return DOWN_BLOCKED;
+    return sem_is_mutex(s) ? mutex_down(s, id, timeout) : counting_down(s, id, timeout);
 }
 
-/* After the switch back: the caller was woken by an up, or by its timeout. */
-static int down_woken(pr_sem_t *s, pr_id_t id)
-{
-    pr_task_t *me = pr_k.current;
-    return down_result(s, id, me->wait_result, 1);
-}
-
-/* A waiter leaves without the semaphore: its timeout fired (result
- * PR_ETIMEDOUT) or it is being deleted. */
-void sem_waiter_abort(pr_task_t *t, int result, int cause)
-{
-    pr_sem_t *s = t->blocked_on;
-    waitq_remove(s, t);
-    s->waiters--;
-    if (!sem_is_mutex(s))
-        s->value++;
-    s->unreserved++;
-    t->blocked_on = NULL;
-    t->wait_result = result;
-    timer_cancel(&t->timeout);
-    if (sem_is_mutex(s))
-        s->policy->abort(s, t, cause);
-}
+int sem_mutex_lock(pr_sem_t *m, pr_timeout_t timeout) { return mutex_down(m, m->index, timeout); }
 
 /* ---- up ---- */
 
-/* Why an up is refused, or PR_OK. */
-static int up_check(const pr_sem_t *s)
+/* The first waiter gets the unit: for a mutex, it becomes the holder. A
+ * waiter of a mutex that asks for another one (pcp) is woken to try again. */
+static pr_task_t *wake_first(pr_sem_t *s)
 {
-    if (sem_is_mutex(s)) {
-        if (!in_task_context())
-            return PR_ECONTEXT;
-        if (s->holder != pr_k.current)
-            return PR_EPERM;
+    while (s->waiters > 0) {
+        pr_task_t *woken = sem_first_waiter(s);
+        if (woken->wants != s) {
+            sem_waiter_retry(woken, PR_CAUSE_RELEASE);
+            continue;
+        }
+        leave(woken, PR_OK, 1);
+        trace_emit(PR_EV_WAKE, trace_id(woken), (uint8_t)s->index, PR_OK, 0, 0, 0);
+        if (sem_is_mutex(s))
+            take(s, woken);
+        ready_add(woken);
+        return woken;
     }
-    return sem_value(s) >= s->max ? PR_EOVERFLOW : PR_OK;
+    return NULL;
 }
 
-static int up_refused(const pr_sem_t *s, pr_id_t id, int err)
+/* The holder gives the mutex up whatever its depth; the first waiter that
+ * asks for it is handed it; then the policy hears of the release. */
+static pr_task_t *mutex_release(pr_sem_t *s, pr_task_t *me)
 {
-    trace_emit(PR_EV_SEM_UP, caller_trace_id(), sem_trace_id(id), err, PR_TRACE_NONE, 0, s ? sem_value(s) : 0);
-    return err;
-}
-
-/* The first waiter gets the unit (for a mutex: the ownership) and is ready.
- * `mutex` is sem_is_mutex(s), a constant where this is inlined. */
-static inline pr_task_t *wake_first(pr_sem_t *s, pr_id_t id, int mutex)
-{
-    pr_task_t *woken = sem_first_waiter(s);
-    waitq_remove(s, woken);
-    s->waiters--;
-    timer_cancel(&woken->timeout);
-    woken->blocked_on = NULL;
-    woken->wait_result = PR_OK;
-    trace_emit(PR_EV_WAKE, trace_id(woken), sem_trace_id(id), PR_OK, 0, 0, 0);
-    if (mutex)
-        take(s, woken);
-    ready_add(woken);
+    give(s);
+    pr_task_t *woken = wake_first(s);
+    s->policy->release(s, me);
     return woken;
 }
 
-/* A validated up of a mutex: its holder gives it up, and its first waiter,
- * if any, gets it. */
-static __attribute__((noinline)) int up_mutex(pr_sem_t *s, pr_id_t id)
+static int up_result(pr_sem_t *s, pr_id_t id, int err, pr_task_t *woken)
 {
-    pr_task_t *woken = NULL;
-    give(s, pr_k.current);
-    if (s->waiters > 0)
-        woken = wake_first(s, id, 1);
-    trace_emit(PR_EV_SEM_UP, caller_trace_id(), sem_trace_id(id), PR_OK, trace_id(woken), 0, sem_value(s));
-    return PR_OK;
+    trace_emit(PR_EV_SEM_UP, caller_trace_id(), sem_trace_id(id), err, trace_id(woken), 0, s ? sem_value(s) : 0);
+    return err;
+}
+
+void sem_mutex_release(pr_sem_t *m)
+{
+    pr_task_t *woken = mutex_release(m, pr_k.current);
+    up_result(m, m->index, PR_OK, woken);
 }
 
 /* The up's work; the caller reschedules after a success (up_general). s is
  * the id's descriptor, or NULL outside the pool. */
 static int sem_up(pr_sem_t *s, pr_id_t id)
 {
-    pr_task_t *woken = NULL;
+    pr_task_t *me = pr_k.current;
     int err = sem_checked(s);
-    if (err == PR_OK)
-        err = up_check(s);
+    if (err == PR_OK && sem_is_mutex(s)) {
+        if (!in_task_context())
+            err = PR_ECONTEXT;
+        else if (sem_abort_pending(me, s))
+            err = sem_abort_tell(me, s);
+        else if (s->holder != me)
+            err = PR_EPERM;
+    }
+    if (err == PR_OK && sem_value(s) >= s->max)
+        err = PR_EOVERFLOW;
     if (err != PR_OK)
-        return up_refused(s, id, err);
-    if (sem_is_mutex(s))
-        return up_mutex(s, id);
+        return up_result(s, id, err, NULL);
 
-    s->value++;
-    if (s->waiters > 0)
-        woken = wake_first(s, id, 0);
-    trace_emit(PR_EV_SEM_UP, caller_trace_id(), sem_trace_id(id), PR_OK, trace_id(woken), 0, s->value);
-    return PR_OK;
+    pr_task_t *woken;
+    if (sem_is_mutex(s) && sem_depth(s) > 1) { /* a recursive mutex: one level less */
+        mores[s->index].depth--;
+        return up_result(s, id, PR_OK, NULL);
+    }
+    if (sem_is_mutex(s)) {
+        woken = mutex_release(s, me);
+    } else {
+        s->value++;
+        woken = wake_first(s);
+    }
+    return up_result(s, id, PR_OK, woken);
 }
+
+static int sem_aborted(void) { return in_task_context() ? (int)pr_k.current->aborts_pending : 0; }
 
 /* ---- statistics and status ---- */
 
@@ -459,10 +672,13 @@ static int sem_stats(pr_id_t id, pr_sem_stats_t *stats)
         return err;
     if (stats == NULL)
         return PR_EINVAL;
+    const pr_sem_more_t *more = &mores[s->index];
     /* In modular arithmetic, like the counters themselves. */
-    stats->ups = (uint32_t)sem_value(s) - (uint32_t)s->init_value + s->downs - s->unreserved;
+    stats->ups = (uint32_t)sem_value(s) - (uint32_t)s->init_value + s->downs - s->unreserved -
+                 (uint32_t)more->remote_waiters;
     stats->downs = s->downs;
     stats->max_waiters = s->max_waiters;
+    stats->aborts = more->aborts;
     return PR_OK;
 }
 
@@ -479,6 +695,7 @@ static int sem_status(pr_id_t id, pr_sem_status_t *status)
     status->holder = s->holder != NULL ? s->holder->id : PR_NO_TASK;
     status->waiters = s->waiters;
     status->value = sem_value(s);
+    status->depth = sem_depth(s);
     return PR_OK;
 }
 
@@ -630,6 +847,7 @@ int pr_sem_up(pr_id_t id)
 
 int pr_sem_alloc(const pr_sem_attr_t *attr, pr_id_t *id) { MASKED_CALL(sem_alloc(attr, id)); }
 int pr_sem_free(pr_id_t id) { MASKED_CALL(sem_free(id)); }
+int pr_sem_aborted(void) { MASKED_CALL(sem_aborted()); }
 int pr_sem_stats(pr_id_t id, pr_sem_stats_t *stats) { MASKED_CALL(sem_stats(id, stats)); }
 int pr_sem_status(pr_id_t id, pr_sem_status_t *status) { MASKED_CALL(sem_status(id, status)); }
 int pr_sem_attr_get(pr_id_t id, pr_sem_attr_t *attr) { MASKED_CALL(sem_attr_get(id, attr)); }

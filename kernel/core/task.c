@@ -35,7 +35,7 @@ static void timeout_fire(pr_task_t *t)
 {
     switch (t->state) {
     case PR_TASK_BLOCKED: {
-        uint8_t sem = (uint8_t)t->blocked_on->index;
+        uint8_t sem = (uint8_t)t->wants->index; /* what it asked for (pcp: not where it waited) */
         trace_emit(PR_EV_TIMEOUT, trace_id(t), sem, PR_ETIMEDOUT, 0, 0, 0);
         sem_waiter_abort(t, PR_ETIMEDOUT, PR_CAUSE_TIMEOUT);
         trace_emit(PR_EV_WAKE, trace_id(t), sem, PR_ETIMEDOUT, 0, 0, 0);
@@ -49,6 +49,9 @@ static void timeout_fire(pr_task_t *t)
         trace_emit(PR_EV_TIMEOUT, trace_id(t), PR_TRACE_NONE, PR_ETIMEDOUT, 0, 0, 0);
         t->wait_result = PR_ETIMEDOUT;
         break;
+    case PR_TASK_WAIT_COND:
+        cond_waiter_timeout(t);
+        break;
     default:
         return; /* cannot happen: the timer is cancelled when the wait ends */
     }
@@ -58,7 +61,7 @@ static void timeout_fire(pr_task_t *t)
 /* The task's body returned: its last job is complete and it is done. A
  * mutex it still holds is released as by pr_sem_up (its most urgent waiter
  * gets it), or its waiters would wait forever; TASK_EXIT's value says how
- * many there were. */
+ * many there were. Aborts (rcs) it was never told of are forgotten. */
 static void task_start(void)
 {
     pr_task_t *t = pr_k.current;
@@ -66,8 +69,11 @@ static void task_start(void)
 
     (void)pr_port_irq_save(); /* never restored: this task never runs again */
     int released = 0;
-    for (pr_sem_t *s; (s = sem_first_held(t)) != NULL; released++)
+    for (pr_sem_t *s; (s = sem_first_held(t)) != NULL; released++) {
+        sem_more(s)->depth = 1; /* a recursive mutex is released whatever its depth */
         pr_sem_up(s->index);
+    }
+    sem_task_forget_aborts(t);
     periodic_job_done(t);
     periodic_stop(t);
     trace_emit(PR_EV_TASK_EXIT, trace_id(t), PR_TRACE_NONE, PR_OK, 0, 0, released);
@@ -154,6 +160,9 @@ static int task_delete(pr_id_t id)
     periodic_stop(t);
     if (t->state == PR_TASK_BLOCKED)
         sem_waiter_abort(t, PR_ENOTALLOC, PR_CAUSE_DELETE);
+    else if (t->state == PR_TASK_WAIT_COND)
+        cond_waiter_remove(t);
+    sem_task_forget_aborts(t);
     sched_make_unready(t, PR_TASK_FREE);
     for (int i = 0; i < PR_CONFIG_MAX_TASKS; i++) /* forget it as a watchdog */
         if (pr_tasks[i].watchdog == id)
@@ -276,7 +285,10 @@ static int task_status(pr_id_t id, pr_task_status_t *st)
     st->suspended = t->suspended;
     st->base_priority = t->base;
     st->effective_priority = t->effective;
-    st->blocked_on = t->blocked_on != NULL ? t->blocked_on->index : PR_NO_SEM;
+    st->blocked_on = t->wants != NULL ? t->wants->index : PR_NO_SEM;
+    st->cond_on = t->cond_on != NULL ? t->cond_on->index : PR_NO_COND;
+    st->aborts = t->aborts;
+    st->aborts_pending = t->aborts_pending;
     st->mutexes_held = sem_held_count(t);
     st->jobs_released = t->released;
     st->jobs_completed = t->completed;

@@ -8,7 +8,9 @@
 
 const pr_policy_t pr_policy_none = {
     .name = "none",
+    .system_ceiling = 0,
     .check_attr = policy_refuse_ceiling,
+    .admit = policy_admit,
     .conflict = policy_allow_block,
     .acquired = policy_ignore,
     .not_acquired = policy_ignore,

@@ -1,6 +1,6 @@
 /*
  * "pip": basic priority inheritance (Sha, Rajkumar, Lehoczky; seed 000
- * section 6; seed 003's BPI).
+ * section 6; seed 003's BPI, sections 2.2 and 3.2.2).
  *
  * A mutex lends its holder the effective priority of its most urgent waiter.
  * The holder's effective priority is the maximum of its base priority and
@@ -22,47 +22,23 @@
 
 static int pip_check_attr(const pr_sem_attr_t *attr)
 {
-    const unsigned needed = PR_SEM_MUTEX | PR_SEM_PRIO;
-    if ((attr->flags & needed) != needed)
-        return PR_EINVAL;
-    return policy_refuse_ceiling(attr);
-}
-
-static void pip_acquired(pr_sem_t *m, pr_task_t *t)
-{
-    (void)t;
-    prio_relend(m, PR_CAUSE_ACQUIRE);
-}
-
-static void pip_not_acquired(pr_sem_t *m, pr_task_t *t)
-{
-    (void)t;
-    prio_relend(m, PR_CAUSE_INHERIT);
-}
-
-static void pip_abort(pr_sem_t *m, pr_task_t *t, int cause)
-{
-    (void)t;
-    prio_relend(m, cause);
-}
-
-static pr_prio_t pip_lend(const pr_sem_t *m)
-{
-    const pr_task_t *top = sem_first_waiter(m);
-    return top != NULL ? top->effective : PRIO_NONE;
+    int err = policy_needs_prio_mutex(attr);
+    return err != PR_OK ? err : policy_refuse_ceiling(attr);
 }
 
 const pr_policy_t pr_policy_pip = {
     .name = "pip",
+    .system_ceiling = 0,
     .check_attr = pip_check_attr,
+    .admit = policy_admit,
     .conflict = policy_allow_block, /* a conflict simply blocks */
-    .acquired = pip_acquired,
-    .not_acquired = pip_not_acquired,
+    .acquired = policy_relend_acquired,
+    .not_acquired = policy_relend_inherit,
     /* On release the mechanism has already withdrawn what the mutex lent:
      * nothing was saved, so nothing is left to restore. */
     .release = policy_ignore,
-    .abort = pip_abort,
-    .lend = pip_lend,
+    .abort = policy_relend_abort,
+    .lend = policy_lend_first_waiter,
     .control = policy_no_commands,
     /* Nobody waits: nothing to inherit, nothing lent (pip_lend). */
     .quiet_uncontended = 1,

@@ -82,6 +82,18 @@ static void note_result(pr_script_t *sc, uint32_t action, int err)
 
 static int in_pool(pr_id_t sem) { return sem >= 0 && sem < PR_CONFIG_MAX_SEMS; }
 
+static int held_by_me(pr_id_t sem)
+{
+    pr_sem_status_t st;
+    return pr_sem_status(sem, &st) == PR_OK && st.holder == pr_task_self();
+}
+
+static uint64_t cpu_now(void)
+{
+    pr_task_status_t st;
+    return pr_task_status(pr_task_self(), &st) == PR_OK ? st.cpu_time : 0;
+}
+
 /*
  * A LOCK failed: the job skips its critical section and goes on after the
  * matching UNLOCK, whose index this returns. Sections may cross (LOCK A,
@@ -98,23 +110,62 @@ static uint32_t skip_section(pr_script_t *sc, uint32_t lock, uint8_t *skipped)
     uint32_t end = matching_unlock(sc, lock);
     for (uint32_t k = lock + 1; k < end; k++) {
         const pr_action_t *a = &sc->actions[k];
-        pr_sem_status_t st;
         if (!in_pool(a->sem)) /* its own call fails with PR_EBADID when it runs */
             continue;
         if (a->kind == PR_ACT_LOCK)
             skipped[a->sem] = 1;
         else if (a->kind == PR_ACT_UNLOCK && skipped[a->sem])
             skipped[a->sem] = 0;
-        else if (a->kind == PR_ACT_UNLOCK && pr_sem_status(a->sem, &st) == PR_OK && st.holder == pr_task_self())
+        else if (a->kind == PR_ACT_UNLOCK && held_by_me(a->sem))
             note_result(sc, k, pr_sem_up(a->sem));
     }
     return end;
+}
+
+/*
+ * The UNLOCK at u reported PR_EABORTED (rcs): the section opened by the
+ * last LOCK of that mutex before u restarts at that LOCK, whose index this
+ * returns. The replay of the actions between them must find the task as it
+ * was at the LOCK:
+ *  - a section opened in between and still held is unlocked now (its LOCK
+ *    runs again on the replay);
+ *  - a section opened before the LOCK and closed in between (crossing
+ *    sections) is closed already: its UNLOCK is skipped on the replay.
+ * The work lost is the CPU time since the LOCK (mark: that time less the
+ * work lost before it), so a restart inside a section that restarts in turn
+ * is counted once.
+ */
+static uint32_t restart_section(pr_script_t *sc, uint32_t u, uint8_t *skipped, const uint64_t *mark)
+{
+    const pr_id_t sem = sc->actions[u].sem;
+    uint32_t lock = u;
+    while (lock > 0 && !(sc->actions[lock].kind == PR_ACT_LOCK && sc->actions[lock].sem == sem))
+        lock--;
+    uint8_t opened[PR_CONFIG_MAX_SEMS] = {0};
+    for (uint32_t k = lock + 1; k < u; k++) {
+        const pr_action_t *a = &sc->actions[k];
+        if (!in_pool(a->sem))
+            continue;
+        if (a->kind == PR_ACT_LOCK)
+            opened[a->sem] = 1;
+        else if (a->kind == PR_ACT_UNLOCK && opened[a->sem])
+            opened[a->sem] = 0;
+        else if (a->kind == PR_ACT_UNLOCK)
+            skipped[a->sem] = 1;
+    }
+    for (pr_id_t s = 0; s < PR_CONFIG_MAX_SEMS; s++)
+        if (opened[s] && held_by_me(s))
+            note_result(sc, u, pr_sem_up(s));
+    sc->aborts++;
+    sc->lost = cpu_now() - mark[sem];
+    return lock;
 }
 
 void pr_script_body(void *arg)
 {
     pr_script_t *sc = arg;
     uint8_t skipped[PR_CONFIG_MAX_SEMS]; /* sections this job skips in full */
+    uint64_t mark[PR_CONFIG_MAX_SEMS];   /* at each LOCK: CPU time less work lost (restart_section) */
     for (;;) {
         for (int s = 0; s < PR_CONFIG_MAX_SEMS; s++)
             skipped[s] = 0;
@@ -130,6 +181,8 @@ void pr_script_body(void *arg)
                 err = pr_sem_down(a->sem, a->timeout);
                 if (err != PR_OK)
                     i = skip_section(sc, i, skipped);
+                else if (in_pool(a->sem))
+                    mark[a->sem] = cpu_now() - sc->lost;
                 break;
             case PR_ACT_DOWN:
                 err = pr_sem_down(a->sem, a->timeout);
@@ -140,6 +193,10 @@ void pr_script_body(void *arg)
                     continue;
                 }
                 err = pr_sem_up(a->sem);
+                if (err == PR_EABORTED) {
+                    i = restart_section(sc, i, skipped, mark) - 1; /* the loop's i++ lands on the LOCK */
+                    err = PR_OK;
+                }
                 break;
             case PR_ACT_UP:
                 err = pr_sem_up(a->sem);

@@ -38,11 +38,12 @@ typedef struct {
     pr_prio_t base_priority; pr_prio_t effective_priority; pr_id_t blocked_on; int mutexes_held;
     uint32_t jobs_released; uint32_t jobs_completed; uint32_t deadline_misses;
     uint64_t cpu_time; pr_ticks_t period; pr_ticks_t phase; pr_ticks_t deadline; pr_id_t watchdog;
+    pr_id_t cond_on; uint32_t aborts; uint32_t aborts_pending;
 } pr_task_status_t;
 typedef struct {
     int value; int max; unsigned flags; int protocol; pr_prio_t ceiling; const char *name;
 } pr_sem_attr_t;
-typedef struct { uint32_t ups; uint32_t downs; uint32_t max_waiters; } pr_sem_stats_t;
+typedef struct { uint32_t ups; uint32_t downs; uint32_t max_waiters; uint32_t aborts; } pr_sem_stats_t;
 typedef struct {
     uint64_t time; uint32_t seq; int32_t value; uint8_t event; uint8_t task; uint8_t object;
     int8_t result; uint8_t arg0; uint8_t arg1; uint16_t tick_low;
@@ -50,7 +51,7 @@ typedef struct {
 typedef struct { int kind; pr_id_t sem; pr_timeout_t timeout; uint64_t amount; } pr_action_t;
 typedef struct {
     const pr_action_t *actions; uint32_t count; uint32_t timeouts; uint32_t errors;
-    int last_error; uint32_t last_error_action;
+    int last_error; uint32_t last_error_action; uint32_t aborts; uint64_t lost;
 } pr_script_t;
 typedef struct {
     uint64_t release; uint64_t start; uint64_t finish; uint64_t deadline; uint64_t blocked; uint64_t inverted;
@@ -110,11 +111,12 @@ EVENT = {
     "TASK_CREATE": 1, "TASK_DELETE": 2, "RELEASE": 3, "SWITCH": 4, "BLOCK": 5, "WAKE": 6, "PRIO": 7,
     "TIMEOUT": 8, "MISS": 9, "JOB_DONE": 10, "SEM_ALLOC": 11, "SEM_FREE": 12, "DOWN": 13, "UP": 14,
     "DELAY": 15, "SUSPEND": 16, "RESUME": 17, "TASK_EXIT": 18, "LOST": 19, "WATCHDOG": 20,
-    "DELAY_END": 21, "PRIO_SET": 22,
+    "DELAY_END": 21, "PRIO_SET": 22, "ABORT": 23, "CEILING": 24, "COND_WAIT": 25, "COND_WAKE": 26,
+    "COND_SIGNAL": 27,
 }  # fmt: skip
 EVENT_NAME = {code: name for name, code in EVENT.items()}
 # PR_EV_PRIO's value: why an effective priority changed (pr_prio_cause, trace.h).
-CAUSE_NAME = {1: "set", 2: "inherit", 3: "release", 4: "acquire", 5: "timeout", 6: "delete"}
+CAUSE_NAME = {1: "set", 2: "inherit", 3: "release", 4: "acquire", 5: "timeout", 6: "delete", 7: "ceiling"}
 TRACE_NONE = 0xFF
 NEVER = 2**64 - 1  # PR_LAB_NEVER
 

@@ -61,6 +61,17 @@ static const char *sem_name(uint8_t id, char *buf, size_t size)
     return buf;
 }
 
+static const char *cond_name(uint8_t id, char *buf, size_t size)
+{
+    pr_cond_status_t st;
+    if (id == PR_TRACE_NONE)
+        return "-";
+    if (pr_cond_status(id, &st) == PR_OK && st.name[0] != '\0')
+        return strcpy(buf, st.name);
+    snprintf(buf, size, "C%u", id);
+    return buf;
+}
+
 /* t ns as ticks with up to 3 decimals: t * hz / 1e9 computed without
  * overflow, rounded to the nearest thousandth. The instant of tick k (k * 1e9
  * / hz rounded down to a ns) prints as exactly k at any tick rate. */
@@ -93,13 +104,14 @@ static const char *cause_name(int cause)
     case PR_CAUSE_ACQUIRE: return "acquire";
     case PR_CAUSE_TIMEOUT: return "timeout";
     case PR_CAUSE_DELETE: return "delete";
+    case PR_CAUSE_CEILING: return "ceiling";
     }
     return "?";
 }
 
 char *pr_host_trace_line(const pr_trace_record_t *r, char *buf, size_t size)
 {
-    char when[32], tbuf[PR_CONFIG_NAME_LEN + 8], o[PR_CONFIG_NAME_LEN + 8];
+    char when[32], tbuf[PR_CONFIG_NAME_LEN + 8], o[PR_CONFIG_NAME_LEN + 8], x[PR_CONFIG_NAME_LEN + 8];
     const char *ev = pr_trace_event_name(r->event);
     const char *res = r->result != PR_OK ? pr_errname(r->result) : "ok";
     format_time(r->time, when, sizeof when);
@@ -143,6 +155,25 @@ char *pr_host_trace_line(const pr_trace_record_t *r, char *buf, size_t size)
         break;
     case PR_EV_WATCHDOG:
         snprintf(buf, size, "%s %s %s missed=%s", when, ev, t, task_name(r->object, o, sizeof o));
+        break;
+    case PR_EV_ABORT:
+        snprintf(buf, size, "%s %s %s %s by=%s", when, ev, t, sem_name(r->object, o, sizeof o),
+                 task_name(r->arg0, x, sizeof x));
+        break;
+    case PR_EV_CEILING:
+        snprintf(buf, size, "%s %s %s %s ceiling=%u holder=%s", when, ev, t, sem_name(r->object, o, sizeof o),
+                 r->arg0, task_name(r->arg1, x, sizeof x));
+        break;
+    case PR_EV_COND_WAIT:
+        snprintf(buf, size, "%s %s %s %s %s %s", when, ev, t, cond_name(r->object, o, sizeof o),
+                 sem_name(r->arg0, x, sizeof x), res);
+        break;
+    case PR_EV_COND_WAKE:
+        snprintf(buf, size, "%s %s %s %s %s", when, ev, t, cond_name(r->object, o, sizeof o), res);
+        break;
+    case PR_EV_COND_SIGNAL:
+        snprintf(buf, size, "%s %s %s %s %s woken=%d", when, r->arg0 ? "COND_BROADCAST" : ev, t,
+                 cond_name(r->object, o, sizeof o), res, r->value);
         break;
     default:
         snprintf(buf, size, "%s %s %s", when, ev, t);

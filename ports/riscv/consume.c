@@ -8,24 +8,28 @@
  * runs is charged to it, as real hardware would.
  *
  * The loop ends at the first reading at or past the target: a compute lasts
- * `amount` plus at most one iteration of the loop (a few hundred ns).
+ * `amount` plus at most one iteration of the loop (a few hundred ns). It
+ * ends at once when the task's critical section has been aborted (rcs: the
+ * status counts the aborts the task has not yet been told of), also when the
+ * abort happened while it was preempted in the loop.
  */
 #include "riscv.h"
 
-static uint64_t cpu_time(pr_id_t self)
+static pr_task_status_t status_of(pr_id_t self)
 {
     pr_task_status_t st;
     if (pr_task_status(self, &st) != PR_OK) {
         pr_riscv_puts("\npr_port_consume: not called from a task\n");
         pr_riscv_exit(EXIT_BAD_CONTEXT);
     }
-    return st.cpu_time;
+    return st;
 }
 
 void pr_port_consume(uint64_t amount)
 {
     pr_id_t self = pr_task_self();
-    uint64_t target = cpu_time(self) + amount;
-    while (cpu_time(self) < target)
-        ;
+    pr_task_status_t st = status_of(self);
+    uint64_t target = st.cpu_time + amount;
+    while (st.cpu_time < target && st.aborts_pending == 0)
+        st = status_of(self);
 }

@@ -26,6 +26,11 @@
 #define PR_CONFIG_MAX_SEMS 64
 #endif
 
+/* Condition variable descriptors in their pool (cond.h). */
+#ifndef PR_CONFIG_MAX_CONDS
+#define PR_CONFIG_MAX_CONDS 16
+#endif
+
 /* Bytes of stack per task (the port may round it). */
 #ifndef PR_CONFIG_STACK_SIZE
 #define PR_CONFIG_STACK_SIZE 65536
@@ -60,6 +65,9 @@
 #endif
 #if PR_CONFIG_MAX_SEMS < 1 || PR_CONFIG_MAX_SEMS > 254
 #error "PR_CONFIG_MAX_SEMS must be in 1..254 (trace records hold ids in one byte)"
+#endif
+#if PR_CONFIG_MAX_CONDS < 1 || PR_CONFIG_MAX_CONDS > 254
+#error "PR_CONFIG_MAX_CONDS must be in 1..254 (trace records hold ids in one byte)"
 #endif
 #if (PR_CONFIG_TIMER_SLOTS & (PR_CONFIG_TIMER_SLOTS - 1)) != 0
 #error "PR_CONFIG_TIMER_SLOTS must be a power of two"

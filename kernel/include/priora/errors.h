@@ -22,7 +22,9 @@ typedef enum pr_err {
     PR_EBUSY = -10,    /* free of a semaphore with waiters or a holder; delete of a task holding a mutex */
     PR_ECONTEXT = -11, /* the call needs a calling task that may block (not an interrupt, not outside the kernel) */
     PR_ESTATE = -12,   /* the object is not in a state where the call applies */
-    PR_EOVERFLOW = -13 /* the semaphore value would overflow */
+    PR_EOVERFLOW = -13, /* the semaphore value (or a recursive mutex's lock count) would overflow */
+    PR_ECEILING = -14,  /* the caller's base priority is above the mutex's ceiling (pcp, ipcp) */
+    PR_EABORTED = -15   /* rcs: the caller's critical section on this mutex was aborted by a more urgent task */
 } pr_err_t;
 
 /* A short constant text for a code (PR_ETIMEDOUT: "timeout expired"). */

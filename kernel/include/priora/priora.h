@@ -8,6 +8,7 @@
 #include "priora/kernel.h"
 #include "priora/task.h"
 #include "priora/sem.h"
+#include "priora/cond.h"
 #include "priora/trace.h"
 
 #endif /* PRIORA_H */

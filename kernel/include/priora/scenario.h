@@ -16,7 +16,15 @@
  *                       Crossing sections: inside the skipped range, a mutex
  *                       held from before is unlocked at once, and a section
  *                       opened there is skipped in full (its UNLOCK too).
- *   PR_ACT_UNLOCK       pr_sem_up(sem) on a mutex.
+ *   PR_ACT_UNLOCK       pr_sem_up(sem) on a mutex. If it returns PR_EABORTED
+ *                       (rcs: a more urgent task took the mutex over), the
+ *                       section restarts at its LOCK action: the task's
+ *                       computing stopped at the abort (pr_port_consume
+ *                       returns at once), and the CPU time it spent since the
+ *                       LOCK is counted as lost work. Sections opened after
+ *                       that LOCK and still held are unlocked first; a section
+ *                       opened before it and closed inside it is not closed
+ *                       again on the replay.
  *   PR_ACT_DOWN         pr_sem_down(sem, timeout); on failure the job goes on
  *                       with the next action.
  *   PR_ACT_UP           pr_sem_up(sem).
@@ -25,8 +33,8 @@
  *                       next job continues with the next action.
  *   PR_ACT_SET_PRIORITY set the task's own base priority to `amount`.
  *
- * Timeouts and errors are counted in the script (per task); each result is
- * in the kernel trace as well.
+ * Timeouts, errors, aborts and lost work are counted in the script (per
+ * task); each result is in the kernel trace as well.
  */
 #ifndef PRIORA_SCENARIO_H
 #define PRIORA_SCENARIO_H
@@ -59,6 +67,9 @@ typedef struct pr_script {
     uint32_t errors;        /* any other error result */
     int last_error;         /* the latest such error (PR_OK if none) */
     uint32_t last_error_action;
+    uint32_t aborts;        /* rcs: sections restarted after an abort (PR_EABORTED) */
+    uint64_t lost;          /* rcs: CPU time (port units) spent in sections that were
+                               aborted, counted once even when nested sections restart */
 } pr_script_t;
 
 /* Checks a script before it runs: known kinds, an UNLOCK for every LOCK (same

@@ -46,7 +46,8 @@ typedef enum pr_task_state {
     PR_TASK_DELAYED,      /* in pr_task_delay */
     PR_TASK_WAIT_RELEASE, /* waiting for its next (or first) release */
     PR_TASK_WAIT_MISS,    /* a watchdog waiting in pr_task_wait_miss */
-    PR_TASK_DONE          /* its body returned: nothing more will run */
+    PR_TASK_DONE,         /* its body returned: nothing more will run */
+    PR_TASK_WAIT_COND     /* waiting on a condition variable (cond.h) */
 } pr_task_state_t;
 
 typedef struct pr_task_status {
@@ -56,7 +57,8 @@ typedef struct pr_task_status {
     int suspended;             /* 1 if suspended (whatever the state) */
     pr_prio_t base_priority;
     pr_prio_t effective_priority;
-    pr_id_t blocked_on;        /* semaphore waited on, or PR_NO_SEM */
+    pr_id_t blocked_on;        /* semaphore waited on (pcp: the mutex asked for, also when
+                                  the system ceiling blocks it), or PR_NO_SEM */
     int mutexes_held;
     uint32_t jobs_released;
     uint32_t jobs_completed;
@@ -64,6 +66,9 @@ typedef struct pr_task_status {
     uint64_t cpu_time;         /* in port time units (ns on the host port) */
     pr_ticks_t period, phase, deadline;
     pr_id_t watchdog;
+    pr_id_t cond_on;           /* condition variable waited on, or PR_NO_COND */
+    uint32_t aborts;           /* rcs: its critical sections aborted so far */
+    uint32_t aborts_pending;   /* rcs: aborts it has not yet been told of (pr_sem_aborted) */
 } pr_task_status_t;
 
 /* Creates a task from the pool and returns its id in *id. A deadline with

@@ -32,7 +32,17 @@ typedef enum pr_trace_event {
     PR_EV_LOST = 19,        /* value = records lost before this one (ring full) */
     PR_EV_WATCHDOG = 20,    /* task = watchdog woken; object = task that missed */
     PR_EV_DELAY_END = 21,   /* task (its pr_task_delay is over) */
-    PR_EV_PRIO_SET = 22     /* task = target; object = caller; arg0 = old base, arg1 = new base; result */
+    PR_EV_PRIO_SET = 22,    /* task = target; object = caller; arg0 = old base, arg1 = new base; result */
+    PR_EV_ABORT = 23,       /* rcs: task = holder whose section is aborted; object = mutex; arg0 = task
+                               taking it over; arg1 = lock depth lost; value = the holder's pending aborts */
+    PR_EV_CEILING = 24,     /* pcp: task blocked by the system ceiling; object = mutex asked for;
+                               arg0 = the system ceiling; arg1 = its holder; value = the mutex setting it */
+    PR_EV_COND_WAIT = 25,   /* task = caller; object = condition variable; arg0 = mutex (0xFF if bad);
+                               result; value = timeout ticks */
+    PR_EV_COND_WAKE = 26,   /* task leaving a condition variable; object = it; result = PR_OK
+                               (signalled) or PR_ETIMEDOUT */
+    PR_EV_COND_SIGNAL = 27  /* task = caller; object = condition variable; arg0 = 0 signal, 1 broadcast;
+                               result; value = tasks woken */
 } pr_trace_event_t;
 
 /* Why an effective priority changed (PR_EV_PRIO value). */
@@ -42,7 +52,8 @@ typedef enum pr_prio_cause {
     PR_CAUSE_RELEASE = 3,  /* it released a mutex */
     PR_CAUSE_ACQUIRE = 4,  /* it was handed a mutex that has waiters */
     PR_CAUSE_TIMEOUT = 5,  /* a waiter of one of its mutexes timed out */
-    PR_CAUSE_DELETE = 6    /* a waiter of one of its mutexes was deleted */
+    PR_CAUSE_DELETE = 6,   /* a waiter of one of its mutexes was deleted */
+    PR_CAUSE_CEILING = 7   /* it locked a mutex that lends its ceiling at once (ipcp, npcs) */
 } pr_prio_cause_t;
 
 #define PR_TRACE_NONE 0xFF /* "no task / no object" in the one-byte fields */

@@ -18,6 +18,9 @@ typedef int pr_id_t;
 /* "No semaphore" (a task that waits on nothing). */
 #define PR_NO_SEM ((pr_id_t)-1)
 
+/* "No condition variable" (a task that waits on none). */
+#define PR_NO_COND ((pr_id_t)-1)
+
 /* Priorities: 0 .. PR_PRIO_MAX, larger = more urgent. */
 typedef int pr_prio_t;
 #define PR_PRIO_MAX (PR_CONFIG_PRIORITIES - 1)

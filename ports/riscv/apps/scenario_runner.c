@@ -301,7 +301,7 @@ static void create_tasks(const header_t *h)
         const unsigned char *e = task_entry(h, i);
         pr_task_attr_t attr;
         pr_id_t id;
-        scripts[i] = (pr_script_t){&actions[u32_at(e + 20)], u32_at(e + 24), 0, 0, 0, 0};
+        scripts[i] = (pr_script_t){&actions[u32_at(e + 20)], u32_at(e + 24), 0, 0, 0, 0, 0, 0};
         uint32_t bad = 0;
         if (pr_script_check(&scripts[i], &bad) != PR_OK)
             refused("the body of task", i, PR_EINVAL);

@@ -1,0 +1,67 @@
+/*
+ * "npcs": the non-preemptive critical section (seed 003's kernelized
+ * monitor, KM, sections 2.2, 2.3 and 3.2.2): no task preempts the holder
+ * while it is inside the section, not even the most urgent one.
+ *
+ * It is ipcp with the highest ceiling there is, PR_PRIO_MAX, plus one rule
+ * for the scheduler. Why this and not a preemption-disable count:
+ *  - a priority is what the scheduler already obeys everywhere (at wakeups,
+ *    at interrupt exits, at creations), so nothing in the scheduler's fast
+ *    paths changes; a task never preempts an equal, so at PR_PRIO_MAX no
+ *    task can preempt the holder;
+ *  - it is the mechanism's lend, so nested sections (npcs or not) and the
+ *    exact restore on unlock come for free, and the trace shows it (PRIO
+ *    L 1->31 ceiling);
+ *  - a holder that suspends itself inside the section (a delay, a wait)
+ *    lets others run, and when it is ready again it runs at once, ahead of
+ *    whoever runs then: a preemption count would leave it waiting behind
+ *    more urgent tasks.
+ * The one preemption a priority cannot stop is round-robin among equals at
+ * PR_PRIO_MAX: the holder is marked (sched_nonpreemptive) and the tick does
+ * not rotate it (core/sched.c).
+ *
+ * A ceiling attribute is refused: the ceiling is always PR_PRIO_MAX, so no
+ * task is ever above it. Waiters may be queued by priority or FIFO: the
+ * mutex lends PR_PRIO_MAX whoever waits.
+ */
+#include "policy.h"
+
+static int npcs_check_attr(const pr_sem_attr_t *attr)
+{
+    if (!(attr->flags & PR_SEM_MUTEX))
+        return PR_EINVAL;
+    return policy_refuse_ceiling(attr);
+}
+
+static void npcs_acquired(pr_sem_t *m, pr_task_t *t)
+{
+    sched_nonpreemptive(t, +1);
+    prio_relend(m, PR_CAUSE_CEILING);
+}
+
+static void npcs_release(pr_sem_t *m, pr_task_t *t)
+{
+    (void)m;
+    sched_nonpreemptive(t, -1);
+}
+
+static pr_prio_t npcs_lend(const pr_sem_t *m)
+{
+    (void)m;
+    return PR_PRIO_MAX;
+}
+
+const pr_policy_t pr_policy_npcs = {
+    .name = "npcs",
+    .system_ceiling = 0,
+    .check_attr = npcs_check_attr,
+    .admit = policy_admit,
+    .conflict = policy_allow_block,
+    .acquired = npcs_acquired,
+    .not_acquired = policy_ignore, /* it already lends the most there is */
+    .release = npcs_release,
+    .abort = policy_ignore_abort,
+    .lend = npcs_lend,
+    .control = policy_no_commands,
+    .quiet_uncontended = 0, /* it lends PR_PRIO_MAX from the take on */
+};

@@ -1,0 +1,46 @@
+/*
+ * "rcs": the restartable critical section (seed 003, sections 2.2, 2.3 and
+ * 3.2.2).
+ *
+ * A task that asks for a mutex held by a less urgent task (a strictly lower
+ * effective priority) does not wait: its conflict hook answers
+ * POLICY_TAKE_OVER and the mechanism aborts the holder's critical section
+ * and hands the mutex over at once (sem.c, take_over). The aborted task
+ * learns of it at its recovery point: its next call on that mutex returns
+ * PR_EABORTED, pr_sem_aborted() counts what it has not yet been told, and
+ * while that count is not 0 its computing (pr_port_consume) returns at once.
+ * It then restores the shared state and locks again (the scenario
+ * interpreter restarts the section from its LOCK action).
+ *
+ * A task that is not more urgent than the holder waits, and the holder
+ * inherits its priority as under pip (seed 003: "the higher priority
+ * thread's priority is inherited like in priority inheritance protocol"),
+ * so the blocking of the equally or less urgent is bounded as under pip.
+ */
+#include "policy.h"
+
+static int rcs_check_attr(const pr_sem_attr_t *attr)
+{
+    int err = policy_needs_prio_mutex(attr);
+    return err != PR_OK ? err : policy_refuse_ceiling(attr);
+}
+
+static int rcs_conflict(pr_sem_t *m, pr_task_t *t)
+{
+    return t->effective > m->holder->effective ? POLICY_TAKE_OVER : PR_OK;
+}
+
+const pr_policy_t pr_policy_rcs = {
+    .name = "rcs",
+    .system_ceiling = 0,
+    .check_attr = rcs_check_attr,
+    .admit = policy_admit,
+    .conflict = rcs_conflict,
+    .acquired = policy_relend_acquired,
+    .not_acquired = policy_relend_inherit,
+    .release = policy_ignore,
+    .abort = policy_relend_abort,
+    .lend = policy_lend_first_waiter,
+    .control = policy_no_commands,
+    .quiet_uncontended = 0, /* a lock must first tell an aborted task (sem.c) */
+};
