@@ -125,7 +125,7 @@ static pr_id_t alloc(const pr_sem_attr_t *attr)
     return id;
 }
 
-pr_id_t mutex(const char *name, pr_protocol_t protocol)
+pr_id_t mutex_ceiling(const char *name, pr_protocol_t protocol, pr_prio_t ceiling)
 {
     pr_sem_attr_t attr;
     pr_sem_attr_init(&attr);
@@ -133,8 +133,11 @@ pr_id_t mutex(const char *name, pr_protocol_t protocol)
     attr.value = 1;
     attr.flags = PR_SEM_MUTEX | PR_SEM_PRIO;
     attr.protocol = protocol;
+    attr.ceiling = ceiling;
     return alloc(&attr);
 }
+
+pr_id_t mutex(const char *name, pr_protocol_t protocol) { return mutex_ceiling(name, protocol, 0); }
 
 pr_id_t counting(const char *name, int value, unsigned flags)
 {

@@ -36,6 +36,8 @@ pr_id_t watched_task(const char *name, pr_prio_t prio, pr_ticks_t period, pr_tic
                      pr_ticks_t deadline, pr_id_t watchdog, pr_entry_t entry, void *arg);
 pr_id_t script_task(const char *name, pr_prio_t prio, pr_ticks_t phase, pr_script_t *script);
 pr_id_t mutex(const char *name, pr_protocol_t protocol);
+/* A priority-ordered mutex with a ceiling (pcp, ipcp; 0 for the others). */
+pr_id_t mutex_ceiling(const char *name, pr_protocol_t protocol, pr_prio_t ceiling);
 pr_id_t counting(const char *name, int value, unsigned flags);
 
 /* Compares the collected trace, filtered to the events in `mask` (0 = all),
