@@ -1,8 +1,10 @@
 /*
  * Every error code, each from a real call, and the promise that goes with
- * it: a failing call changes nothing (every task's and semaphore's status
- * is the same before and after; for calls refused at validation, the
- * semaphore statistics too).
+ * it: a failing call changes nothing (every task's, semaphore's and
+ * condition variable's status is the same before and after; for calls
+ * refused at validation, the semaphore statistics too). The one exception
+ * is PR_EABORTED, whose report is its effect: the abort is no longer
+ * pending.
  */
 #include <limits.h>
 #include "priora/port.h"
@@ -16,6 +18,8 @@ typedef struct snapshot {
     pr_sem_stats_t stats[PR_CONFIG_MAX_SEMS];
     int task_rc[PR_CONFIG_MAX_TASKS];
     pr_task_status_t task[PR_CONFIG_MAX_TASKS];
+    int cond_rc[PR_CONFIG_MAX_CONDS];
+    pr_cond_status_t cond[PR_CONFIG_MAX_CONDS];
     int timers;
     uint64_t switches, prio_changes;
 } snapshot_t;
@@ -29,6 +33,8 @@ static void take(snapshot_t *s)
     }
     for (int i = 0; i < PR_CONFIG_MAX_TASKS; i++)
         s->task_rc[i] = pr_task_status(i, &s->task[i]);
+    for (int i = 0; i < PR_CONFIG_MAX_CONDS; i++)
+        s->cond_rc[i] = pr_cond_status(i, &s->cond[i]);
     s->timers = pr_kernel_timers_armed();
     pr_kernel_stats_t ks;
     pr_kernel_stats(&ks);
@@ -692,6 +698,302 @@ static void einval_bad_max(void)
     CHECK_EQ(id, 77);
 }
 
+/* ---- the synchronization set: kinds, protocols, condition variables ---- */
+
+static void einval_for_invalid_kinds_and_protocols(void)
+{
+    harness_reset(0);
+    pr_id_t id = 77;
+    const unsigned mp = PR_SEM_MUTEX | PR_SEM_PRIO;
+    pr_sem_attr_t a = sem_attr(0, PR_SEM_RECURSIVE, PR_PROTOCOL_NONE, NULL); /* recursive, not a mutex */
+    EXPECT_ERR(pr_sem_alloc(&a, &id), PR_EINVAL);
+    a = sem_attr(1, PR_SEM_BINARY | PR_SEM_MUTEX, PR_PROTOCOL_NONE, NULL); /* binary mutex */
+    EXPECT_ERR(pr_sem_alloc(&a, &id), PR_EINVAL);
+    a = sem_attr(2, PR_SEM_BINARY, PR_PROTOCOL_NONE, NULL); /* binary at 2 */
+    EXPECT_ERR(pr_sem_alloc(&a, &id), PR_EINVAL);
+    a = sem_attr(0, PR_SEM_BINARY, PR_PROTOCOL_NONE, NULL);
+    a.max = 2; /* binary with a maximum of 2 */
+    EXPECT_ERR(pr_sem_alloc(&a, &id), PR_EINVAL);
+    a = sem_attr(1, mp, (pr_protocol_t)PR_PROTOCOL_COUNT, NULL); /* unknown protocol */
+    EXPECT_ERR(pr_sem_alloc(&a, &id), PR_EINVAL);
+    const pr_protocol_t ceiling_protocols[] = {PR_PROTOCOL_PCP, PR_PROTOCOL_IPCP};
+    for (int i = 0; i < 2; i++) {
+        a = sem_attr(1, mp, ceiling_protocols[i], NULL);
+        a.ceiling = -1;
+        EXPECT_ERR(pr_sem_alloc(&a, &id), PR_EINVAL);
+        a.ceiling = PR_PRIO_MAX + 1;
+        EXPECT_ERR(pr_sem_alloc(&a, &id), PR_EINVAL);
+        a.ceiling = 3;
+        a.flags = PR_SEM_MUTEX; /* FIFO: the first waiter would not be the most urgent */
+        EXPECT_ERR(pr_sem_alloc(&a, &id), PR_EINVAL);
+        a.flags = PR_SEM_PRIO; /* counting */
+        EXPECT_ERR(pr_sem_alloc(&a, &id), PR_EINVAL);
+    }
+    a = sem_attr(1, PR_SEM_MUTEX, PR_PROTOCOL_RCS, NULL); /* FIFO */
+    EXPECT_ERR(pr_sem_alloc(&a, &id), PR_EINVAL);
+    a = sem_attr(1, mp, PR_PROTOCOL_RCS, NULL);
+    a.ceiling = 2; /* rcs and npcs take no ceiling */
+    EXPECT_ERR(pr_sem_alloc(&a, &id), PR_EINVAL);
+    a.protocol = PR_PROTOCOL_NPCS;
+    EXPECT_ERR(pr_sem_alloc(&a, &id), PR_EINVAL);
+    CHECK_EQ(id, 77);
+    /* The limits are accepted. */
+    a = sem_attr(1, mp | PR_SEM_RECURSIVE, PR_PROTOCOL_PCP, NULL);
+    a.ceiling = PR_PRIO_MAX;
+    CHECK_EQ(pr_sem_alloc(&a, &id), PR_OK);
+    a.ceiling = 0;
+    a.protocol = PR_PROTOCOL_IPCP;
+    CHECK_EQ(pr_sem_alloc(&a, &id), PR_OK);
+    a = sem_attr(1, PR_SEM_BINARY, PR_PROTOCOL_NONE, NULL);
+    a.max = 1;
+    CHECK_EQ(pr_sem_alloc(&a, &id), PR_OK);
+}
+
+/* PR_ECEILING: a task whose base priority is above a pcp or ipcp mutex's
+ * ceiling locks it: refused, not counted, nothing changes. A task at the
+ * ceiling locks it. */
+enum { CP = 0, CI = 1 };
+static int ceiling_ok_rc[2];
+static void above_ceiling_body(void *arg)
+{
+    (void)arg;
+    EXPECT_ERR(pr_sem_down(CP, PR_FOREVER), PR_ECEILING);
+    EXPECT_ERR(pr_sem_trydown(CP), PR_ECEILING);
+    EXPECT_ERR(pr_sem_down(CI, 5), PR_ECEILING);
+    EXPECT_ERR(pr_sem_trydown(CI), PR_ECEILING);
+}
+static void at_ceiling_body(void *arg)
+{
+    (void)arg;
+    ceiling_ok_rc[0] = pr_sem_down(CP, PR_FOREVER);
+    ceiling_ok_rc[1] = pr_sem_down(CI, PR_FOREVER);
+    pr_sem_up(CI);
+    pr_sem_up(CP);
+}
+
+static void eceiling_above_the_ceiling(void)
+{
+    harness_reset(0);
+    CHECK_EQ(mutex_ceiling("P", PR_PROTOCOL_PCP, 3), CP);
+    CHECK_EQ(mutex_ceiling("I", PR_PROTOCOL_IPCP, 3), CI);
+    task_at("Hi", 4, 0, above_ceiling_body, NULL);
+    task_at("At", 3, 0, at_ceiling_body, NULL);
+    CHECK_EQ(pr_host_run_ticks(10), PR_HOST_QUIESCENT);
+    CHECK_EQ(ceiling_ok_rc[0], PR_OK);
+    CHECK_EQ(ceiling_ok_rc[1], PR_OK);
+    EXPECT_TRACE(EV(PR_EV_SEM_DOWN),
+                 "0 DOWN Hi P PR_ECEILING value=1",
+                 "0 DOWN Hi P PR_ECEILING value=1",
+                 "0 DOWN Hi I PR_ECEILING value=1",
+                 "0 DOWN Hi I PR_ECEILING value=1",
+                 "0 DOWN At P ok value=0",
+                 "0 DOWN At I ok value=0");
+    pr_sem_stats_t st;
+    CHECK_EQ(pr_sem_stats(CP, &st), PR_OK);
+    CHECK_EQ(st.downs, 1);
+}
+
+/* PR_ECONTEXT: every mutex operation from interrupt context, and the
+ * condition variable calls; nothing changes. */
+enum { XM = 0 }; /* a mutex */
+enum { XC = 0 }; /* a condition variable: ids of their own pool */
+static void interrupt_body(void *arg)
+{
+    (void)arg;
+    CHECK_EQ(pr_sem_down(XM, PR_FOREVER), PR_OK);
+    pr_isr_enter();
+    EXPECT_ERR(pr_sem_up(XM), PR_ECONTEXT);
+    EXPECT_ERR(pr_sem_down(XM, PR_NO_WAIT), PR_ECONTEXT);
+    EXPECT_ERR(pr_sem_trydown(XM), PR_ECONTEXT);
+    EXPECT_ERR(pr_sem_down(XM, 3), PR_ECONTEXT);
+    EXPECT_ERR(pr_cond_wait(XC, XM, PR_FOREVER), PR_ECONTEXT);
+    EXPECT_ERR(pr_cond_signal(XC), PR_ECONTEXT);
+    EXPECT_ERR(pr_cond_broadcast(XC), PR_ECONTEXT);
+    CHECK_EQ(pr_sem_aborted(), 0);
+    pr_isr_exit();
+    CHECK_EQ(pr_sem_up(XM), PR_OK);
+}
+
+static void econtext_mutex_from_interrupt(void)
+{
+    harness_reset(0);
+    CHECK_EQ(mutex("M", PR_PROTOCOL_PIP), XM);
+    pr_id_t c;
+    CHECK_EQ(pr_cond_alloc("C", &c), PR_OK);
+    CHECK_EQ(c, XC);
+    task_at("T", 1, 0, interrupt_body, NULL);
+    CHECK_EQ(pr_host_run_ticks(10), PR_HOST_QUIESCENT);
+    /* and outside any task */
+    EXPECT_ERR(pr_cond_wait(XC, XM, PR_FOREVER), PR_ECONTEXT);
+    EXPECT_ERR(pr_cond_signal(XC), PR_ECONTEXT);
+    EXPECT_ERR(pr_cond_broadcast(XC), PR_ECONTEXT);
+}
+
+/* PR_EPERM: a recursive mutex unlocked by a task that does not hold it, at
+ * any depth; nothing changes (the holder keeps its depth). */
+enum { RM = 0 };
+static void recursive_holder_body(void *arg)
+{
+    (void)arg;
+    pr_sem_down(RM, PR_FOREVER);
+    pr_sem_down(RM, PR_FOREVER);
+    pr_task_delay(5);
+    pr_sem_up(RM);
+    pr_sem_up(RM);
+}
+static void stranger_unlocks(void *arg)
+{
+    (void)arg;
+    EXPECT_ERR(pr_sem_up(RM), PR_EPERM);
+    CHECK_EQ(sem_status_of(RM).depth, 2);
+}
+
+static void eperm_recursive_unlock_by_non_holder(void)
+{
+    harness_reset(0);
+    pr_sem_attr_t a = sem_attr(1, PR_SEM_MUTEX | PR_SEM_PRIO | PR_SEM_RECURSIVE, PR_PROTOCOL_PIP, "R");
+    pr_id_t r;
+    CHECK_EQ(pr_sem_alloc(&a, &r), PR_OK);
+    task_at("H", 2, 0, recursive_holder_body, NULL);
+    task_at("S", 1, 0, stranger_unlocks, NULL);
+    CHECK_EQ(pr_host_run_ticks(20), PR_HOST_QUIESCENT);
+    CHECK_EQ(sem_status_of(RM).holder, PR_NO_TASK);
+}
+
+/* PR_EOVERFLOW: an up past a binary semaphore's maximum (from a task and
+ * from an interrupt); nothing changes. */
+static void eoverflow_binary_up_past_maximum(void)
+{
+    harness_reset(0);
+    pr_sem_attr_t a = sem_attr(1, PR_SEM_BINARY | PR_SEM_PRIO, PR_PROTOCOL_NONE, "B");
+    pr_id_t b;
+    CHECK_EQ(pr_sem_alloc(&a, &b), PR_OK);
+    EXPECT_ERR(pr_sem_up(b), PR_EOVERFLOW);
+    pr_isr_enter();
+    EXPECT_ERR(pr_sem_up(b), PR_EOVERFLOW);
+    pr_isr_exit();
+    CHECK_EQ(sem_status_of(b).value, 1);
+}
+
+/* PR_EABORTED is told once; its only effect is that: the abort is no
+ * longer pending. */
+enum { AM = 0 };
+static int told_rc;
+static void aborted_body(void *arg)
+{
+    (void)arg;
+    pr_sem_down(AM, PR_FOREVER);
+    pr_host_consume(TICKS(3));
+    take(&before_);
+    told_rc = pr_sem_up(AM);
+    take(&after_);
+    CHECK_EQ(before_.task[pr_task_self()].aborts_pending, 1);
+    CHECK_EQ(after_.task[pr_task_self()].aborts_pending, 0);
+    after_.task[pr_task_self()].aborts_pending = 1;
+    memcpy(after_.stats, before_.stats, sizeof after_.stats);
+    CHECK(memcmp(&before_, &after_, sizeof before_) == 0);
+    EXPECT_ERR(pr_sem_up(AM), PR_EPERM); /* told once */
+}
+static void taker_body(void *arg)
+{
+    (void)arg;
+    pr_sem_down(AM, PR_FOREVER);
+    /* the aborted task has not been told yet: the mutex cannot be freed */
+    EXPECT_ERR(pr_sem_free(AM), PR_EBUSY);
+    pr_sem_up(AM);
+}
+
+static void eaborted_told_once(void)
+{
+    harness_reset(0);
+    CHECK_EQ(mutex("A", PR_PROTOCOL_RCS), AM);
+    task_at("L", 1, 0, aborted_body, NULL);
+    task_at("U", 2, 1, taker_body, NULL);
+    CHECK_EQ(pr_host_run_ticks(20), PR_HOST_QUIESCENT);
+    CHECK_EQ(told_rc, PR_EABORTED);
+    CHECK_EQ(pr_sem_free(AM), PR_OK);
+}
+
+/* Condition variables: every refused call changes nothing. */
+enum { CM = 0, CS = 1, CM2 = 2 };
+static void cond_errors_body(void *arg)
+{
+    (void)arg;
+    pr_id_t c = 0;
+    EXPECT_ERR(pr_cond_wait(c, CM, PR_FOREVER), PR_EPERM);     /* the mutex is not held */
+    CHECK_EQ(pr_sem_down(CM, PR_FOREVER), PR_OK);
+    EXPECT_ERR(pr_cond_wait(c, CM, PR_NO_WAIT), PR_EINVAL);    /* a cond has no try form */
+    EXPECT_ERR(pr_cond_wait(c, CS, PR_FOREVER), PR_EINVAL);    /* not a mutex */
+    EXPECT_ERR(pr_cond_wait(-1, CM, PR_FOREVER), PR_EBADID);
+    EXPECT_ERR(pr_cond_wait(PR_CONFIG_MAX_CONDS, CM, PR_FOREVER), PR_EBADID);
+    EXPECT_ERR(pr_cond_wait(1, CM, PR_FOREVER), PR_ENOTALLOC);
+    EXPECT_ERR(pr_cond_wait(c, PR_CONFIG_MAX_SEMS, PR_FOREVER), PR_EBADID);
+    EXPECT_ERR(pr_cond_wait(c, 9, PR_FOREVER), PR_ENOTALLOC);
+    CHECK_EQ(pr_sem_up(CM), PR_OK);
+}
+static void other_mutex_waiter(void *arg)
+{
+    (void)arg;
+    CHECK_EQ(pr_sem_down(CM2, PR_FOREVER), PR_OK);
+    /* the cond's waiter uses CM: another mutex is refused */
+    EXPECT_ERR(pr_cond_wait(0, CM2, PR_FOREVER), PR_EINVAL);
+    CHECK_EQ(pr_sem_up(CM2), PR_OK);
+}
+static void cond_waiter(void *arg)
+{
+    (void)arg;
+    pr_sem_down(CM, PR_FOREVER);
+    pr_cond_wait(0, CM, 4);
+    pr_sem_up(CM);
+}
+
+static void cond_errors_change_nothing(void)
+{
+    harness_reset(0);
+    CHECK_EQ(mutex("M", PR_PROTOCOL_PIP), CM);
+    CHECK_EQ(counting("S", 0, 0), CS);
+    CHECK_EQ(mutex("M2", PR_PROTOCOL_PIP), CM2);
+    pr_id_t c = 77;
+    EXPECT_ERR(pr_cond_alloc("C", NULL), PR_EINVAL);
+    EXPECT_ERR(pr_cond_alloc("sixteen-chars-xx", &c), PR_EINVAL);
+    CHECK_EQ(c, 77);
+    CHECK_EQ(pr_cond_alloc("C", &c), PR_OK);
+    CHECK_EQ(c, 0);
+    pr_cond_status_t st;
+    EXPECT_ERR(pr_cond_status(c, NULL), PR_EINVAL);
+    EXPECT_ERR(pr_cond_status(1, &st), PR_ENOTALLOC);
+    EXPECT_ERR(pr_cond_status(-1, &st), PR_EBADID);
+    EXPECT_ERR(pr_cond_free(1), PR_ENOTALLOC);
+    EXPECT_ERR(pr_cond_free(PR_CONFIG_MAX_CONDS), PR_EBADID);
+    task_at("E", 1, 0, cond_errors_body, NULL);
+    CHECK_EQ(pr_host_run_ticks(5), PR_HOST_QUIESCENT);
+    task_at("W", 3, 0, cond_waiter, NULL);
+    task_at("O", 2, 0, other_mutex_waiter, NULL);
+    CHECK_EQ(pr_host_run_until(TICKS(2)), PR_HOST_REACHED);
+    /* W waits on C: it cannot be freed, nor can the mutex W will lock again */
+    EXPECT_ERR(pr_cond_free(c), PR_EBUSY);
+    EXPECT_ERR(pr_sem_free(CM), PR_EBUSY);
+    CHECK_EQ(pr_host_run_ticks(20), PR_HOST_QUIESCENT);
+    CHECK_EQ(pr_cond_free(c), PR_OK);
+    CHECK_EQ(pr_sem_free(CM), PR_OK);
+}
+
+static void enospc_when_cond_pool_exhausted(void)
+{
+    harness_reset(0);
+    pr_id_t id;
+    for (int i = 0; i < PR_CONFIG_MAX_CONDS; i++) {
+        CHECK_EQ(pr_cond_alloc(NULL, &id), PR_OK);
+        CHECK_EQ(id, i);
+    }
+    id = 77;
+    EXPECT_ERR(pr_cond_alloc("extra", &id), PR_ENOSPC);
+    CHECK_EQ(id, 77);
+    CHECK_EQ(pr_cond_free(3), PR_OK);
+    CHECK_EQ(pr_cond_alloc("again", &id), PR_OK);
+    CHECK_EQ(id, 3);
+}
+
 /* ---- names ---- */
 
 static void every_code_has_distinct_name_and_text(void)
@@ -743,4 +1045,8 @@ HARNESS_MAIN(TEST_CASE(einval_for_invalid_semaphore_attributes),
              TEST_CASE(econtext_outside_any_task),
              TEST_CASE(estate_wrong_state),
              TEST_CASE(eoverflow_counting_at_int_max), TEST_CASE(eoverflow_up_beyond_max), TEST_CASE(einval_bad_max),
+             TEST_CASE(einval_for_invalid_kinds_and_protocols), TEST_CASE(eceiling_above_the_ceiling),
+             TEST_CASE(econtext_mutex_from_interrupt), TEST_CASE(eperm_recursive_unlock_by_non_holder),
+             TEST_CASE(eoverflow_binary_up_past_maximum), TEST_CASE(eaborted_told_once),
+             TEST_CASE(cond_errors_change_nothing), TEST_CASE(enospc_when_cond_pool_exhausted),
              TEST_CASE(every_code_has_distinct_name_and_text))
