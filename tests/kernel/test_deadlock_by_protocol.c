@@ -5,6 +5,8 @@
  * Under none and pip the waits close a cycle; the kernel refuses the wait
  * that would close it (PR_EDEADLK) and never hangs. Under pcp and ipcp the
  * cycle cannot form (ceilings A = B = 2): both tasks finish with no error.
+ * Nor under npcs (T1 cannot preempt T2's section) or rcs (T1, the more
+ * urgent, takes B over instead of waiting).
  */
 #include "harness.h"
 
@@ -126,5 +128,44 @@ static void ipcp_prevents_the_cycle(void)
     CHECK_EQ(trace_count(PR_EV_BLOCK, PR_TRACE_NONE), 0);
 }
 
+/* npcs: T2's section runs at PR_PRIO_MAX from 0; T1 waits for the CPU. */
+static void npcs_prevents_the_cycle(void)
+{
+    run(PR_PROTOCOL_NPCS, 0);
+    CHECK_EQ(s1.errors + s2.errors, 0);
+    CHECK_EQ(trace_count(PR_EV_BLOCK, PR_TRACE_NONE), 0);
+    CHECK_EQ(trace_tick_of(PR_EV_TASK_EXIT, t1, 0), 6);
+}
+
+/*
+ * rcs: at 3 T1 asks for B, held by the less urgent T2: it takes B over
+ * (T2's section is aborted) and finishes at 4. T2 runs again, takes A (its
+ * compute stops at once: its abort is pending), learns of the abort at its
+ * UNLOCK B and restarts B's section from its LOCK: no wait, no cycle.
+ */
+static void rcs_prevents_the_cycle(void)
+{
+    run(PR_PROTOCOL_RCS, 0);
+    EXPECT_TRACE(EV(PR_EV_ABORT) | EV(PR_EV_SEM_DOWN) | EV(PR_EV_SEM_UP) | EV(PR_EV_TASK_EXIT),
+                 "0 DOWN T2 B ok value=0",
+                 "1 DOWN T1 A ok value=0",
+                 "3 ABORT T2 B by=T1",
+                 "3 DOWN T1 B ok value=0",
+                 "4 UP T1 B ok value=1",
+                 "4 UP T1 A ok value=1",
+                 "4 TASK_EXIT T1",
+                 "4 DOWN T2 A ok value=0",
+                 "4 UP T2 A ok value=1",
+                 "4 UP T2 B PR_EABORTED value=1",
+                 "4 DOWN T2 B ok value=0",
+                 "6 DOWN T2 A ok value=0",
+                 "7 UP T2 A ok value=1",
+                 "7 UP T2 B ok value=1",
+                 "7 TASK_EXIT T2");
+    CHECK_EQ(s1.errors + s2.errors, 0);
+    CHECK_EQ(s2.aborts, 1);
+    CHECK_EQ(trace_count(PR_EV_BLOCK, PR_TRACE_NONE), 0);
+}
+
 HARNESS_MAIN(TEST_CASE(pip_reports_the_cycle), TEST_CASE(none_reports_the_cycle), TEST_CASE(pcp_prevents_the_cycle),
-             TEST_CASE(ipcp_prevents_the_cycle))
+             TEST_CASE(ipcp_prevents_the_cycle), TEST_CASE(npcs_prevents_the_cycle), TEST_CASE(rcs_prevents_the_cycle))
