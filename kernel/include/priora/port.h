@@ -90,7 +90,11 @@ void pr_port_idle(void);
 void pr_port_trace_full(void);
 
 /* Consumes `amount` units of CPU time in the calling task (interruptible,
- * preemptible). Used by the scenario interpreter's "compute" action. */
+ * preemptible). Used by the scenario interpreter's "compute" action.
+ * It returns at once, with less consumed, while the calling task has a
+ * critical section aborted that it has not been told of (rcs:
+ * pr_sem_aborted() != 0), also when the abort happens while it is preempted
+ * inside: an aborted section stops computing. */
 void pr_port_consume(uint64_t amount);
 
 /* ---- implemented by the kernel, called by ports ---- */

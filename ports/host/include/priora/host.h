@@ -56,7 +56,8 @@ typedef struct pr_host_costs {
 /* Sets the overheads (NULL: none). Call after pr_host_init. */
 void pr_host_set_costs(const pr_host_costs_t *costs);
 
-/* Consumes ns of CPU time in the calling task (= pr_port_consume). */
+/* Consumes ns of CPU time in the calling task (= pr_port_consume); stops at
+ * once while the task has an abort it has not been told of (pr_sem_aborted). */
 void pr_host_consume(uint64_t ns);
 
 /* Every trace record since pr_host_init (drains the kernel's ring). The
