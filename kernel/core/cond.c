@@ -79,11 +79,16 @@ void cond_waiter_requeue(pr_task_t *t)
 /* Its timeout fired (task.c makes it ready). */
 void cond_waiter_timeout(pr_task_t *t) { leave(t, PR_ETIMEDOUT); }
 
-/* Deleted while waiting: it will not lock the mutex again. */
-void cond_waiter_remove(pr_task_t *t)
+/* Deleted while it waits on the condition, or woken from it but not run
+ * yet: it will not lock the mutex again. */
+void cond_task_deleted(pr_task_t *t)
 {
-    sem_more(t->cond_on->mutex)->cond_waiters--;
-    leave(t, PR_ENOTALLOC);
+    if (t->cond_on != NULL)
+        leave(t, PR_ENOTALLOC);
+    if (t->relock != NULL) {
+        sem_more(t->relock)->cond_waiters--;
+        t->relock = NULL;
+    }
 }
 
 /* ---- the calls ---- */
@@ -149,7 +154,8 @@ static int cond_wait(pr_id_t cid, pr_id_t mid, pr_timeout_t timeout)
 
     int depth = sem_more(m)->depth; /* a recursive mutex's, given back below */
     sem_mutex_release(m);
-    sem_more(m)->cond_waiters++;
+    sem_more(m)->cond_waiters++; /* until it runs again: the mutex cannot be freed meanwhile */
+    me->relock = m;
     c->mutex = m;
     c->waiters++;
     me->cond_on = c;
@@ -162,6 +168,7 @@ static int cond_wait(pr_id_t cid, pr_id_t mid, pr_timeout_t timeout)
 
     int result = me->wait_result;
     sem_more(m)->cond_waiters--;
+    me->relock = NULL;
     err = sem_mutex_lock(m, PR_FOREVER);
     if (err != PR_OK)
         return err;

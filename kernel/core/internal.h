@@ -99,6 +99,7 @@ typedef struct pr_task {
     struct pr_sem *blocked_on;
     struct pr_sem *wants;
     struct pr_cond *cond_on;    /* condition variable waited on (cond.c) */
+    struct pr_sem *relock;      /* the mutex its pr_cond_wait will lock again, until it runs */
     int wait_result;            /* PR_OK, an error, or WAIT_RETRY */
     pr_ticks_t wait_expiry;     /* absolute tick its down times out at, 0 = never */
     pr_timer_t timeout;         /* semaphore timeout, delay, watchdog and cond wait */
@@ -232,7 +233,7 @@ typedef struct pr_cond {
 void conds_reset(void);
 void cond_waiter_requeue(pr_task_t *t);
 void cond_waiter_timeout(pr_task_t *t);
-void cond_waiter_remove(pr_task_t *t);           /* the waiter is deleted */
+void cond_task_deleted(pr_task_t *t);            /* on the condition, or woken from it */
 
 /* ---- the kernel's global state ---- */
 

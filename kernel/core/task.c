@@ -160,8 +160,7 @@ static int task_delete(pr_id_t id)
     periodic_stop(t);
     if (t->state == PR_TASK_BLOCKED)
         sem_waiter_abort(t, PR_ENOTALLOC, PR_CAUSE_DELETE);
-    else if (t->state == PR_TASK_WAIT_COND)
-        cond_waiter_remove(t);
+    cond_task_deleted(t);
     sem_task_forget_aborts(t);
     sched_make_unready(t, PR_TASK_FREE);
     for (int i = 0; i < PR_CONFIG_MAX_TASKS; i++) /* forget it as a watchdog */

@@ -249,6 +249,33 @@ static void raised_waiter_moves_ahead(void)
     CHECK_EQ(pr_sem_free(M), PR_OK);
 }
 
+/* A waiter signalled, then deleted before it ran, will not lock the mutex
+ * again: the mutex can be freed. */
+static pr_id_t doomed;
+static void signal_then_delete(void *arg)
+{
+    (void)arg;
+    CHECK_EQ(pr_cond_signal(C), PR_OK);
+    CHECK_EQ(pr_sem_free(M), PR_EBUSY); /* the woken waiter will lock it again */
+    CHECK_EQ(pr_task_delete(doomed), PR_OK);
+    CHECK_EQ(pr_sem_free(M), PR_OK);
+}
+
+static void woken_waiter_deleted_before_it_runs(void)
+{
+    harness_reset(0);
+    nback = 0;
+    CHECK_EQ(mutex("M", PR_PROTOCOL_PIP), M);
+    CHECK_EQ(cond("C"), C);
+    doomed = task_at("W", 1, 0, waiter_body, (void *)(uintptr_t)PR_FOREVER);
+    task_at("S", 3, 1, signal_then_delete, NULL);
+    CHECK_EQ(pr_host_run_ticks(10), PR_HOST_QUIESCENT);
+    CHECK_EQ(nback, 0);
+    pr_cond_status_t st;
+    CHECK_EQ(pr_cond_status(C, &st), PR_OK);
+    CHECK_EQ(st.waiters, 0);
+}
+
 HARNESS_MAIN(TEST_CASE(signals_wake_in_priority_order), TEST_CASE(broadcast_wakes_all_in_priority_order),
              TEST_CASE(timeout_returns_holding_the_mutex), TEST_CASE(recursive_mutex_depth_given_back),
-             TEST_CASE(raised_waiter_moves_ahead))
+             TEST_CASE(raised_waiter_moves_ahead), TEST_CASE(woken_waiter_deleted_before_it_runs))
