@@ -297,6 +297,12 @@ def report(results: dict[Build, Results]) -> str:
         table(["series", *(f"k={k}" for k in shown), "min..max"], rows),
         "",
     ]
+    counters = [
+        f"{b.label}: {results[b].figures.get('counters', {}).get('instret', '-')} and "
+        f"{results[b].figures.get('counters', {}).get('cycle', '-')}"
+        for b in builds
+    ]
+    out += ["minstret and mcycle over the same loop (they must agree): " + "; ".join(counters), ""]
     return "\n".join(out)
 
 

@@ -169,10 +169,12 @@ static __attribute__((noinline)) void arm_timeout(pr_task_t *t) { timer_arm(&t->
 
 /* t joins q's wait list, asking for s (q is s, or where s's policy sent
  * it). One more waiter: a counting value goes one further below zero. The
- * caller then switches away. */
-static void block(pr_sem_t *q, pr_sem_t *s, pr_task_t *t, pr_timeout_t timeout)
+ * caller then switches away. `mutex` is sem_is_mutex(q), a constant where
+ * this is inlined, so that a counting wait carries no policy call. */
+static inline __attribute__((always_inline)) void block(pr_sem_t *q, pr_sem_t *s, pr_task_t *t,
+                                                        pr_timeout_t timeout, int mutex)
 {
-    if (!sem_is_mutex(q))
+    if (!mutex)
         q->value--;
     q->waiters++;
     if ((uint32_t)q->waiters > q->max_waiters)
@@ -187,13 +189,13 @@ static void block(pr_sem_t *q, pr_sem_t *s, pr_task_t *t, pr_timeout_t timeout)
     if (t->wait_expiry != 0)
         arm_timeout(t);
     trace_emit(PR_EV_BLOCK, trace_id(t), (uint8_t)s->index, PR_OK, 0, 0, (int32_t)timeout);
-    if (sem_is_mutex(q))
+    if (mutex)
         q->policy->not_acquired(q, t);
 }
 
 /* t leaves its wait list; with_unit: it got the unit (an up handed it
  * over), else it gives its place in the value back. Returns the list. */
-static pr_sem_t *leave(pr_task_t *t, int result, int with_unit)
+static inline __attribute__((always_inline)) pr_sem_t *leave(pr_task_t *t, int result, int with_unit)
 {
     pr_sem_t *q = t->blocked_on;
     waitq_remove(q, t);
@@ -492,7 +494,7 @@ static int counting_down(pr_sem_t *s, pr_id_t id, pr_timeout_t timeout)
     if (timeout == PR_NO_WAIT)
         return down_refused(s, id, PR_EAGAIN, 0);
     me->wait_expiry = expiry_of(timeout);
-    block(s, s, me, timeout);
+    block(s, s, me, timeout, 0);
     return DOWN_BLOCKED;
 }
 
@@ -562,7 +564,7 @@ static __attribute__((noinline)) int mutex_down(pr_sem_t *s, pr_id_t id, pr_time
                 s->policy->abort(s, me, err == PR_ETIMEDOUT ? PR_CAUSE_TIMEOUT : PR_CAUSE_RELEASE);
             return down_result(s, id, err, retry);
         }
-        block(wait_on, s, me, timeout);
+        block(wait_on, s, me, timeout, 1); /* wait_on is a mutex: s, or the ceiling's list */
         switch_to_most_urgent(); /* returns once woken: handed the mutex, timed out, or to try again */
         if (me->wait_result != WAIT_RETRY)
             return down_result(s, id, me->wait_result, 1);
@@ -586,18 +588,21 @@ int sem_mutex_lock(pr_sem_t *m, pr_timeout_t timeout) { return mutex_down(m, m->
 /* ---- up ---- */
 
 /* The first waiter gets the unit: for a mutex, it becomes the holder. A
- * waiter of a mutex that asks for another one (pcp) is woken to try again. */
-static pr_task_t *wake_first(pr_sem_t *s)
+ * waiter of a mutex that asks for another one (pcp) is woken to try again.
+ * `mutex` is sem_is_mutex(s), a constant where this is inlined: a counting
+ * semaphore's waiters all ask for it (only a mutex's policy sends a waiter
+ * elsewhere), so its wake is one pass with no call. */
+static inline __attribute__((always_inline)) pr_task_t *wake_first(pr_sem_t *s, int mutex)
 {
     while (s->waiters > 0) {
         pr_task_t *woken = sem_first_waiter(s);
-        if (woken->wants != s) {
+        if (mutex && woken->wants != s) {
             sem_waiter_retry(woken, PR_CAUSE_RELEASE);
             continue;
         }
         leave(woken, PR_OK, 1);
         trace_emit(PR_EV_WAKE, trace_id(woken), (uint8_t)s->index, PR_OK, 0, 0, 0);
-        if (sem_is_mutex(s))
+        if (mutex)
             take(s, woken);
         ready_add(woken);
         return woken;
@@ -607,10 +612,10 @@ static pr_task_t *wake_first(pr_sem_t *s)
 
 /* The holder gives the mutex up whatever its depth; the first waiter that
  * asks for it is handed it; then the policy hears of the release. */
-static pr_task_t *mutex_release(pr_sem_t *s, pr_task_t *me)
+static __attribute__((noinline)) pr_task_t *mutex_release(pr_sem_t *s, pr_task_t *me)
 {
     give(s);
-    pr_task_t *woken = wake_first(s);
+    pr_task_t *woken = wake_first(s, 1);
     s->policy->release(s, me);
     return woken;
 }
@@ -655,7 +660,7 @@ static int sem_up(pr_sem_t *s, pr_id_t id)
         woken = mutex_release(s, me);
     } else {
         s->value++;
-        woken = wake_first(s);
+        woken = wake_first(s, 0);
     }
     return up_result(s, id, PR_OK, woken);
 }
