@@ -197,8 +197,9 @@ pr_sem_more_t *sem_more(const pr_sem_t *s);
  * beyond the pool, no id reaches it; the policy's hooks serve it (pcp). */
 pr_sem_t *sem_ceiling_queue(const struct pr_policy *policy);
 /* The semaphore a PRIO record names for a change through m: m, or for the
- * system ceiling's wait list the mutex that sets the ceiling. */
-uint8_t sem_trace_via(const pr_sem_t *m);
+ * system ceiling's wait list the mutex that sets the ceiling. Pure (it only
+ * reads): with tracing compiled out, the compiler drops the call. */
+__attribute__((pure)) uint8_t sem_trace_via(const pr_sem_t *m);
 /* The mutex calls of cond.c, traced as pr_sem_down / pr_sem_up: lock with
  * the mutex's protocol; release it whatever its depth. */
 int sem_mutex_lock(pr_sem_t *m, pr_timeout_t timeout);

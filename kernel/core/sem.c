@@ -262,9 +262,12 @@ int sem_held_count(const pr_task_t *t)
 
 static void take(pr_sem_t *s, pr_task_t *t)
 {
-    count64_add1(&t->takes);
+    pr_count64_t n = t->takes; /* a copy: no reload after the stores */
+    if (++n.lo == 0)
+        n.hi++;
+    t->takes = n;
     s->holder = t;
-    s->taken = t->takes;
+    s->taken = n;
     mores[s->index].depth = 1;
     if (s->policy->system_ceiling)
         ceiling_add(s);
@@ -285,7 +288,8 @@ static void give(pr_sem_t *s)
 
 int sem_abort_pending(const pr_task_t *t, const pr_sem_t *m)
 {
-    return (t->aborted_on[m->index / 32] >> (m->index % 32)) & 1u;
+    /* aborts_pending counts the bits set: most tasks have none. */
+    return t->aborts_pending != 0 && ((t->aborted_on[m->index / 32] >> (m->index % 32)) & 1u);
 }
 
 int sem_abort_tell(pr_task_t *t, pr_sem_t *m)
