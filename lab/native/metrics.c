@@ -12,12 +12,30 @@
  *   SWITCH                  who runs; a job runs for the first time: its start
  *   JOB_DONE                the task's oldest pending job finishes; if another
  *                           is pending (an overrun), it starts at once
- *   BLOCK / WAKE            blocked time of the task's current job
- *   TIMEOUT (on a semaphore), DOWN failing with PR_EAGAIN
+ *   BLOCK / WAKE            blocked time of the task's current job: from each
+ *                           BLOCK (on a semaphore, a mutex, or pcp's system
+ *                           ceiling: then a CEILING record follows) to its WAKE,
+ *                           whatever its result (PR_OK handed the unit,
+ *                           PR_ETIMEDOUT, or PR_EAGAIN: pcp woke it to try
+ *                           again; a try that blocks anew writes a new BLOCK)
+ *   TIMEOUT (on a semaphore), DOWN failing with PR_EAGAIN, DOWN failing with
+ *                           PR_ETIMEDOUT with no TIMEOUT record since the
+ *                           task's last DOWN (pcp: woken to try again after its
+ *                           timeout tick, it gives up without a timer)
  *                           one more timeout for the current job
- *   DOWN / UP with another error  one more error for the current job
+ *   DOWN / UP with another error  one more error for the current job, but
+ *                           an UP with PR_EABORTED (rcs): the interpreter
+ *                           restarts that section, counted in aborts and lost
  *   MISS                    the job named is missed
- *   DOWN / WAKE / UP        hold intervals of mutexes
+ *   DOWN / WAKE / UP / ABORT  hold intervals of mutexes: from the WAKE that
+ *                           hands a mutex over, or else from the holder's DOWN
+ *                           ok (taken at once, after a pcp retry, or by an rcs
+ *                           take-over), to its UP ok or the ABORT of its section
+ * Lost work (rcs) mirrors the interpreter (kernel/scenario/interp.c): at each
+ * lock (DOWN ok on a mutex) the task's CPU time less its lost work so far is
+ * marked; an UP with PR_EABORTED makes the lost work the CPU time since that
+ * mark, and the difference goes to the current job. CPU time is read from
+ * the SWITCH records, as `busy` is.
  * A task's pending jobs are a list through `next` (oldest first), so
  * finding the current job is O(1).
  */
@@ -33,8 +51,11 @@ typedef struct task_state {
     int base;
     int64_t head, tail;     /* oldest and newest pending job rows, or NONE */
     int blocked;            /* waiting on a semaphore now */
+    int timeout_seen;       /* a TIMEOUT record since its last DOWN */
     uint64_t blocked_since;
     uint64_t lower_ran;     /* ns during which a task of lower base priority ran */
+    uint64_t cpu;           /* ns it ran */
+    uint64_t lost;          /* ns of work lost in aborted sections (the interpreter's pr_script_t.lost) */
 } task_state_t;
 
 typedef struct account {
@@ -47,6 +68,8 @@ typedef struct account {
     int running;            /* task id, or NONE for idle */
     uint64_t last;          /* time up to which intervals are charged */
     uint64_t busy;
+    int nsems;
+    uint64_t *lock_mark;    /* [task * nsems + sem]: cpu - lost at the task's last lock of sem */
 } account_t;
 
 static void charge(account_t *a, uint64_t now)
@@ -58,6 +81,7 @@ static void charge(account_t *a, uint64_t now)
     if (a->running == NONE)
         return;
     a->busy += span;
+    a->tasks[a->running].cpu += span;
     int base = a->tasks[a->running].base;
     for (int t = 0; t < a->ntasks; t++)
         if (a->tasks[t].base > base)
@@ -119,22 +143,47 @@ static int needs_task(uint8_t event)
 {
     switch (event) {
     case PR_EV_TASK_CREATE: case PR_EV_RELEASE: case PR_EV_JOB_DONE: case PR_EV_BLOCK:
-    case PR_EV_WAKE: case PR_EV_DEADLINE_MISS:
+    case PR_EV_WAKE: case PR_EV_DEADLINE_MISS: case PR_EV_ABORT:
         return 1;
     }
     return 0;
 }
 
-/* A semaphore call's result, charged to the caller's current job. */
-static void count_result(account_t *a, int task, int result)
+/* A semaphore call's result, charged to the caller's current job. A
+ * timeout has its own record (TIMEOUT), except a pcp waiter that gives up
+ * when it tries again past its timeout tick; an unlock's PR_EABORTED is a
+ * restart (abort_restart), not an error. */
+static void count_result(account_t *a, int task, int result, int is_down)
 {
-    pr_lab_job_t *j = task != NONE ? current_job(a, task) : NULL;
-    if (j == NULL || result == PR_OK || result == PR_ETIMEDOUT) /* a timeout has its own record */
+    if (task == NONE)
         return;
-    if (result == PR_EAGAIN)
+    int seen = a->tasks[task].timeout_seen;
+    if (is_down)
+        a->tasks[task].timeout_seen = 0;
+    pr_lab_job_t *j = current_job(a, task);
+    if (j == NULL || result == PR_OK || (result == PR_ETIMEDOUT && seen))
+        return;
+    if (result == PR_EAGAIN || result == PR_ETIMEDOUT)
         j->timeouts++;
-    else
+    else if (!(result == PR_EABORTED && !is_down))
         j->errors++;
+}
+
+/* rcs: the task's unlock of sem returned PR_EABORTED, and the interpreter
+ * restarts the section: its lost work becomes the CPU time since the mark
+ * of that lock (which excludes the work lost before it), as interp.c's
+ * restart_section computes it. */
+static void abort_restart(account_t *a, int task, int sem)
+{
+    task_state_t *ts = &a->tasks[task];
+    uint64_t lost = ts->cpu - a->lock_mark[(size_t)task * (size_t)a->nsems + (size_t)sem];
+    pr_lab_job_t *j = current_job(a, task);
+    if (j != NULL) {
+        j->aborts++;
+        if (lost > ts->lost)
+            j->lost += lost - ts->lost;
+    }
+    ts->lost = lost;
 }
 
 static void end_hold(uint64_t *longest, const uint64_t *since, int sem, uint64_t now)
@@ -157,13 +206,18 @@ int pr_lab_account(const pr_trace_record_t *records, size_t n, int ntasks, const
                    int nsems, const uint8_t *is_mutex, uint64_t end, pr_lab_job_t *jobs, size_t max_jobs,
                    uint64_t *longest_hold, pr_lab_totals_t *totals)
 {
-    account_t a = {jobs, NULL, NULL, 0, max_jobs, NULL, ntasks, NONE, 0, 0};
+    account_t a = {jobs, NULL, NULL, 0, max_jobs, NULL, ntasks, NONE, 0, 0, nsems, NULL};
     uint64_t *hold_since = calloc((size_t)nsems + 1, sizeof *hold_since);
     uint8_t *held = calloc((size_t)nsems + 1, 1);
+    int *holder = calloc((size_t)nsems + 1, sizeof *holder); /* valid while held */
     a.next = malloc((max_jobs + 1) * sizeof *a.next);
     a.mark = malloc((max_jobs + 1) * sizeof *a.mark);
     a.tasks = calloc((size_t)ntasks + 1, sizeof *a.tasks);
-    int err = (hold_since == NULL || held == NULL || a.next == NULL || a.mark == NULL || a.tasks == NULL) ? -1 : 0;
+    a.lock_mark = calloc((size_t)ntasks * (size_t)nsems + 1, sizeof *a.lock_mark);
+    int err = (hold_since == NULL || held == NULL || holder == NULL || a.next == NULL || a.mark == NULL ||
+               a.tasks == NULL || a.lock_mark == NULL)
+                  ? -1
+                  : 0;
     for (int t = 0; t < ntasks && !err; t++)
         a.tasks[t].head = a.tasks[t].tail = NONE;
     for (int s = 0; s < nsems; s++)
@@ -213,34 +267,55 @@ int pr_lab_account(const pr_trace_record_t *records, size_t n, int ntasks, const
                 j->blocked += e->time - a.tasks[task].blocked_since;
             if (e->result == PR_OK && sem != NONE && is_mutex[sem]) {
                 /* handed over by an up: the old holder's hold ends here (its
-                 * UP record follows this WAKE), the new one's begins */
-                end_hold(longest_hold, hold_since, sem, e->time);
+                 * UP record follows this WAKE), the new one's begins. A WAKE
+                 * with PR_EAGAIN (pcp: try again) hands nothing over. */
+                if (held[sem])
+                    end_hold(longest_hold, hold_since, sem, e->time);
                 hold_since[sem] = e->time;
                 held[sem] = 1;
+                holder[sem] = task;
             }
             break;
         }
         case PR_EV_TIMEOUT:
             if (sem != NONE && task != NONE) {
                 pr_lab_job_t *j = current_job(&a, task);
+                a.tasks[task].timeout_seen = 1;
                 if (j != NULL)
                     j->timeouts++;
+            }
+            break;
+        case PR_EV_ABORT:
+            /* rcs: the holder's section is aborted and the mutex taken over;
+             * the new holder's DOWN (taken at once) follows */
+            if (sem != NONE && held[sem] && holder[sem] == task) {
+                end_hold(longest_hold, hold_since, sem, e->time);
+                held[sem] = 0;
             }
             break;
         case PR_EV_DEADLINE_MISS:
             mark_missed(&a, task, (uint32_t)e->value);
             break;
         case PR_EV_SEM_DOWN:
-            count_result(&a, task, e->result);
-            if (e->result == PR_OK && e->arg0 == 0 && sem != NONE && is_mutex[sem]) {
-                hold_since[sem] = e->time; /* taken at once */
-                held[sem] = 1;
+            count_result(&a, task, e->result, 1);
+            if (e->result == PR_OK && task != NONE && sem != NONE && is_mutex[sem]) {
+                /* taken in the call (at once, after a pcp retry, or by an rcs
+                 * take-over) unless a WAKE handed it over already */
+                if (!(held[sem] && holder[sem] == task)) {
+                    hold_since[sem] = e->time;
+                    held[sem] = 1;
+                    holder[sem] = task;
+                }
+                a.lock_mark[(size_t)task * (size_t)nsems + (size_t)sem] = a.tasks[task].cpu - a.tasks[task].lost;
             }
             break;
         case PR_EV_SEM_UP:
-            count_result(&a, task, e->result);
+            count_result(&a, task, e->result, 0);
+            if (e->result == PR_EABORTED && task != NONE && sem != NONE && is_mutex[sem])
+                abort_restart(&a, task, sem);
             /* arg0 is the task woken: then the hand-off already ended the hold */
-            if (e->result == PR_OK && sem != NONE && is_mutex[sem] && e->arg0 == PR_TRACE_NONE) {
+            if (e->result == PR_OK && sem != NONE && is_mutex[sem] && e->arg0 == PR_TRACE_NONE &&
+                held[sem] && holder[sem] == task) {
                 end_hold(longest_hold, hold_since, sem, e->time);
                 held[sem] = 0;
             }
@@ -267,6 +342,8 @@ int pr_lab_account(const pr_trace_record_t *records, size_t n, int ntasks, const
     }
     free(hold_since);
     free(held);
+    free(holder);
+    free(a.lock_mark);
     free(a.mark);
     free(a.next);
     free(a.tasks);

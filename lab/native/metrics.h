@@ -16,14 +16,18 @@ typedef struct pr_lab_job {
     uint64_t start;    /* first instant it ran; PR_LAB_NEVER if it never did */
     uint64_t finish;   /* PR_LAB_NEVER if not finished when the trace ends */
     uint64_t deadline; /* absolute; PR_LAB_NEVER if the task has none */
-    uint64_t blocked;  /* ns blocked on a semaphore during the job */
+    uint64_t blocked;  /* ns blocked on a semaphore during the job (pcp: on the system ceiling too) */
     uint64_t inverted; /* ns during which a task of lower base priority ran while the job was released and unfinished */
     int32_t task;
     uint32_t job;      /* 1, 2, ... */
     uint32_t timeouts; /* waits of the job that timed out, or failed at once (no-wait) */
     int32_t missed;    /* 1 missed; 0 met (or no deadline); -1 unfinished, deadline after the end */
     uint32_t errors;   /* semaphore calls of the job that failed otherwise (PR_EDEADLK, PR_EOVERFLOW...) */
-    uint32_t reserved; /* 0 */
+    uint32_t aborts;   /* rcs: critical sections of the job aborted and restarted (unlocks that
+                          returned PR_EABORTED: the scenario interpreter restarts each one) */
+    uint64_t lost;     /* rcs: ns of the job's CPU time lost in those sections, by the interpreter's
+                          rule (pr_script_t.lost): from each restarted section's lock to its restart,
+                          counted once when sections nest */
 } pr_lab_job_t;
 
 typedef struct pr_lab_totals {

@@ -3,11 +3,11 @@ memory (docs/qemu-run.md). QEMU's generic loader puts it at ADDRESS, where
 the RISC-V scenario runner (ports/riscv/apps/scenario_runner.c) checks it
 and creates the kernel objects, so no image is relinked per scenario.
 
-Version 1, every field little-endian:
+Version 2, every field little-endian:
 
     header     64 bytes   magic "PRSB", version, sizes, CRC-32, tick_hz,
                           counts, quantum, horizon
-    semaphores 32 bytes each, in id order
+    semaphores 40 bytes each, in id order (version 1 had 32: no ceiling)
     tasks      64 bytes each, in id order
     actions    24 bytes each (the kernel's pr_action_t), every task's
                body in task order; a task names its first action and count
@@ -22,7 +22,7 @@ from priora.compiled import KernelAction, KernelScenario, KernelSemaphore, Kerne
 from priora.errors import PrioraError
 
 MAGIC = b"PRSB"
-VERSION = 1
+VERSION = 2
 ADDRESS = 0x8700_0000  # in QEMU virt's RAM (0x8000_0000 .. 0x8800_0000 with -m 128M)
 LIMIT = 16 * 1024 * 1024  # the blob may use RAM from ADDRESS to the end: 16 MiB
 
@@ -31,7 +31,8 @@ LIMIT = 16 * 1024 * 1024  # the blob may use RAM from ADDRESS to the end: 16 MiB
 # trace limit (records the runner keeps in RAM; 0 = as many as fit), 12
 # reserved bytes (0).
 HEADER = struct.Struct("<4sHHIIIHHIIQQI12x")
-SEMAPHORE = struct.Struct("<16siiIi")  # name, value, max (0 = none), flags, protocol
+# name, value, max (0 = none), flags, protocol, ceiling, 0
+SEMAPHORE = struct.Struct("<16siiIiII")
 TASK = struct.Struct("<16siIIIQQQ8x")  # name, priority, first action, count, 0, period, phase, deadline
 ACTION = struct.Struct("<IiIIQ")  # kind, sem, timeout, 0, amount: pr_action_t
 CRC_FROM = 16  # the checksum covers everything after itself
@@ -59,7 +60,8 @@ def encode(kernel: KernelScenario, horizon_ticks: int | None, *, trace_limit: in
     if not 0 <= horizon <= U64 or (horizon_ticks is not None and horizon == 0):
         raise BlobError(f"horizon {horizon_ticks} ticks does not fit a blob (1 .. 2^64-1)")
     sems = b"".join(
-        SEMAPHORE.pack(_name(s.name), s.value, s.max, s.flags, s.protocol) for s in kernel.semaphores
+        SEMAPHORE.pack(_name(s.name), s.value, s.max, s.flags, s.protocol, s.ceiling, 0)
+        for s in kernel.semaphores
     )
     tasks: list[bytes] = []
     actions: list[bytes] = []
@@ -94,7 +96,7 @@ def decode(blob: bytes) -> tuple[KernelScenario, int | None]:
         raise BlobError(f"magic {magic!r}, expected {MAGIC!r}")
     if version != VERSION or header_bytes != HEADER.size or flags != 0:
         raise BlobError(
-            f"version {version}, header {header_bytes} bytes, flags {flags}: not a version 1 blob"
+            f"version {version}, header {header_bytes} bytes, flags {flags}: not a version {VERSION} blob"
         )
     expected = HEADER.size + SEMAPHORE.size * nsems + TASK.size * ntasks + ACTION.size * nactions
     if total != len(blob) or total != expected:
@@ -102,10 +104,14 @@ def decode(blob: bytes) -> tuple[KernelScenario, int | None]:
     if zlib.crc32(blob[CRC_FROM:]) != crc:
         raise BlobError("checksum mismatch")
     at = HEADER.size
-    sems = []
+    sems: list[KernelSemaphore] = []
     for _ in range(nsems):
-        name, value, limit, sem_flags, protocol = SEMAPHORE.unpack_from(blob, at)
-        sems.append(KernelSemaphore(name.rstrip(b"\0").decode("ascii"), value, limit, sem_flags, protocol))
+        name, value, limit, sem_flags, protocol, ceiling, zero = SEMAPHORE.unpack_from(blob, at)
+        if zero != 0:
+            raise BlobError(f"semaphore {len(sems)}: reserved field {zero}, expected 0")
+        sems.append(
+            KernelSemaphore(name.rstrip(b"\0").decode("ascii"), value, limit, sem_flags, protocol, ceiling)
+        )
         at += SEMAPHORE.size
     entries = []
     for _ in range(ntasks):

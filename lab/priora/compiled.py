@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from priora import native
-from priora.model import Action, Resource, Scenario, Task
+from priora.model import CEILING_PROTOCOLS, Action, Resource, Scenario, Task
 
 
 @dataclass(frozen=True)
@@ -22,9 +22,10 @@ class KernelSemaphore:
 
     name: str
     value: int  # initial value (1 for a mutex)
-    max: int  # 0: no limit
-    flags: int  # PR_SEM_PRIO | PR_SEM_MUTEX
-    protocol: int  # PR_PROTOCOL_NONE / PR_PROTOCOL_PIP; NONE unless a mutex
+    max: int  # 0: no limit (1 for a binary semaphore)
+    flags: int  # PR_SEM_PRIO | PR_SEM_MUTEX | PR_SEM_BINARY
+    protocol: int  # pr_protocol_t (PR_PROTOCOL_NONE .. PR_PROTOCOL_RCS); NONE unless a mutex
+    ceiling: int = 0  # pcp, ipcp: the mutex's ceiling; 0 for every other semaphore
 
 
 @dataclass(frozen=True)
@@ -70,13 +71,21 @@ def kernel_action(scenario: Scenario, a: Action) -> KernelAction:
     return KernelAction(native.ACTION_NUMBER[a.kind], sem, timeout, amount)
 
 
-def kernel_semaphore(r: Resource) -> KernelSemaphore:
+def kernel_semaphore(scenario: Scenario, r: Resource) -> KernelSemaphore:
+    """pr_sem_attr_t of `r`. A ceiling goes to the kernel under pcp and ipcp
+    only (given in the file, or computed: Scenario.ceiling); pr_sem_alloc
+    refuses any ceiling but 0 for the other protocols (npcs always runs its
+    holder at PR_PRIO_MAX)."""
     flags = native.PR_SEM_PRIO if r.order == "priority" else 0
-    protocol = 0
+    protocol = ceiling = 0
     if r.kind == "mutex":
         flags |= native.PR_SEM_MUTEX
         protocol = native.PROTOCOL_NUMBER[r.protocol]
-    return KernelSemaphore(r.name, r.initial, r.max if r.max is not None else 0, flags, protocol)
+        if r.protocol in CEILING_PROTOCOLS:
+            ceiling = scenario.ceiling(r.name)
+    elif r.kind == "binary":
+        flags |= native.PR_SEM_BINARY
+    return KernelSemaphore(r.name, r.initial, r.max if r.max is not None else 0, flags, protocol, ceiling)
 
 
 def kernel_task(scenario: Scenario, t: Task) -> KernelTask:
@@ -89,6 +98,6 @@ def compile_scenario(scenario: Scenario) -> KernelScenario:
     return KernelScenario(
         tick_hz=scenario.system.tick_hz,
         quantum=0,
-        semaphores=tuple(kernel_semaphore(r) for r in scenario.resources),
+        semaphores=tuple(kernel_semaphore(scenario, r) for r in scenario.resources),
         tasks=tuple(kernel_task(scenario, t) for t in scenario.tasks),
     )

@@ -16,13 +16,20 @@ from typing import Literal
 from priora.errors import ScenarioError
 
 TimeUnit = Literal["tick", "us", "ms"]
-Protocol = Literal["none", "pip"]
+Protocol = Literal["none", "pip", "pcp", "ipcp", "npcs", "rcs"]
 ResourceKind = Literal["mutex", "counting", "binary"]
 Order = Literal["priority", "fifo"]
 ActionKind = Literal["compute", "lock", "unlock", "down", "up", "delay"]
 
 TIME_UNITS: tuple[TimeUnit, ...] = ("tick", "us", "ms")
-PROTOCOLS: tuple[Protocol, ...] = ("none", "pip")
+PROTOCOLS: tuple[Protocol, ...] = ("none", "pip", "pcp", "ipcp", "npcs", "rcs")
+# The protocols whose kernel policy needs priority-ordered waiters (pr_sem_alloc
+# refuses them on a FIFO mutex): they find the most urgent waiter to lend its
+# priority, or to hand over to first.
+NEEDS_PRIORITY_ORDER: tuple[Protocol, ...] = ("pip", "pcp", "ipcp", "rcs")
+# The protocols that use a mutex's ceiling (pr_sem_attr_t.ceiling); the kernel
+# refuses a ceiling other than 0 for the others.
+CEILING_PROTOCOLS: tuple[Protocol, ...] = ("pcp", "ipcp")
 RESOURCE_KINDS: tuple[ResourceKind, ...] = ("mutex", "counting", "binary")
 ORDERS: tuple[Order, ...] = ("priority", "fifo")
 
@@ -59,6 +66,9 @@ class Resource:
     initial: int  # 1 for a mutex
     max: int | None  # counting/binary: largest value (binary: 1); None = no limit
     order: Order
+    # Mutexes only: the ceiling given in the file (`ceiling = N`), None when
+    # omitted (then Scenario.ceiling computes it from the tasks that lock it).
+    ceiling: int | None = None
 
 
 @dataclass(frozen=True)
@@ -119,18 +129,48 @@ class Scenario:
     def horizon_ticks(self) -> int | None:
         return self.system.horizon if self.system.horizon is not None else self.default_horizon()
 
+    # ---- ceilings ----
+
+    def lockers(self, resource: str) -> tuple[Task, ...]:
+        """The tasks whose body locks `resource`, in file order."""
+        return tuple(
+            t for t in self.tasks if any(a.kind == "lock" and a.resource == resource for a in t.body)
+        )
+
+    def ceiling(self, resource: str) -> int:
+        """The ceiling of mutex `resource`: as given in the file, else the
+        highest base priority among the tasks that lock it (0 when none
+        does). What pcp and ipcp use; the other protocols ignore it."""
+        r = self.resources[self.resource_index(resource)]
+        if r.ceiling is not None:
+            return r.ceiling
+        return max((t.priority for t in self.lockers(resource)), default=PRIORITY_MIN)
+
+    def kernel_ceiling(self, resource: str) -> int | None:
+        """The ceiling the kernel applies to `resource` under its protocol:
+        pcp and ipcp, the mutex's ceiling; npcs, PRIORITY_MAX (its holder
+        runs above every task); None for none, pip, rcs and semaphores."""
+        r = self.resources[self.resource_index(resource)]
+        if r.kind != "mutex":
+            return None
+        if r.protocol in CEILING_PROTOCOLS:
+            return self.ceiling(resource)
+        return PRIORITY_MAX if r.protocol == "npcs" else None
+
     # ---- variants (command-line overrides) ----
 
     def with_protocol(self, protocol: Protocol) -> Scenario:
-        """Every mutex under `protocol` (the --protocol option). Inheritance
-        needs priority-ordered waiting, so pip on a FIFO mutex is refused."""
-        if protocol == "pip":
+        """Every mutex under `protocol` (the --protocol option). pip, pcp,
+        ipcp and rcs need priority-ordered waiting, so on a FIFO mutex they
+        are refused."""
+        if protocol in NEEDS_PRIORITY_ORDER:
             for r in self.resources:
                 if r.kind == "mutex" and r.order == "fifo":
                     raise ScenarioError(
                         self.source,
                         f"[resources.{r.name}] order",
-                        'protocol "pip" needs order "priority" (inheritance on a FIFO mutex)',
+                        f'protocol "{protocol}" needs order "priority" '
+                        "(the kernel refuses it on a FIFO mutex)",
                     )
         resources = tuple(replace(r, protocol=protocol) if r.kind == "mutex" else r for r in self.resources)
         return replace(self, resources=resources, system=replace(self.system, protocol=protocol))

@@ -55,7 +55,8 @@ typedef struct {
 } pr_script_t;
 typedef struct {
     uint64_t release; uint64_t start; uint64_t finish; uint64_t deadline; uint64_t blocked; uint64_t inverted;
-    int32_t task; uint32_t job; uint32_t timeouts; int32_t missed; uint32_t errors; uint32_t reserved;
+    int32_t task; uint32_t job; uint32_t timeouts; int32_t missed; uint32_t errors; uint32_t aborts;
+    uint64_t lost;
 } pr_lab_job_t;
 typedef struct { uint64_t busy; uint64_t end; uint64_t jobs; } pr_lab_totals_t;
 
@@ -100,11 +101,18 @@ MIRRORED = (
 
 # Constants of the C headers.
 PR_OK = 0
+PR_EAGAIN = -6
+PR_ETIMEDOUT = -5
+PR_ECEILING = -14
+PR_EABORTED = -15
 PR_FOREVER = 0xFFFFFFFF
 PR_NO_WAIT = 0
 PR_SEM_PRIO = 0x1
 PR_SEM_MUTEX = 0x2
-PROTOCOL_NUMBER = {"none": 0, "pip": 1}
+PR_SEM_RECURSIVE = 0x4
+PR_SEM_BINARY = 0x8
+PROTOCOL_NUMBER = {"none": 0, "pip": 1, "pcp": 2, "ipcp": 3, "npcs": 4, "rcs": 5}  # pr_protocol_t
+PROTOCOL_NAME = {number: name for name, number in PROTOCOL_NUMBER.items()}
 ACTION_NUMBER = {"compute": 1, "lock": 2, "unlock": 3, "down": 4, "up": 5, "delay": 6}
 
 EVENT = {
@@ -127,7 +135,7 @@ TRACE_DTYPE = np.dtype(
 JOB_DTYPE = np.dtype(
     [("release", "<u8"), ("start", "<u8"), ("finish", "<u8"), ("deadline", "<u8"), ("blocked", "<u8"),
      ("inverted", "<u8"), ("task", "<i4"), ("job", "<u4"), ("timeouts", "<u4"), ("missed", "<i4"),
-     ("errors", "<u4"), ("reserved", "<u4")]
+     ("errors", "<u4"), ("aborts", "<u4"), ("lost", "<u8")]
 )  # fmt: skip
 
 ffi = cffi.FFI()

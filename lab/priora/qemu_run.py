@@ -30,7 +30,7 @@ from priora import blob, native, uart_trace
 from priora.compiled import compile_scenario
 from priora.errors import PrioraError
 from priora.model import Scenario
-from priora.simulate import SemaphoreCounters, SimResult, account
+from priora.simulate import ScriptCounters, SemaphoreCounters, SimResult, account
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNNER = "scenario_runner"
@@ -183,7 +183,8 @@ def run_blob(t: Target, image: Path, data: bytes, timeout: float, horizon: str =
 # ---------------------------------------------------------------- the output
 
 RESULT = re.compile(r"PRIORA-RUN stop=(quiescent|horizon)((?: \w+=\d+)+)$")
-SEM = re.compile(r"PRIORA-RUN sem=(\d+) ups=(\d+) downs=(\d+) max_waiters=(\d+)$")
+SEM = re.compile(r"PRIORA-RUN sem=(\d+) ups=(\d+) downs=(\d+) max_waiters=(\d+) aborts=(\d+)$")
+TASK = re.compile(r"PRIORA-RUN task=(\d+) timeouts=(\d+) errors=(\d+) aborts=(\d+) lost=(\d+)$")
 ERROR = re.compile(r"scenario_runner: error: (.*)$")
 
 
@@ -197,7 +198,8 @@ class RunnerOutput:
     context_switches: int
     priority_changes: int
     trace_capacity: int
-    semaphores: dict[int, tuple[int, int, int]]  # id: ups, downs, max_waiters
+    semaphores: dict[int, tuple[int, int, int, int]]  # id: ups, downs, max_waiters, aborts
+    scripts: dict[int, ScriptCounters]  # task id: its script's counters
 
 
 def _last_words(text: str) -> str:
@@ -234,7 +236,14 @@ def read_output(name: str, q: Qemu) -> RunnerOutput:
         )
     if found := uart_trace.problems(run):
         raise RunError(f"{name}: the trace on the UART is not complete: {'; '.join(found)}")
-    sems = {int(m[1]): (int(m[2]), int(m[3]), int(m[4])) for line in lines if (m := SEM.match(line))}
+    sems = {
+        int(m[1]): (int(m[2]), int(m[3]), int(m[4]), int(m[5])) for line in lines if (m := SEM.match(line))
+    }
+    scripts = {
+        int(m[1]): ScriptCounters(int(m[2]), int(m[3]), int(m[4]), int(m[5]))
+        for line in lines
+        if (m := TASK.match(line))
+    }
     return RunnerOutput(
         trace=run,
         quiescent=result[1] == "quiescent",
@@ -243,6 +252,7 @@ def read_output(name: str, q: Qemu) -> RunnerOutput:
         priority_changes=int(fields["priority_changes"]),
         trace_capacity=capacity,
         semaphores=sems,
+        scripts=scripts,
     )
 
 
@@ -275,7 +285,11 @@ def run(scenario: Scenario, target_name: str, *, timeout: float = DEFAULT_TIMEOU
 def result(scenario: Scenario, out: RunnerOutput) -> SimResult:
     """The SimResult of a run, from the runner's output (the job accounting
     is the lab's C pass over the trace, as for the host port)."""
-    if len(out.trace.tasks) != len(scenario.tasks) or len(out.semaphores) != len(scenario.resources):
+    if (
+        len(out.trace.tasks) != len(scenario.tasks)
+        or len(out.semaphores) != len(scenario.resources)
+        or sorted(out.scripts) != list(range(len(scenario.tasks)))
+    ):
         raise RunError("the runner's tasks and semaphores are not the scenario's")
     trace = out.trace.records
     jobs, busy, holds = account(native.lib(), scenario, trace, out.end_ns)
@@ -293,4 +307,5 @@ def result(scenario: Scenario, out: RunnerOutput) -> SimResult:
         context_switches=out.context_switches,
         priority_changes=out.priority_changes,
         semaphores=counters,
+        scripts=tuple(out.scripts[i] for i in range(len(scenario.tasks))),
     )

@@ -22,6 +22,7 @@ from typing import NoReturn, TypeVar
 
 from priora.errors import ScenarioError
 from priora.model import (
+    NEEDS_PRIORITY_ORDER,
     NS_PER_SECOND,
     ORDERS,
     PRIORITY_MAX,
@@ -64,7 +65,7 @@ _AT_END = re.compile(r"\s*\(at end of document\)$")
 
 _TOP_KEYS = ("system", "resources", "tasks")
 _SYSTEM_KEYS = ("tick_hz", "time_unit", "horizon", "protocol")
-_RESOURCE_KEYS = ("kind", "protocol", "initial", "max", "order")
+_RESOURCE_KEYS = ("kind", "protocol", "ceiling", "initial", "max", "order")
 _TASK_KEYS = ("priority", "period", "phase", "deadline", "body")
 _ACTIONS: tuple[ActionKind, ...] = ("compute", "lock", "unlock", "down", "up", "delay")
 
@@ -72,6 +73,8 @@ _ACTIONS: tuple[ActionKind, ...] = ("compute", "lock", "unlock", "down", "up", "
 _NOT_FOR_KIND: dict[tuple[str, ResourceKind], str] = {
     ("protocol", "counting"): "only mutexes have a locking protocol",
     ("protocol", "binary"): "only mutexes have a locking protocol",
+    ("ceiling", "counting"): "only mutexes have a ceiling",
+    ("ceiling", "binary"): "only mutexes have a ceiling",
     ("initial", "mutex"): "a mutex always starts free",
     ("max", "mutex"): "a mutex has no count",
     ("max", "binary"): 'its max is 1; use kind = "counting" for another max',
@@ -119,6 +122,7 @@ def parse(text: str, source: str, *, check_default_horizon: bool = True) -> Scen
     resources = _resources(_At(source, "[resources]"), doc.get("resources", {}), system)
     tasks = _tasks(_At(source, "[tasks]"), doc.get("tasks", {}), resources, clock)
     scenario = Scenario(source=source, system=system, resources=resources, tasks=tasks)
+    _check_ceilings(source, scenario)
     if system.horizon is None and check_default_horizon:
         _check_default_horizon(_At(source, "[system] horizon"), scenario, clock)
     return scenario
@@ -404,18 +408,30 @@ def _check_kind_keys(at: _At, table: Mapping[str, object], kind: ResourceKind) -
             at.field(key).fail(f"not allowed on {_KIND_NAME[kind]} ({why})")
 
 
+# Why a protocol needs priority-ordered waiters (NEEDS_PRIORITY_ORDER).
+_NEEDS_ORDER_WHY: dict[Protocol, str] = {
+    "pip": "priority inheritance",
+    "pcp": "the priority ceiling protocol",
+    "ipcp": "the immediate ceiling protocol",
+    "rcs": "a restartable section",
+}
+
+
 def _mutex(at: _At, name: str, table: Mapping[str, object], order: Order, system: System) -> Resource:
     protocol: Protocol = system.protocol
     if "protocol" in table:
         protocol = _choice(at.field("protocol"), table["protocol"], PROTOCOLS, "protocol")
-    # The kernel's inheritance finds the most urgent waiter in the priority queue.
-    if protocol == "pip" and order == "fifo":
+    # The kernel's policies find the most urgent waiter in the priority queue.
+    if protocol in NEEDS_PRIORITY_ORDER and order == "fifo":
         origin = "" if "protocol" in table else " (from [system])"
         at.field("order").fail(
-            f'"fifo" cannot go with protocol "pip"{origin}: priority inheritance needs '
-            'priority order; set protocol = "none" or drop order'
+            f'"fifo" cannot go with protocol "{protocol}"{origin}: {_NEEDS_ORDER_WHY[protocol]} needs '
+            'priority order; set protocol = "none" or "npcs", or drop order'
         )
-    return Resource(name=name, kind="mutex", protocol=protocol, initial=1, max=None, order=order)
+    ceiling = _priority(at.field("ceiling"), table["ceiling"]) if "ceiling" in table else None
+    return Resource(
+        name=name, kind="mutex", protocol=protocol, initial=1, max=None, order=order, ceiling=ceiling
+    )
 
 
 def _semaphore(at: _At, name: str, table: Mapping[str, object], kind: ResourceKind, order: Order) -> Resource:
@@ -485,6 +501,25 @@ def _task(at: _At, name: str, value: object, resources: Mapping[str, Resource], 
     deadline = _optional_time(at.field("deadline"), table.get("deadline"), clock, PERIOD_MAX)
     body = _body(at.field("body"), table.get("body"), resources, clock)
     return _Draft(at, name, priority, period, phase, period if deadline is None else deadline, body)
+
+
+def _check_ceilings(source: str, scenario: Scenario) -> None:
+    """A ceiling given in the file covers every task that locks the mutex:
+    the kernel refuses a lock by a task whose base priority is above the
+    ceiling (PR_ECEILING, pcp and ipcp), so the file is refused first, under
+    any protocol (--protocol may choose pcp or ipcp later). The most urgent
+    such task is named (ties: the first in the file)."""
+    for r in scenario.resources:
+        if r.ceiling is None:
+            continue
+        above = [t for t in scenario.lockers(r.name) if t.priority > r.ceiling]
+        if above:
+            task = max(above, key=lambda t: t.priority)
+            _At(source, _label("resources", r.name)).field("ceiling").fail(
+                f"{r.ceiling} is below the priority {task.priority} of task {task.name}, which locks "
+                f"{r.name}: the kernel would refuse {task.name}'s lock with PR_ECEILING; give at least "
+                f"{task.priority}, or no ceiling to have it computed"
+            )
 
 
 def _check_default_horizon(at: _At, scenario: Scenario, clock: _Clock) -> None:

@@ -27,10 +27,25 @@ UNBOUNDED_NS = 2**62
 
 @dataclass(frozen=True)
 class SemaphoreCounters:
+    """The kernel's pr_sem_stats of one semaphore, and the longest hold the
+    job accounting measured."""
+
     ups: int
     downs: int
     max_waiters: int
+    aborts: int  # rcs: holders whose section on it was aborted
     longest_hold_ns: int | None  # mutexes only
+
+
+@dataclass(frozen=True)
+class ScriptCounters:
+    """What the scenario interpreter counted for one task (pr_script_t),
+    over the whole run."""
+
+    timeouts: int
+    errors: int
+    aborts: int  # rcs: sections restarted after PR_EABORTED
+    lost_ns: int  # rcs: CPU time spent in sections that were aborted
 
 
 @dataclass(frozen=True)
@@ -46,6 +61,7 @@ class SimResult:
     context_switches: int
     priority_changes: int
     semaphores: tuple[SemaphoreCounters, ...]  # per resource, in model order
+    scripts: tuple[ScriptCounters, ...]  # per task, in model order
 
 
 def _alloc_semaphore(lib: Any, k: KernelSemaphore, keep: list[Any]) -> None:
@@ -58,13 +74,15 @@ def _alloc_semaphore(lib: Any, k: KernelSemaphore, keep: list[Any]) -> None:
     attr.max = k.max
     attr.flags = k.flags
     attr.protocol = k.protocol
+    attr.ceiling = k.ceiling
     sid = native.ffi.new("pr_id_t *")
     err = lib.pr_sem_alloc(attr, sid)
     if err != native.PR_OK:
         raise NativeError(f"the kernel refused resource {k.name}: {native.errname(err)}")
 
 
-def _create_task(lib: Any, k: KernelTask, keep: list[Any]) -> None:
+def _create_task(lib: Any, k: KernelTask, keep: list[Any]) -> Any:
+    """Creates the task; returns its pr_script_t (the interpreter's counters)."""
     actions = native.ffi.new("pr_action_t[]", max(1, len(k.actions)))
     for i, a in enumerate(k.actions):
         c = actions[i]
@@ -91,6 +109,11 @@ def _create_task(lib: Any, k: KernelTask, keep: list[Any]) -> None:
     err = lib.pr_task_create(attr, tid)
     if err != native.PR_OK:
         raise NativeError(f"the kernel refused task {k.name}: {native.errname(err)}")
+    return script
+
+
+def script_counters(script: Any) -> ScriptCounters:
+    return ScriptCounters(int(script.timeouts), int(script.errors), int(script.aborts), int(script.lost))
 
 
 def account(
@@ -155,8 +178,7 @@ def simulate(
     compiled = compile_scenario(scenario)
     for sem in compiled.semaphores:
         _alloc_semaphore(lib, sem, keep)
-    for task in compiled.tasks:
-        _create_task(lib, task, keep)
+    scripts = [_create_task(lib, task, keep) for task in compiled.tasks]
 
     horizon = horizon_ticks if horizon_ticks is not None else scenario.horizon_ticks()
     until = scenario.ticks_to_ns(horizon) if horizon is not None else UNBOUNDED_NS
@@ -176,8 +198,9 @@ def simulate(
         s = native.ffi.new("pr_sem_stats_t *")
         lib.pr_sem_stats(i, s)
         hold = holds[i] if r.kind == "mutex" else None
-        counters.append(SemaphoreCounters(int(s.ups), int(s.downs), int(s.max_waiters), hold))
-    del keep
+        counters.append(SemaphoreCounters(int(s.ups), int(s.downs), int(s.max_waiters), int(s.aborts), hold))
+    ran = tuple(script_counters(script) for script in scripts)
+    del keep, scripts
     return SimResult(
         scenario=scenario,
         trace=trace,
@@ -188,4 +211,5 @@ def simulate(
         context_switches=int(stats.context_switches),
         priority_changes=int(stats.priority_changes),
         semaphores=tuple(counters),
+        scripts=ran,
     )

@@ -487,7 +487,7 @@ def test_demo_without_matplotlib(capsys: pytest.CaptureFixture[str], monkeypatch
         ["frobnicate"],
         [],
         ["simulate"],
-        ["simulate", "x.toml", "--protocol", "pcp"],
+        ["simulate", "x.toml", "--protocol", "srp"],
         ["simulate", "x.toml", "--bogus"],
     ],
 )

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from priora.errors import NativeError, ScenarioError
-from priora.model import Action, Resource, Scenario, System, Task
+from priora.model import PROTOCOLS, Action, Protocol, Resource, Scenario, System, Task
 
 
 def scenario(unit: str = "ms", tick_hz: int = 1000, order: str = "priority") -> Scenario:
@@ -48,13 +50,37 @@ def test_with_protocol_changes_every_mutex_only() -> None:
     assert s.system.protocol == "pip"
 
 
-def test_pip_on_a_fifo_mutex_is_a_user_error() -> None:
+@pytest.mark.parametrize("protocol", ["pip", "pcp", "ipcp", "rcs"])
+def test_a_protocol_that_needs_priority_order_on_a_fifo_mutex_is_a_user_error(protocol: Protocol) -> None:
     with pytest.raises(ScenarioError) as e:
-        scenario(order="fifo").with_protocol("pip")
+        scenario(order="fifo").with_protocol(protocol)
     assert str(e.value) == (
-        'm.toml: [resources.S] order: protocol "pip" needs order "priority" (inheritance on a FIFO mutex)'
+        f'm.toml: [resources.S] order: protocol "{protocol}" needs order "priority" '
+        "(the kernel refuses it on a FIFO mutex)"
     )
-    assert scenario(order="fifo").with_protocol("none").resources[0].protocol == "none"
+
+
+@pytest.mark.parametrize("protocol", ["none", "npcs"])
+def test_none_and_npcs_take_a_fifo_mutex(protocol: Protocol) -> None:
+    assert scenario(order="fifo").with_protocol(protocol).resources[0].protocol == protocol
+
+
+def test_ceilings() -> None:
+    # S is locked by A (2), B (1) and C (0): its computed ceiling is 2; a
+    # given one is kept. The kernel gets one under pcp and ipcp only; npcs
+    # runs the holder at 31 (PR_PRIO_MAX).
+    s = scenario()
+    assert [t.name for t in s.lockers("S")] == ["A", "B", "C"]
+    assert s.lockers("C") == ()
+    assert s.ceiling("S") == 2
+    given = replace(s, resources=(replace(s.resources[0], ceiling=5), s.resources[1]))
+    assert given.ceiling("S") == 5
+    expected = {"none": None, "pip": None, "pcp": 2, "ipcp": 2, "npcs": 31, "rcs": None}
+    assert {p: s.with_protocol(p).kernel_ceiling("S") for p in PROTOCOLS} == expected
+    assert given.with_protocol("ipcp").kernel_ceiling("S") == 5
+    assert s.with_protocol("pcp").kernel_ceiling("C") is None  # a counting semaphore
+    nobody = replace(s, tasks=(replace(s.tasks[0], body=(Action("compute", ticks=1),)),))
+    assert nobody.ceiling("S") == 0
 
 
 def test_the_library_is_built_with_the_limits_the_loader_checks(monkeypatch: pytest.MonkeyPatch) -> None:

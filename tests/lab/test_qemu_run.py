@@ -25,6 +25,7 @@ import json
 import struct
 import zlib
 from collections.abc import Callable
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -313,10 +314,10 @@ def test_blob_round_trip(name: str, protocol: str) -> None:
     data = blob.encode(kernel, s.horizon_ticks())
     assert blob.decode(data) == (kernel, s.horizon_ticks())
     magic, version, header, total, crc = struct.unpack_from("<4sHHII", data)
-    assert (magic, version, header, total) == (b"PRSB", 1, 64, len(data))
+    assert (magic, version, header, total) == (b"PRSB", 2, 64, len(data))
     assert crc == zlib.crc32(data[16:])
     actions = sum(len(t.body) for t in s.tasks)
-    assert len(data) == 64 + 32 * len(s.resources) + 64 * len(s.tasks) + 24 * actions
+    assert len(data) == 64 + 40 * len(s.resources) + 64 * len(s.tasks) + 24 * actions
 
 
 def test_kernel_objects_of_a_scenario() -> None:
@@ -332,14 +333,29 @@ def test_kernel_objects_of_a_scenario() -> None:
         (down, 3, forever, 0), (down, 2, forever, 0), (compute, 0, forever, 200_000),
         (delay, 0, forever, 10), (down, 2, 0, 0), (down, 2, 0, 0), (compute, 0, forever, 200_000),
     ]  # fmt: skip
-    flags = {sem.name: (sem.value, sem.max, sem.flags, sem.protocol) for sem in kernel.semaphores}
-    prio, mutex = native.PR_SEM_PRIO, native.PR_SEM_MUTEX
-    assert flags == {
-        "S": (1, 0, prio | mutex, 1),
-        "Log": (1, 0, mutex, 0),
-        "Items": (0, 2, prio, 0),
-        "Go": (0, 1, prio, 0),
+    flags = {
+        sem.name: (sem.value, sem.max, sem.flags, sem.protocol, sem.ceiling) for sem in kernel.semaphores
     }
+    prio, mutex, binary = native.PR_SEM_PRIO, native.PR_SEM_MUTEX, native.PR_SEM_BINARY
+    assert flags == {
+        "S": (1, 0, prio | mutex, 1, 0),
+        "Log": (1, 0, mutex, 0, 0),
+        "Items": (0, 2, prio, 0, 0),
+        "Go": (0, 1, prio | binary, 0, 0),
+    }
+
+    # Under pcp and ipcp the ceiling goes to the kernel: S is locked by H (4)
+    # and L (2), Log by M (3) and L; npcs takes none (its holder runs at 31).
+    def mutexes_under(protocol: Protocol) -> list[tuple[int, int]]:
+        every = replace(
+            s, resources=tuple(replace(r, protocol=protocol, order="priority") for r in s.resources)
+        )
+        return [(k.protocol, k.ceiling) for k in compile_scenario(every).semaphores[:2]]
+
+    assert mutexes_under("pcp") == [(2, 4), (2, 3)]
+    assert mutexes_under("ipcp") == [(3, 4), (3, 3)]
+    assert mutexes_under("npcs") == [(4, 0), (4, 0)]
+    assert mutexes_under("rcs") == [(5, 0), (5, 0)]
     h = kernel.tasks[0]
     assert (h.name, h.priority, h.period, h.phase, h.deadline) == ("H", 4, 50, 2, 15)
     assert h.actions[1] == KernelAction(native.ACTION_NUMBER["lock"], 0, 3, 0)
@@ -350,7 +366,7 @@ def test_a_blob_too_large_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     assert blob.LIMIT == 16 * 1024 * 1024
     monkeypatch.setattr(blob, "LIMIT", 500)
     with pytest.raises(
-        blob.BlobError, match=r"^the scenario takes 528 bytes as a blob, the target has room for 500$"
+        blob.BlobError, match=r"^the scenario takes 536 bytes as a blob, the target has room for 500$"
     ):
         inversion_blob()
     with pytest.raises(blob.BlobError, match=r"^name 'ABCDEFGHIJKLMNOP': 1 to 15 characters fit a blob$"):
@@ -379,8 +395,9 @@ def patched(offset: int, fmt: str, value: int) -> Callable[[bytes], bytes]:
     return change
 
 
-SEMS = 64  # inversion: the semaphore S is at 64, the tasks at 96, 160, 224, the actions at 288
-ACTIONS = 64 + 32 + 3 * 64
+SEMS = 64  # inversion: the semaphore S is at 64, the tasks at 104, 168, 232, the actions at 296
+TASKS = SEMS + 40
+ACTIONS = TASKS + 3 * 64
 
 BAD_BLOBS: dict[str, tuple[Callable[[bytes], bytes], int, str]] = {
     "magic": (
@@ -388,7 +405,7 @@ BAD_BLOBS: dict[str, tuple[Callable[[bytes], bytes], int, str]] = {
         10,
         'blob: no scenario blob at 0x87000000 (the magic is not "PRSB"): load one with -device loader,file=BLOB,addr=0x87000000,force-raw=on',
     ),
-    "version": (patched(4, "<H", 2), 10, "blob: unsupported version (this runner reads version 1): 2"),
+    "version": (patched(4, "<H", 1), 10, "blob: unsupported version (this runner reads version 2): 1"),
     "checksum": (
         lambda d: d[:-1] + bytes([d[-1] ^ 1]),
         10,
@@ -399,7 +416,7 @@ BAD_BLOBS: dict[str, tuple[Callable[[bytes], bytes], int, str]] = {
         10,
         "blob: total size out of range (64 .. 16777216 bytes): 1073741824",
     ),
-    "counts": (patched(20, "<H", 4), 10, "blob: the counts do not add up to the total size; they give 592"),
+    "counts": (patched(20, "<H", 4), 10, "blob: the counts do not add up to the total size; they give 600"),
     "tick_hz": (
         patched(16, "<I", 2_000_000),
         10,
@@ -415,11 +432,17 @@ BAD_BLOBS: dict[str, tuple[Callable[[bytes], bytes], int, str]] = {
         10,
         "blob: semaphore 0: the name must be 1 to 15 characters, NUL-padded; first byte 0",
     ),
-    "sem flags": (patched(SEMS + 24, "<I", 8 | 3), 10, "blob: semaphore 0: unknown flags 11"),
-    "protocol": (patched(SEMS + 28, "<I", 9), 10, "blob: semaphore 0: unknown protocol 9"),
-    "priority": (patched(96 + 16, "<I", 40), 10, "blob: task 0: priority out of range 0..31: 40"),
+    "sem flags": (patched(SEMS + 24, "<I", 16 | 3), 10, "blob: semaphore 0: unknown flags 19"),
+    "protocol": (patched(SEMS + 28, "<I", 6), 10, "blob: semaphore 0: unknown protocol 6"),
+    "ceiling": (patched(SEMS + 32, "<I", 32), 10, "blob: semaphore 0: ceiling out of range 0..31: 32"),
+    "sem reserved": (
+        patched(SEMS + 36, "<I", 5),
+        10,
+        "blob: semaphore 0: reserved field (offset 36) must be 0, holds 5",
+    ),
+    "priority": (patched(TASKS + 16, "<I", 40), 10, "blob: task 0: priority out of range 0..31: 40"),
     "actions": (
-        patched(96 + 24, "<I", 99),
+        patched(TASKS + 24, "<I", 99),
         10,
         "blob: task 0: its actions are not inside the action table; first 0",
     ),
@@ -430,13 +453,18 @@ BAD_BLOBS: dict[str, tuple[Callable[[bytes], bytes], int, str]] = {
         11,
         "the kernel refused semaphore 0: PR_EINVAL",
     ),  # a mutex starts at 1
+    "kernel ceiling": (
+        patched(SEMS + 32, "<I", 3),
+        11,
+        "the kernel refused semaphore 0: PR_EINVAL",
+    ),  # a ceiling on a pip mutex
     "script": (
         patched(ACTIONS + 2 * 24, "<I", 1),
         11,
         "the kernel refused the body of task 0: PR_EINVAL",
     ),  # no unlock
     "period": (
-        patched(96 + 32, "<Q", 1 << 40),
+        patched(TASKS + 32, "<Q", 1 << 40),
         11,
         "the kernel refused task 0: PR_EINVAL",
     ),  # > UINT32_MAX ticks

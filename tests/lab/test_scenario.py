@@ -671,7 +671,7 @@ BAD_FILES = [
     ),
     (
         "unknown_key_resource",
-        "unknown_key_resource.toml: [resources.S] protocl: unknown key (expected one of: kind, protocol, initial, max, order)",
+        "unknown_key_resource.toml: [resources.S] protocl: unknown key (expected one of: kind, protocol, ceiling, initial, max, order)",
     ),
     (
         "unknown_key_task",
@@ -710,7 +710,7 @@ BAD_FILES = [
     ),
     (
         "protocol_unknown",
-        'protocol_unknown.toml: [system] protocol: unknown protocol "pcp" (expected "none" or "pip")',
+        'protocol_unknown.toml: [system] protocol: unknown protocol "pi" (expected "none", "pip", "pcp", "ipcp", "npcs" or "rcs")',
     ),
     ("horizon_zero", "horizon_zero.toml: [system] horizon: must be > 0, got 0"),
     (
@@ -748,15 +748,41 @@ BAD_FILES = [
     ),
     (
         "resource_protocol_unknown",
-        'resource_protocol_unknown.toml: [resources.S] protocol: unknown protocol "srp" (expected "none" or "pip")',
+        'resource_protocol_unknown.toml: [resources.S] protocol: unknown protocol "srp" (expected "none", "pip", "pcp", "ipcp", "npcs" or "rcs")',
     ),
     (
         "pip_on_fifo_mutex",
-        'pip_on_fifo_mutex.toml: [resources.S] order: "fifo" cannot go with protocol "pip" (from [system]): priority inheritance needs priority order; set protocol = "none" or drop order',
+        'pip_on_fifo_mutex.toml: [resources.S] order: "fifo" cannot go with protocol "pip" (from [system]): priority inheritance needs priority order; set protocol = "none" or "npcs", or drop order',
     ),
     (
         "pip_on_fifo_mutex_explicit",
-        'pip_on_fifo_mutex_explicit.toml: [resources.S] order: "fifo" cannot go with protocol "pip": priority inheritance needs priority order; set protocol = "none" or drop order',
+        'pip_on_fifo_mutex_explicit.toml: [resources.S] order: "fifo" cannot go with protocol "pip": priority inheritance needs priority order; set protocol = "none" or "npcs", or drop order',
+    ),
+    (
+        "pcp_on_fifo_mutex",
+        'pcp_on_fifo_mutex.toml: [resources.S] order: "fifo" cannot go with protocol "pcp" (from [system]): the priority ceiling protocol needs priority order; set protocol = "none" or "npcs", or drop order',
+    ),
+    (
+        "rcs_on_fifo_mutex_explicit",
+        'rcs_on_fifo_mutex_explicit.toml: [resources.S] order: "fifo" cannot go with protocol "rcs": a restartable section needs priority order; set protocol = "none" or "npcs", or drop order',
+    ),
+    # Ceilings
+    (
+        "ceiling_out_of_range",
+        "ceiling_out_of_range.toml: [resources.S] ceiling: must be in 0..31 (the kernel's range), got 32",
+    ),
+    (
+        "ceiling_string",
+        'ceiling_string.toml: [resources.S] ceiling: must be an integer, got a string ("high")',
+    ),
+    (
+        "ceiling_on_binary",
+        "ceiling_on_binary.toml: [resources.B] ceiling: not allowed on a binary semaphore (only mutexes have a ceiling)",
+    ),
+    (
+        "ceiling_below_locker",
+        "ceiling_below_locker.toml: [resources.S] ceiling: 2 is below the priority 3 of task M, which locks S: "
+        "the kernel would refuse M's lock with PR_ECEILING; give at least 3, or no ceiling to have it computed",
     ),
     (
         "initial_on_mutex",

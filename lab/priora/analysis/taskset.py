@@ -226,10 +226,8 @@ def _check_body(source: str, task: Task) -> None:
 
 
 def _explicit_ceiling(resource: Resource) -> int | None:
-    """The ceiling given in the file, once the scenario format has one (issue
-    5: `ceiling` per mutex); None when absent or not supported yet."""
-    value = getattr(resource, "ceiling", None)
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    """The ceiling given in the file (`ceiling = N`); None when absent."""
+    return resource.ceiling
 
 
 def _inheritance_levels(

@@ -22,7 +22,8 @@
  *
  * Output (after the trace frame of docs/riscv-port.md, label "run"):
  *   PRIORA-RUN stop=<quiescent|horizon> end_ns=<n> ticks=<n> context_switches=<n> priority_changes=<n>
- *   PRIORA-RUN sem=<id> ups=<n> downs=<n> max_waiters=<n>     (one per semaphore)
+ *   PRIORA-RUN sem=<id> ups=<n> downs=<n> max_waiters=<n> aborts=<n>    (one per semaphore)
+ *   PRIORA-RUN task=<id> timeouts=<n> errors=<n> aborts=<n> lost=<ns>  (one per task: its script)
  *   PRIORA-RUN done
  *
  * QEMU exit status: 0 the run is complete; 10 the blob is refused; 11 the
@@ -42,18 +43,18 @@
 
 extern char __image_end[]; /* link.ld: the end of the image (its boot stack) */
 
-/* ---- the blob, version 1 (docs/qemu-run.md); every field little-endian ---- */
+/* ---- the blob, version 2 (docs/qemu-run.md); every field little-endian ---- */
 
 #define BLOB_MAGIC "PRSB"
-#define BLOB_VERSION 1u
+#define BLOB_VERSION 2u
 #define HEADER_BYTES 64u
-#define SEM_BYTES 32u
+#define SEM_BYTES 40u /* a multiple of 8: the action table after it stays 8-aligned */
 #define TASK_BYTES 64u
 #define ACTION_BYTES 24u
 #define NAME_BYTES 16u
 
 /* Known bits of a semaphore entry's flags. */
-#define SEM_FLAGS (PR_SEM_PRIO | PR_SEM_MUTEX)
+#define SEM_FLAGS (PR_SEM_PRIO | PR_SEM_MUTEX | PR_SEM_RECURSIVE | PR_SEM_BINARY)
 
 /* The action table is laid out as the kernel's pr_action_t on both ISAs, so
  * the scripts point into the blob itself: no copy, no limit on the actions
@@ -174,7 +175,7 @@ static header_t check_header(void)
         fail(EXIT_BAD_BLOB, "blob: no scenario blob at 0x87000000 (the magic is not \"PRSB\"): ",
              "load one with -device loader,file=BLOB,addr=0x87000000,force-raw=on");
     if (u16_at(blob + 4) != BLOB_VERSION)
-        bad_blob("unsupported version (this runner reads version 1): ", u16_at(blob + 4));
+        bad_blob("unsupported version (this runner reads version 2): ", u16_at(blob + 4));
     if (u16_at(blob + 6) != HEADER_BYTES)
         bad_blob("the header must be 64 bytes, it says ", u16_at(blob + 6));
     h.total = u32_at(blob + 8);
@@ -222,16 +223,20 @@ static void check_sems(const header_t *h)
 {
     for (uint32_t i = 0; i < h->nsems; i++) {
         const unsigned char *e = sem_entry(i);
-        uint32_t flags = u32_at(e + 24), protocol = u32_at(e + 28);
+        uint32_t flags = u32_at(e + 24), protocol = u32_at(e + 28), ceiling = u32_at(e + 32);
         int32_t value = (int32_t)u32_at(e + 16), max = (int32_t)u32_at(e + 20);
         if (!name_ok(e))
             bad_entry("semaphore", i, "the name must be 1 to 15 characters, NUL-padded; first byte ", e[0]);
         if ((flags & ~(uint32_t)SEM_FLAGS) != 0)
             bad_entry("semaphore", i, "unknown flags ", flags);
-        if (protocol > PR_PROTOCOL_PIP)
+        if (protocol >= PR_PROTOCOL_COUNT)
             bad_entry("semaphore", i, "unknown protocol ", protocol);
+        if (ceiling > PR_PRIO_MAX)
+            bad_entry("semaphore", i, "ceiling out of range 0..31: ", ceiling);
         if (value < 0 || max < 0)
             bad_entry("semaphore", i, "value and max must be >= 0; value ", (uint32_t)value);
+        if (u32_at(e + 36) != 0)
+            bad_entry("semaphore", i, "reserved field (offset 36) must be 0, holds ", u32_at(e + 36));
     }
 }
 
@@ -286,6 +291,7 @@ static void create_sems(const header_t *h)
         attr.max = (int)u32_at(e + 20);
         attr.flags = u32_at(e + 24);
         attr.protocol = (pr_protocol_t)u32_at(e + 28);
+        attr.ceiling = (pr_prio_t)u32_at(e + 32);
         int err = pr_sem_alloc(&attr, &id);
         if (err != PR_OK)
             refused("semaphore", i, err);
@@ -378,6 +384,16 @@ int main(void)
         put_field("ups", s.ups);
         put_field("downs", s.downs);
         put_field("max_waiters", s.max_waiters);
+        put_field("aborts", s.aborts);
+        pr_riscv_putc('\n');
+    }
+    for (uint32_t i = 0; i < h.ntasks; i++) {
+        pr_riscv_puts("PRIORA-RUN");
+        put_field("task", i);
+        put_field("timeouts", scripts[i].timeouts);
+        put_field("errors", scripts[i].errors);
+        put_field("aborts", scripts[i].aborts);
+        put_field("lost", scripts[i].lost);
         pr_riscv_putc('\n');
     }
     pr_riscv_puts("PRIORA-RUN done\n");
