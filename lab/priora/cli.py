@@ -5,6 +5,7 @@
     priora run FILE --target qemu-rv32|qemu-rv64 [the same options] [--timeout S]
     priora demo [--out DIR]
     priora analyze FILE [--json] [--protocol P ...]
+    priora breakdown FILE --vary TASK.FIELD [--protocol P ...] [--json] [--synchronous]
 
 A user's mistake (an invalid file, a bad option value, an output that cannot
 be written) is printed as one line `priora: <message>` on stderr with exit
@@ -90,6 +91,31 @@ def _parser() -> argparse.ArgumentParser:
         help=f"analyse only these protocols ({', '.join(ANALYSIS_PROTOCOLS)}; default: all)",
     )
     analyze.set_defaults(handler=_analyze)
+
+    breakdown = commands.add_parser(
+        "breakdown",
+        help="the largest value of a task's field (execution time, section, ...) that meets every deadline",
+    )
+    breakdown.add_argument("file", type=Path, metavar="FILE", help="scenario file (TOML)")
+    breakdown.add_argument(
+        "--vary",
+        required=True,
+        metavar="TASK.FIELD",
+        help="what to vary: TASK.wcet, TASK.section.MUTEX, TASK.body[i], TASK.period or TASK.deadline",
+    )
+    breakdown.add_argument(
+        "--protocol",
+        action="extend",
+        nargs="+",
+        choices=ANALYSIS_PROTOCOLS,
+        metavar="P",
+        help=f"only these protocols ({', '.join(ANALYSIS_PROTOCOLS)}; default: every one the lab simulates)",
+    )
+    breakdown.add_argument("--json", action="store_true", help="print the breakdown as one JSON document")
+    breakdown.add_argument(
+        "--synchronous", action="store_true", help="release every task at 0 (ignore the file's phases)"
+    )
+    breakdown.set_defaults(handler=_breakdown)
     return parser
 
 
@@ -234,6 +260,16 @@ def _analyze(args: argparse.Namespace) -> str:
     protocols: list[str] = args.protocol or list(ANALYSIS_PROTOCOLS)
     result = analyze(scenario, protocols)
     return analysis_json(result) if args.json else analysis_text(result)
+
+
+def _breakdown(args: argparse.Namespace) -> str:
+    from priora.breakdown import breakdown, breakdown_json, breakdown_text
+    from priora.scenario import load
+
+    # Every run has its own horizon (it changes with a period): none is checked here.
+    scenario = load(args.file, check_default_horizon=False)
+    result = breakdown(scenario, args.vary, args.protocol, synchronous_release=args.synchronous)
+    return breakdown_json(result) if args.json else breakdown_text(result)
 
 
 # ---------------------------------------------------------------- main
