@@ -4,12 +4,17 @@ Perfetto, ui.perfetto.dev, and chrome://tracing open).
 One process (pid 1) with one thread per task (tid = kernel task id + 1,
 ordered most urgent first), and on each task's track:
   "X" slices     "run" for each execution interval, and nested in them one
-                 slice per critical section (named after the mutex) for the
-                 part of the hold during which the task runs; "blocked on R"
-                 for each wait on semaphore R
+                 slice per critical section (named after the mutex, "R
+                 (aborted)" for a section rcs aborted: its work is lost) for
+                 the part of the hold during which the task runs; "blocked on
+                 R" for each wait on semaphore R ("blocked on R by the
+                 ceiling" for a wait on pcp's system ceiling: args ceiling,
+                 holder)
   "i" instants   "release", "deadline miss" (at the deadline of each job the
-                 report marks missed, priora.timeline), "job done" and
-                 "priority a->b" (args: old, new, cause, resource)
+                 report marks missed, priora.timeline), "job done",
+                 "priority a->b" (args: old, new, cause, resource: a boost to
+                 a ceiling has cause "ceiling") and "abort R" (rcs: args
+                 resource, by)
 Timestamps ("ts", "dur") are in microseconds, as the format wants, from the
 trace's ns times (floats, so nothing is rounded away).
 """
@@ -104,11 +109,27 @@ def _slices(task: TaskTimeline) -> list[Event]:
     for run in _runs_by_job(task):
         events.append(_slice(task, "run", "execution", run, {"job": task.job_at(run.start)}))
         for name, piece in _nested_sections(task, run):
-            events.append(_slice(task, name, "critical section", piece, {"resource": name}))
+            resource, aborted = _aborted_name(name)
+            label = f"{resource} (aborted)" if aborted else resource
+            args = {"resource": resource, "aborted": True} if aborted else {"resource": resource}
+            events.append(_slice(task, label, "critical section", piece, args))
     for b in task.blocked:
-        args = {"resource": b.resource, "timed_out": b.timed_out}
-        events.append(_slice(task, f"blocked on {b.resource}", "blocked", b, args))
+        wait: dict[str, Any] = {"resource": b.resource, "timed_out": b.timed_out}
+        name = f"blocked on {b.resource}"
+        if b.ceiling is not None:
+            name += " by the ceiling"
+            wait.update(ceiling=b.ceiling, holder=b.holder)
+        events.append(_slice(task, name, "blocked", b, wait))
     return events
+
+
+ABORTED = "\0aborted"  # appended to a resource name inside _nested_sections: not a name's character
+
+
+def _aborted_name(name: str) -> tuple[str, bool]:
+    if name.endswith(ABORTED):
+        return name[: -len(ABORTED)], True
+    return name, False
 
 
 def _runs_by_job(task: TaskTimeline) -> list[Interval]:
@@ -137,7 +158,7 @@ def _nested_sections(task: TaskTimeline, run: Interval) -> list[tuple[str, Inter
     for cs in task.critical_sections:
         start, end = max(cs.start, run.start), min(cs.end, run.end)
         if end > start:
-            pieces.append((cs.resource, start, end))
+            pieces.append((cs.resource + (ABORTED if cs.aborted else ""), start, end))
     pieces.sort(key=lambda p: (p[1], -p[2]))  # outer first at one instant
     stack: list[tuple[str, int, int]] = []  # open slices, outermost first: (resource, since, end)
     out: list[tuple[str, Interval]] = []
@@ -175,4 +196,8 @@ def _instants(task: TaskTimeline) -> list[Event]:
     for c in task.priority_changes:
         args = {"old": c.old, "new": c.new, "cause": c.cause, "resource": c.resource}
         events.append(_instant(task, f"priority {c.old}->{c.new}", "priority", c.time, args))
+    for a in task.aborts:
+        events.append(
+            _instant(task, f"abort {a.resource}", "abort", a.time, {"resource": a.resource, "by": a.by})
+        )
     return events

@@ -6,8 +6,13 @@ unit.
   critical section   a pale band in the resource's colour behind the bar, over
                      the whole hold (so a preempted holder still shows it holds)
   blocked            a hatched box outlined in the colour of the semaphore waited
-                     for (dashed when the wait timed out)
-  priority boost     a line above the bar with the inherited priority ("p3")
+                     for (dashed when the wait timed out); hatched the other way
+                     when the task waited on pcp's system ceiling
+  priority boost     a line above the bar with the raised priority ("p3"): solid
+                     when inherited (pip, pcp, rcs), dashed when the mutex lends
+                     its ceiling from the lock on (ipcp, npcs: "p31")
+  aborted section    (rcs) the running inside it cross-hatched (lost work), and
+                     a black X where a more urgent task took the mutex over
   release, deadline  an arrow up at each release, down at each deadline
   miss               the deadline arrow in red, a red cross at the deadline, and
                      the overrun (deadline to finish, or to the end) underlined
@@ -48,6 +53,9 @@ BAR = 0.44  # execution bar
 BAND = 0.74  # critical-section band
 ARROW = 0.48  # release and deadline arrows reach this far from the centre
 MISS_STRIP = 0.08  # the red overrun strip, under the bar
+
+CEILING_HATCH = "\\\\\\"  # blocked on pcp's system ceiling (the other waits: "///")
+LOST_HATCH = "xxx"  # running inside a section that was aborted (rcs)
 
 LABEL_CHAR_INCHES = 0.07  # width of one character of a 7 pt label, roughly
 
@@ -122,6 +130,7 @@ def _draw_row(chart: _Chart, task: TaskTimeline, y: float) -> None:
     _draw_critical_bands(chart, task, y)
     _draw_blocked(chart, task, y)
     _draw_executions(chart, task, y)
+    _draw_aborts(chart, task, y)
     _draw_boosts(chart, task, y)
     _draw_releases_and_deadlines(chart, task, y)
     _draw_misses(chart, task, y)
@@ -139,7 +148,8 @@ def _draw_blocked(chart: _Chart, task: TaskTimeline, y: float) -> None:
         start, width = chart.span(b)
         style = "--" if b.timed_out else "-"
         edge = chart.colours[b.resource]
-        box = Rectangle((start, y - BAR / 2), width, BAR, fill=False, hatch="///", lw=1.0, ls=style, ec=edge)
+        hatch = CEILING_HATCH if b.ceiling is not None else "///"
+        box = Rectangle((start, y - BAR / 2), width, BAR, fill=False, hatch=hatch, lw=1.0, ls=style, ec=edge)
         box.set_zorder(2)
         chart.ax.add_patch(box)
         # The semaphore's name inside the box, when it fits.
@@ -165,6 +175,21 @@ def _draw_executions(chart: _Chart, task: TaskTimeline, y: float) -> None:
     for cs in task.critical_sections:
         inside = [chart.span(p) for p in _overlaps(task.executions, cs)]
         chart.ax.broken_barh(inside, (y - BAR / 2, BAR), facecolors=chart.colours[cs.resource], zorder=3.1)
+        if cs.aborted:  # the work done inside is lost: cross-hatched over its colour
+            chart.ax.broken_barh(
+                inside,
+                (y - BAR / 2, BAR),
+                facecolors="none",
+                edgecolors="black",
+                hatch=LOST_HATCH,
+                lw=0,
+                zorder=3.2,
+            )
+
+
+def _draw_aborts(chart: _Chart, task: TaskTimeline, y: float) -> None:
+    for a in task.aborts:
+        chart.ax.plot([chart.x(a.time)], [y + BAR / 2], marker="X", color="black", ms=7, zorder=6)
 
 
 def _overlaps(executions: tuple[Interval, ...], within: Interval) -> list[Interval]:
@@ -180,8 +205,9 @@ def _draw_boosts(chart: _Chart, task: TaskTimeline, y: float) -> None:
     top = y + BAR / 2 + 0.06
     for b in task.boosts:
         start, end = b.in_unit(chart.scenario)
+        style = "--" if b.cause == "ceiling" else "-"
         # End ticks ("|"), so that two values in a row read as two boosts.
-        chart.ax.plot([start, end], [top, top], color="black", lw=1.2, marker="|", ms=5, zorder=5)
+        chart.ax.plot([start, end], [top, top], color="black", lw=1.2, ls=style, marker="|", ms=5, zorder=5)
         chart.ax.text(
             (start + end) / 2,
             top + 0.02,
@@ -253,15 +279,26 @@ def _legend(chart: _Chart, timeline: Timeline) -> None:
             handles.append(Patch(facecolor=colour, label=f"holds {r.name}"))
         elif r.name in waited:  # a semaphore nobody holds: its outline colour
             handles.append(Patch(fill=False, hatch="///", edgecolor=colour, label=f"blocked on {r.name}"))
-    if waited:
+    if any(b.ceiling is None for t in tasks for b in t.blocked):
         label = "blocked (outline: semaphore)"
         handles.append(Patch(fill=False, hatch="///", edgecolor=TEXT_COLOUR, label=label))
+    if any(b.ceiling is not None for t in tasks for b in t.blocked):
+        label = "blocked by the system ceiling (pcp)"
+        handles.append(Patch(fill=False, hatch=CEILING_HATCH, edgecolor=TEXT_COLOUR, label=label))
     if any(b.timed_out for t in tasks for b in t.blocked):
         handles.append(
             Patch(fill=False, hatch="///", edgecolor=TEXT_COLOUR, linestyle="--", label="wait timed out")
         )
-    if any(t.boosts for t in tasks):
+    boosts = [b for t in tasks for b in t.boosts]
+    if any(b.cause != "ceiling" for b in boosts):
         handles.append(Line2D([], [], color="black", lw=1.2, marker="|", label="pN: inherited priority"))
+    if any(b.cause == "ceiling" for b in boosts):
+        label = "pN: ceiling from the lock on (ipcp, npcs)"
+        handles.append(Line2D([], [], color="black", lw=1.2, ls="--", marker="|", label=label))
+    if any(cs.aborted for t in tasks for cs in t.critical_sections):
+        handles.append(Patch(facecolor="white", edgecolor="black", hatch=LOST_HATCH, label="lost work (rcs)"))
+    if any(t.aborts for t in tasks):
+        handles.append(_marker("X", "black", "section aborted (rcs)"))
     handles.append(_marker("^", "black", "release"))
     if any(t.deadlines for t in tasks):
         handles.append(_marker("v", "black", "deadline"))

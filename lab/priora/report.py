@@ -30,7 +30,7 @@ import numpy as np
 
 from priora import native
 from priora.model import NS_PER_SECOND, UNITS_PER_SECOND, Action, Scenario, Task
-from priora.simulate import SimResult
+from priora.simulate import ScriptCounters, SimResult
 
 Number = int | float
 Stopped = Literal["horizon", "quiescent"]
@@ -54,6 +54,8 @@ class JobRow:
     inverted: Number
     missed: bool  # True only for a miss that happened (not for an open deadline)
     deadline: Number | None  # absolute; None: the task has no deadline
+    aborts: int = 0  # rcs: sections of the job aborted by a more urgent task, and restarted
+    lost: Number = 0  # rcs: CPU time of the job spent in those sections before their restart
 
 
 JOB_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(JobRow))
@@ -120,6 +122,8 @@ class TaskRow:
     misses: int
     timeouts: int
     errors: int
+    aborts: int = 0  # rcs: the interpreter's count of restarted sections (pr_script_t.aborts)
+    lost: Number = 0  # rcs: the interpreter's lost work (pr_script_t.lost)
 
 
 @dataclass
@@ -130,6 +134,8 @@ class ResourceRow:
     ups: int
     most_waiters: int
     longest_hold: Number | None  # mutexes only
+    ceiling: int | None = None  # pcp, ipcp: the mutex's ceiling; npcs: 31; else None
+    aborts: int = 0  # rcs: holders whose section on it was aborted (pr_sem_stats)
 
 
 @dataclass
@@ -145,6 +151,8 @@ class SystemRow:
     protocol: str
     jobs: int
     misses: int
+    aborts: int = 0  # the sum of the jobs' aborts
+    lost: Number = 0  # the sum of the jobs' lost work
 
 
 @dataclass
@@ -236,11 +244,13 @@ def _jobs(result: SimResult) -> JobRows:
         "inverted": _column(scenario, jobs["inverted"]),
         "missed": (jobs["missed"] == 1).tolist(),
         "deadline": _column(scenario, jobs["deadline"]),
+        "aborts": jobs["aborts"].tolist(),
+        "lost": _column(scenario, jobs["lost"]),
     }
     return JobRows(columns)
 
 
-def _task_row(scenario: Scenario, rows: dict[str, np.ndarray[Any, Any]]) -> TaskRow:
+def _task_row(scenario: Scenario, rows: dict[str, np.ndarray[Any, Any]], script: ScriptCounters) -> TaskRow:
     # Responses in ns, so that the mean is converted once (no rounding twice).
     finished = rows["finish"] != native.NEVER
     responses = (rows["finish"][finished] - rows["release"][finished]).astype(np.float64)
@@ -254,6 +264,8 @@ def _task_row(scenario: Scenario, rows: dict[str, np.ndarray[Any, Any]]) -> Task
         misses=int(np.count_nonzero(rows["missed"] == 1)),
         timeouts=int(rows["timeouts"].sum()),
         errors=int(rows["errors"].sum()),
+        aborts=script.aborts,
+        lost=_time(scenario, script.lost_ns),
     )
 
 
@@ -271,7 +283,7 @@ def _tasks(result: SimResult) -> dict[str, TaskRow]:
     rows: dict[str, TaskRow] = {}
     for i, t in enumerate(scenario.tasks):
         mine = {name: values[bounds[i] : bounds[i + 1]] for name, values in by_task.items()}
-        rows[t.name] = _task_row(scenario, mine)
+        rows[t.name] = _task_row(scenario, mine, result.scripts[i])
     return rows
 
 
@@ -288,6 +300,8 @@ def _resources(result: SimResult) -> dict[str, ResourceRow]:
             ups=c.ups,
             most_waiters=c.max_waiters,
             longest_hold=hold,
+            ceiling=scenario.kernel_ceiling(r.name),
+            aborts=c.aborts,
         )
     return rows
 
@@ -322,6 +336,8 @@ def _system(result: SimResult) -> SystemRow:
         protocol=scenario.system.protocol,
         jobs=len(result.jobs),
         misses=int(np.count_nonzero(result.jobs["missed"] == 1)),
+        aborts=int(result.jobs["aborts"].sum()),
+        lost=_time(scenario, int(result.jobs["lost"].sum())),
     )
 
 
@@ -443,32 +459,57 @@ def _table(title: str, headers: list[str], columns: Sequence[Sequence[Cell]], le
     return "\n".join([title, *("  ".join(line).rstrip() for line in zip(*texts, strict=True))])
 
 
-# The Jobs table's columns: the JobRow fields, in this order.
+# The Jobs table's columns: the JobRow fields, in this order; the rcs ones
+# only when a mutex is restartable (_restartable).
 _JOBS_TEXT = ("task", "job", "release", "start", "finish", "response", "deadline", "missed", "blocked",
               "inverted", "timeouts", "errors")  # fmt: skip
-_TIMES = {"release", "start", "finish", "response", "deadline", "blocked", "inverted"}
+_JOBS_RCS = ("aborts", "lost")
+_TIMES = {"release", "start", "finish", "response", "deadline", "blocked", "inverted", "lost"}
+
+
+def _restartable(report: Report) -> bool:
+    """A mutex of the run is rcs: the text shows the aborts and the lost work."""
+    return any(r.protocol == "rcs" for r in report.resources.values())
+
+
+def _ceilings(report: Report) -> bool:
+    """A mutex of the run has a ceiling (pcp, ipcp, npcs): the text shows it."""
+    return any(r.ceiling is not None for r in report.resources.values())
 
 
 def _jobs_text(report: Report, unit: str) -> str:
-    headers = [f"{name} ({unit})" if name in _TIMES else name for name in _JOBS_TEXT]
-    columns = [report.jobs._columns[JOB_FIELDS.index(name)] for name in _JOBS_TEXT]
+    names = _JOBS_TEXT + (_JOBS_RCS if _restartable(report) else ())
+    headers = [f"{name} ({unit})" if name in _TIMES else name for name in names]
+    columns = [report.jobs._columns[JOB_FIELDS.index(name)] for name in names]
     return _table("Jobs", headers, columns)
 
 
 def _tasks_text(report: Report, unit: str) -> str:
     headers = ["task", "jobs", *(f"{h} ({unit})" for h in ("max response", "mean response"))]
     headers += [f"max blocked ({unit})", f"max inverted ({unit})", "misses", "timeouts", "errors"]
+    rcs = _restartable(report)
+    if rcs:
+        headers += ["aborts", f"lost ({unit})"]
     # The TaskRow fields, in their order.
-    rows: list[list[Cell]] = [[name, *_fields(t).values()] for name, t in report.tasks.items()]
+    rows: list[list[Cell]] = [
+        [name, *list(_fields(t).values())[: len(headers) - 1]] for name, t in report.tasks.items()
+    ]
     return _table("Tasks", headers, list(zip(*rows, strict=True)))
 
 
 def _resources_text(report: Report, unit: str) -> str:
-    headers = ["resource", "kind", "protocol", "downs", "ups", "most waiters", f"longest hold ({unit})"]
-    rows: list[list[Cell]] = [
-        [name, r.kind, r.protocol, r.downs, r.ups, r.most_waiters, r.longest_hold]
-        for name, r in report.resources.items()
-    ]
+    headers = ["resource", "kind", "protocol"]
+    ceilings, rcs = _ceilings(report), _restartable(report)
+    if ceilings:
+        headers.append("ceiling")
+    headers += ["downs", "ups", "most waiters", f"longest hold ({unit})"]
+    if rcs:
+        headers.append("aborts")
+    rows: list[list[Cell]] = []
+    for name, r in report.resources.items():
+        row: list[Cell] = [name, r.kind, r.protocol, *([r.ceiling] if ceilings else [])]
+        row += [r.downs, r.ups, r.most_waiters, r.longest_hold, *([r.aborts] if rcs else [])]
+        rows.append(row)
     return _table("Resources", headers, list(zip(*rows, strict=True)), left=3)
 
 
@@ -486,6 +527,8 @@ def _system_text(report: Report) -> str:
         ("jobs", str(s.jobs)),
         ("misses", str(s.misses)),
     ]
+    if _restartable(report):
+        pairs += [("aborts", str(s.aborts)), ("lost", f"{s.lost} {unit}")]
     width = max(len(k) for k, _ in pairs)
     return "\n".join(["System", *(f"  {k.ljust(width)}  {v}" for k, v in pairs)])
 

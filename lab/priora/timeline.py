@@ -9,13 +9,20 @@ time unit with `Scenario.to_unit`.
 
 How each kind is read (docs/trace-format.md):
   executions        SWITCH in .. SWITCH out (0xFF is the idle task: not a task)
-  critical sections a mutex is held from a DOWN ok that did not block
-                    (arg0 == 0), or from a WAKE ok on it (handed over by an up),
-                    until the holder's UP ok. Counting and binary semaphores
-                    have no holder, hence no critical sections.
-  blocked           BLOCK .. WAKE (ok, or PR_ETIMEDOUT: a timeout)
+  critical sections a mutex is held from a WAKE ok on it (handed over by an
+                    up), or else from its holder's DOWN ok (taken in the call:
+                    at once, after a pcp retry, or by an rcs take-over), until
+                    the holder's UP ok, or the ABORT of its section (rcs: then
+                    the section is `aborted`, its work lost). Counting and
+                    binary semaphores have no holder, hence no critical sections.
+  blocked           BLOCK .. WAKE (ok; PR_ETIMEDOUT: a timeout; PR_EAGAIN: pcp
+                    woke it to try again). A CEILING record after the BLOCK
+                    marks a wait on pcp's system ceiling (`ceiling`, `holder`)
+  aborts            ABORT records (rcs): the holder, the mutex, who took it
   boosts            the effective priority (PRIO records) above the base
-                    (TASK_CREATE, PRIO_SET), one interval per value
+                    (TASK_CREATE, PRIO_SET), one interval per value, with the
+                    cause of the change that set it ("inherit" for pip, pcp
+                    and rcs; "ceiling" for ipcp and npcs, lent from the lock on)
   marks             RELEASE, JOB_DONE; a deadline is the release plus the
                     task's deadline (default: its period), from the model
   misses            the job rows of the run (result.jobs, the lab's accounting,
@@ -65,24 +72,44 @@ class Interval:
 
 @dataclass(frozen=True)
 class CriticalSection(Interval):
-    """The task holds mutex `resource`."""
+    """The task holds mutex `resource`; `aborted` (rcs): a more urgent task
+    took it over at `end`, and the work done inside is lost."""
 
     resource: str
+    aborted: bool = False
 
 
 @dataclass(frozen=True)
 class Blocked(Interval):
-    """The task waits on semaphore `resource`; `timed_out`: the wait ended by its timeout."""
+    """The task waits on semaphore `resource`; `timed_out`: the wait ended by
+    its timeout. `ceiling` (pcp): it waited on the system ceiling (that
+    value, set by a mutex `holder` held), `resource` being free or not."""
 
     resource: str
     timed_out: bool = False
+    ceiling: int | None = None
+    holder: str | None = None
 
 
 @dataclass(frozen=True)
 class Boost(Interval):
-    """The task's effective priority is `priority`, above its base."""
+    """The task's effective priority is `priority`, above its base; `cause`:
+    why it took that value (native.CAUSE_NAME: "inherit", "ceiling", ...)."""
 
     priority: int
+    cause: str = "inherit"
+
+
+@dataclass(frozen=True)
+class Abort:
+    """rcs: at `time` the task's section on `resource` was aborted, and `by` took the mutex."""
+
+    time: int
+    resource: str
+    by: str
+
+    def in_unit(self, scenario: Scenario) -> float:
+        return scenario.to_unit(self.time)
 
 
 @dataclass(frozen=True)
@@ -118,6 +145,7 @@ class TaskTimeline:
     blocked: tuple[Blocked, ...]
     boosts: tuple[Boost, ...]
     priority_changes: tuple[PriorityChange, ...]
+    aborts: tuple[Abort, ...]
     releases: tuple[Mark, ...]
     deadlines: tuple[Mark, ...]  # one per release of a task with a deadline
     misses: tuple[Mark, ...]  # at the job's deadline, as the report counts them
@@ -150,6 +178,7 @@ class _Task:
     blocked: list[Blocked] = field(default_factory=list)
     boosts: list[Boost] = field(default_factory=list)
     changes: list[PriorityChange] = field(default_factory=list)
+    aborts: list[Abort] = field(default_factory=list)
     releases: list[Mark] = field(default_factory=list)
     deadlines: list[Mark] = field(default_factory=list)
     misses: list[Mark] = field(default_factory=list)
@@ -157,7 +186,9 @@ class _Task:
     running_since: int | None = None
     holding: dict[int, int] = field(default_factory=dict)  # mutex -> since
     blocked_on: tuple[int, int] | None = None  # (semaphore, since)
+    blocked_ceiling: tuple[int, int] | None = None  # pcp: (ceiling, holder) of the current wait
     boosted_since: int | None = None
+    boost_cause: str = "inherit"
 
 
 class _Builder:
@@ -177,6 +208,8 @@ class _Builder:
             EV["JOB_DONE"]: self._job_done,
             EV["DOWN"]: self._down,
             EV["UP"]: self._up,
+            EV["ABORT"]: self._abort,
+            EV["CEILING"]: self._ceiling,
         }
 
     # ---- helpers ----
@@ -193,32 +226,39 @@ class _Builder:
 
     def _end_boost(self, t: _Task, now: int) -> None:
         if t.boosted_since is not None and now > t.boosted_since:
-            boost = Boost(t.boosted_since, now, t.effective)
+            boost = Boost(t.boosted_since, now, t.effective, t.boost_cause)
             last = t.boosts[-1] if t.boosts else None
             # A value left and taken back at one instant is one boost.
             if last is not None and last.end == boost.start and last.priority == boost.priority:
-                t.boosts[-1] = Boost(last.start, now, last.priority)
+                t.boosts[-1] = Boost(last.start, now, last.priority, last.cause)
             else:
                 t.boosts.append(boost)
         t.boosted_since = None
 
-    def _start_boost(self, t: _Task, now: int) -> None:
-        # Called after every change of the base or the effective priority.
+    def _start_boost(self, t: _Task, now: int, cause: str | None = None) -> None:
+        # Called after every change of the base or the effective priority;
+        # a change of the base alone keeps the cause of the boost.
+        if cause is not None:
+            t.boost_cause = cause
         if t.effective > t.base:
             t.boosted_since = now
 
-    def _end_hold(self, t: _Task, sem: int, now: int) -> None:
+    def _end_hold(self, t: _Task, sem: int, now: int, aborted: bool = False) -> None:
         since = t.holding.pop(sem)
         if now > since:
-            t.critical_sections.append(CriticalSection(since, now, self._name(sem)))
+            t.critical_sections.append(CriticalSection(since, now, self._name(sem), aborted))
 
     def _end_block(self, t: _Task, now: int, timed_out: bool) -> None:
+        ceiling = t.blocked_ceiling
+        t.blocked_ceiling = None
         if t.blocked_on is None:
             return
         sem, since = t.blocked_on
         t.blocked_on = None
         if now > since:
-            t.blocked.append(Blocked(since, now, self._name(sem), timed_out))
+            value, holder = ceiling if ceiling is not None else (None, None)
+            by = self.scenario.tasks[holder].name if holder is not None and holder < len(self.tasks) else None
+            t.blocked.append(Blocked(since, now, self._name(sem), timed_out, value, by))
 
     def _end_run(self, now: int) -> None:
         if self.running is None:
@@ -274,24 +314,37 @@ class _Builder:
         t = self._task(r)
         if t is not None:
             t.blocked_on = (int(r["object"]), now)
+            t.blocked_ceiling = None
+
+    def _ceiling(self, r: Any, now: int) -> None:
+        # pcp: right after its BLOCK, the wait is on the system ceiling.
+        t = self._task(r)
+        if t is not None:
+            t.blocked_ceiling = (int(r["arg0"]), int(r["arg1"]))
 
     def _wake(self, r: Any, now: int) -> None:
         t = self._task(r)
         if t is None:
             return
-        ok = int(r["result"]) == native.PR_OK
-        self._end_block(t, now, timed_out=not ok)
+        result = int(r["result"])
+        self._end_block(t, now, timed_out=result == native.PR_ETIMEDOUT)
         sem = int(r["object"])
-        if ok and self._is_mutex(sem):
+        if result == native.PR_OK and self._is_mutex(sem):
             # Handed over: the WAKE comes before the releaser's UP, so holds
-            # are kept per task, never as one holder per mutex.
+            # are kept per task, never as one holder per mutex. (PR_EAGAIN:
+            # woken to try again, it holds nothing yet.)
             t.holding[sem] = now
 
     def _down(self, r: Any, now: int) -> None:
         t = self._task(r)
         sem = int(r["object"])
-        took_at_once = int(r["result"]) == native.PR_OK and int(r["arg0"]) == 0
-        if t is not None and took_at_once and self._is_mutex(sem):
+        # Taken in the call, unless a WAKE handed it over already.
+        if (
+            t is not None
+            and int(r["result"]) == native.PR_OK
+            and self._is_mutex(sem)
+            and sem not in t.holding
+        ):
             t.holding[sem] = now
 
     def _up(self, r: Any, now: int) -> None:
@@ -299,6 +352,17 @@ class _Builder:
         sem = int(r["object"])
         if t is not None and int(r["result"]) == native.PR_OK and sem in t.holding:
             self._end_hold(t, sem, now)
+
+    def _abort(self, r: Any, now: int) -> None:
+        t = self._task(r)
+        sem = int(r["object"])
+        if t is None or not self._is_mutex(sem):
+            return
+        if sem in t.holding:
+            self._end_hold(t, sem, now, aborted=True)
+        by = int(r["arg0"])
+        name = self.scenario.tasks[by].name if by < len(self.tasks) else "?"
+        t.aborts.append(Abort(now, self._name(sem), name))
 
     def _prio(self, r: Any, now: int) -> None:
         t = self._task(r)
@@ -311,7 +375,7 @@ class _Builder:
         t.changes.append(PriorityChange(now, old, new, cause, resource))
         self._end_boost(t, now)
         t.effective = new
-        self._start_boost(t, now)
+        self._start_boost(t, now, cause)
 
     def _prio_set(self, r: Any, now: int) -> None:
         t = self._task(r)
@@ -361,6 +425,7 @@ class _Builder:
                     blocked=tuple(t.blocked),
                     boosts=tuple(t.boosts),
                     priority_changes=tuple(t.changes),
+                    aborts=tuple(t.aborts),
                     releases=tuple(t.releases),
                     deadlines=tuple(t.deadlines),
                     misses=tuple(t.misses),

@@ -35,7 +35,7 @@ from priora.scenario import load, parse
 from priora.simulate import SimResult, simulate
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-SHIPPED = ("chain", "inversion", "minix_prodcons", "producer_consumer", "rtmach_benchmark1")
+SHIPPED = ("chain", "inversion", "minix_prodcons", "producer_consumer", "protocols", "rtmach_benchmark1")
 
 Time = int | Fraction
 
@@ -51,6 +51,8 @@ class Job(NamedTuple):
     inverted: Time
     timeouts: int
     missed: bool
+    aborts: int = 0  # rcs: sections of the job aborted and restarted
+    lost: Time = 0  # rcs: CPU time of the job lost in them
 
 
 # ---------------------------------------------------------------- helpers
@@ -84,6 +86,8 @@ def job_row(scenario: Scenario, row: Any) -> Job:
         inverted=in_unit(scenario, int(row["inverted"])),
         timeouts=int(row["timeouts"]),
         missed=int(row["missed"]) == 1,
+        aborts=int(row["aborts"]),
+        lost=in_unit(scenario, int(row["lost"])),
     )
 
 
@@ -471,3 +475,238 @@ def test_rtmach_benchmark1_worst_blocking_of_a() -> None:
     assert max(j.blocked for j in a) == 30
     assert all(j.response == 10 + j.blocked for j in a)
     assert all(j.timeouts == 0 for j in table)
+
+
+# ---------------------------------------------------------------- the six protocols
+
+# examples/protocols.toml: L (1) at 0: lock S, compute 4, unlock S, compute 1;
+# M (2) at 1: lock T, compute 2, unlock T; N (3) at 2: compute 2; H (4) at 3:
+# lock S, compute 1, unlock S, lock T, compute 1, unlock T; U (5) at 3:
+# compute 1. Ceilings (pcp, ipcp): 4 and 4. Besides the rules at the top:
+# - pcp: a task may lock only if its priority is above the ceilings of the
+#   mutexes other tasks hold, else it waits on the system ceiling (blocked
+#   on a free mutex too) and the holder inherits its priority; the unlock
+#   that lowers the ceiling wakes it to try again (it is handed nothing);
+# - ipcp: the holder runs at the ceiling from its lock on; npcs: at 31;
+# - rcs: a more urgent task takes a held mutex over at once; the holder's
+#   compute stops, its unlock reports the abort, and its section restarts
+#   from the lock; the work it had done inside is lost.
+PROTOCOL_TABLES: dict[str, list[Job]] = {
+    # 0 L locks S. 1 M preempts, takes T, 1-2. 2 N 2-3. 3 U 3-4 (U before H).
+    # 4 H locks S: blocks, and L stays at 1: N 4-5 (done 5), M 5-6 (unlocks
+    # T, done 6), then L 6-9, unlocks S -> H 9-11 (takes the free T); L 11-12.
+    # H: blocked 4-9, inverted 5 (N 4-5, M 5-6, L 6-9).
+    "none": [
+        Job("L", 1, 0, 0, 12, 12, 0, 0, 0, False),
+        Job("M", 1, 1, 1, 6, 5, 0, 0, 0, False),
+        Job("N", 1, 2, 2, 5, 3, 0, 0, 0, False),
+        Job("H", 1, 3, 4, 11, 8, 5, 5, 0, False),
+        Job("U", 1, 3, 3, 4, 1, 0, 0, 0, False),
+    ],
+    # As none until 4: H blocks on S, L inherits 4 and runs 4-7, unlocks ->
+    # H 7-8, unlocks S, locks T held by M: blocks again, M inherits 4 and runs
+    # its last ms 8-9, unlocks -> H 9-10 (done). N 10-11; M ends its job when
+    # it runs again, at 11; L 11-12. H blocked 4-7 and 8-9 (twice);
+    # M inverted 3 (L 4-7); N inverted 4 (L 4-7, M 8-9).
+    "pip": [
+        Job("L", 1, 0, 0, 12, 12, 0, 0, 0, False),
+        Job("M", 1, 1, 1, 11, 10, 0, 3, 0, False),
+        Job("N", 1, 2, 2, 11, 9, 0, 4, 0, False),
+        Job("H", 1, 3, 4, 10, 7, 4, 4, 0, False),
+        Job("U", 1, 3, 3, 4, 1, 0, 0, 0, False),
+    ],
+    # 0 L locks S (ceiling 4). 1 M asks for the free T: blocked by the
+    # ceiling, L inherits 2 and runs 1-2. 2 N (3) preempts L, 2-3. 3 U 3-4.
+    # 4 H asks for S: blocked by the ceiling, L inherits 4, runs 4-6, unlocks:
+    # H is woken to try again, takes S 6-7, unlocks (M is woken to try again:
+    # nothing blocks it now), takes T before M can run, 7-8 (done). N 8-9.
+    # M tries again at 9, takes T, 9-11. L 11-12. H blocked 4-6 (once);
+    # M blocked 1-7; inverted: M 3 (L 1-2, 4-6), N 2 (L 4-6), H 2 (L 4-6).
+    "pcp": [
+        Job("L", 1, 0, 0, 12, 12, 0, 0, 0, False),
+        Job("M", 1, 1, 1, 11, 10, 6, 3, 0, False),
+        Job("N", 1, 2, 2, 9, 7, 0, 2, 0, False),
+        Job("H", 1, 3, 4, 8, 5, 2, 2, 0, False),
+        Job("U", 1, 3, 3, 4, 1, 0, 0, 0, False),
+    ],
+    # L runs at 4 from its lock at 0: M, N and H (not above 4) wait; U 3-4.
+    # L 4-5 ends its section and drops to 1: H 5-7, N 7-9, M 9-11 (at 4 from
+    # its lock), L 11-12. Nobody blocks; inverted: L ran 1-3 and 4-5.
+    "ipcp": [
+        Job("L", 1, 0, 0, 12, 12, 0, 0, 0, False),
+        Job("M", 1, 1, 9, 11, 10, 0, 3, 0, False),
+        Job("N", 1, 2, 7, 9, 7, 0, 2, 0, False),
+        Job("H", 1, 3, 5, 7, 4, 0, 1, 0, False),
+        Job("U", 1, 3, 3, 4, 1, 0, 0, 0, False),
+    ],
+    # L runs its section at 31, 0-4: U waits until 4 (inverted 1). Then U
+    # 4-5, H 5-7, N 7-9, M 9-11, L 11-12.
+    "npcs": [
+        Job("L", 1, 0, 0, 12, 12, 0, 0, 0, False),
+        Job("M", 1, 1, 9, 11, 10, 0, 3, 0, False),
+        Job("N", 1, 2, 7, 9, 7, 0, 2, 0, False),
+        Job("H", 1, 3, 5, 7, 4, 0, 1, 0, False),
+        Job("U", 1, 3, 4, 5, 2, 0, 1, 0, False),
+    ],
+    # As none until 4: H asks for S, held by L (1 < 4): L's section is
+    # aborted, H takes S, 4-5; then T from M the same way, 5-6 (done). N 6-7.
+    # M runs at 7: its compute stops at once, its unlock reports the abort,
+    # and it locks T again: 7-9 (lost: 1-2). L at 9 the same: its section
+    # again, 9-13, then 13-14 (lost: 0-1). Nobody blocks or waits for a
+    # less urgent task.
+    "rcs": [
+        Job("L", 1, 0, 0, 14, 14, 0, 0, 0, False, aborts=1, lost=1),
+        Job("M", 1, 1, 1, 9, 8, 0, 0, 0, False, aborts=1, lost=1),
+        Job("N", 1, 2, 2, 7, 5, 0, 0, 0, False),
+        Job("H", 1, 3, 4, 6, 3, 0, 0, 0, False),
+        Job("U", 1, 3, 3, 4, 1, 0, 0, 0, False),
+    ],
+}
+
+# The synchronization records of each run, as the kernel wrote them: (ms,
+# event, task, what). PRIO: "old->new cause mutex"; BLOCK, WAKE: "mutex
+# result"; CEILING: "mutex ceiling holder"; ABORT: "mutex by".
+PROTOCOL_EVENTS: dict[str, list[tuple[int, str, str, str]]] = {
+    "none": [(4, "BLOCK", "H", "S ok"), (9, "WAKE", "H", "S ok")],
+    "pip": [
+        (4, "BLOCK", "H", "S ok"),
+        (4, "PRIO", "L", "1->4 inherit S"),
+        (7, "PRIO", "L", "4->1 release S"),
+        (7, "WAKE", "H", "S ok"),
+        (8, "BLOCK", "H", "T ok"),
+        (8, "PRIO", "M", "2->4 inherit T"),
+        (9, "PRIO", "M", "4->2 release T"),
+        (9, "WAKE", "H", "T ok"),
+    ],
+    "pcp": [
+        (1, "BLOCK", "M", "T ok"),
+        (1, "CEILING", "M", "T 4 L"),
+        (1, "PRIO", "L", "1->2 inherit S"),
+        (4, "BLOCK", "H", "S ok"),
+        (4, "CEILING", "H", "S 4 L"),
+        (4, "PRIO", "L", "2->4 inherit S"),
+        (6, "PRIO", "L", "4->1 release S"),
+        (6, "WAKE", "H", "S PR_EAGAIN"),
+        (7, "WAKE", "M", "T PR_EAGAIN"),
+    ],
+    "ipcp": [
+        (0, "PRIO", "L", "1->4 ceiling S"),
+        (5, "PRIO", "L", "4->1 release S"),
+        (9, "PRIO", "M", "2->4 ceiling T"),
+        (11, "PRIO", "M", "4->2 release T"),
+    ],
+    "npcs": [
+        (0, "PRIO", "L", "1->31 ceiling S"),
+        (4, "PRIO", "L", "31->1 release S"),
+        (5, "PRIO", "H", "4->31 ceiling S"),
+        (6, "PRIO", "H", "31->4 release S"),
+        (6, "PRIO", "H", "4->31 ceiling T"),
+        (7, "PRIO", "H", "31->4 release T"),
+        (9, "PRIO", "M", "2->31 ceiling T"),
+        (11, "PRIO", "M", "31->2 release T"),
+    ],
+    "rcs": [(4, "ABORT", "L", "S H"), (5, "ABORT", "M", "T H")],
+}
+
+
+def sync_events(result: SimResult) -> list[tuple[Time, str, str, str]]:
+    s = result.scenario
+    tasks = [t.name for t in s.tasks]
+    sems = [r.name for r in s.resources]
+    out: list[tuple[Time, str, str, str]] = []
+    for r in result.trace:
+        name = native.EVENT_NAME[int(r["event"])]
+        if name not in ("PRIO", "BLOCK", "WAKE", "CEILING", "ABORT", "TIMEOUT"):
+            continue
+        sem = sems[int(r["object"])]
+        if name == "PRIO":
+            what = f"{int(r['arg0'])}->{int(r['arg1'])} {native.CAUSE_NAME[int(r['value'])]} {sem}"
+        elif name == "CEILING":
+            what = f"{sem} {int(r['arg0'])} {tasks[int(r['arg1'])]}"
+        elif name == "ABORT":
+            what = f"{sem} {tasks[int(r['arg0'])]}"
+        else:
+            what = f"{sem} {'ok' if int(r['result']) == 0 else native.errname(int(r['result']))}"
+        out.append((in_unit(s, int(r["time"])), name, tasks[int(r["task"])], what))
+    return out
+
+
+def schedule(result: SimResult) -> list[str]:
+    """Who runs during each ms (from the timeline's executions), "." idle."""
+    from priora.timeline import extract
+
+    s = result.scenario
+    ms = int(in_unit(s, result.end_ns))
+    chart = ["."] * (ms + 1)
+    for task in extract(result).tasks:
+        for e in task.executions:
+            for k in range(int(in_unit(s, e.start)), int(in_unit(s, e.end))):
+                chart[k] = task.name
+    return chart
+
+
+def commented_schedules() -> dict[str, list[str]]:
+    """The charts in the file's header comment: "#   pcp    L L N U ..."."""
+    charts = {}
+    for line in (EXAMPLES / "protocols.toml").read_text().splitlines():
+        words = line.lstrip("# ").split()
+        if words and words[0] in PROTOCOL_TABLES and len(words) > 10:
+            charts[words[0]] = words[1:]
+    return charts
+
+
+def test_protocols_model() -> None:
+    s = example("protocols")
+    assert s.system.protocol == "pcp"
+    assert [(r.name, r.protocol, r.ceiling) for r in s.resources] == [("S", "pcp", 4), ("T", "pcp", None)]
+    assert (s.ceiling("S"), s.ceiling("T")) == (4, 4)  # T's: H, the most urgent of M and H
+    assert [(t.name, t.priority, t.phase) for t in s.tasks] == [
+        ("L", 1, 0), ("M", 2, 1), ("N", 3, 2), ("H", 4, 3), ("U", 5, 3),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("protocol", list(PROTOCOL_TABLES))
+def test_protocols_job_table(protocol: Protocol) -> None:
+    result = simulate(example("protocols").with_protocol(protocol))
+    assert result.quiescent
+    assert job_table(result) == PROTOCOL_TABLES[protocol]
+    # The kernel's own records of who blocked, on what, who was raised to
+    # what and who was aborted, and who ran when, as the file's comment says.
+    assert sync_events(result) == PROTOCOL_EVENTS[protocol]
+    chart = schedule(result)
+    assert chart == commented_schedules()[protocol]
+    # No error anywhere; the interpreter's counters are the trace's.
+    assert all(int(j["errors"]) == 0 and int(j["timeouts"]) == 0 for j in result.jobs)
+    for index, script in enumerate(result.scripts):
+        mine = result.jobs[result.jobs["task"] == index]
+        assert (script.aborts, script.lost_ns) == (int(mine["aborts"].sum()), int(mine["lost"].sum()))
+        assert (script.timeouts, script.errors) == (0, 0)
+
+
+def test_protocols_all_differ() -> None:
+    charts = {p: tuple(schedule(simulate(example("protocols").with_protocol(p)))) for p in PROTOCOL_TABLES}
+    assert len(set(charts.values())) == 6
+    # H's response: none 8, pip 7, pcp 5, ipcp 4, npcs 4, rcs 3.
+    assert [next(j.response for j in PROTOCOL_TABLES[p] if j.task == "H") for p in PROTOCOL_TABLES] == [
+        8, 7, 5, 4, 4, 3,
+    ]  # fmt: skip
+
+
+def test_protocols_report() -> None:
+    # rcs: the lost work per task (the interpreter's), per job (the trace's)
+    # and per mutex (the kernel's count of aborted holders).
+    report = build_report(simulate(example("protocols").with_protocol("rcs")))
+    assert [(name, t.aborts, t.lost) for name, t in report.tasks.items()] == [
+        ("L", 1, 1), ("M", 1, 1), ("N", 0, 0), ("H", 0, 0), ("U", 0, 0),
+    ]  # fmt: skip
+    assert [(name, r.protocol, r.ceiling, r.aborts) for name, r in report.resources.items()] == [
+        ("S", "rcs", None, 1), ("T", "rcs", None, 1),
+    ]  # fmt: skip
+    assert (report.system.aborts, report.system.lost) == (2, 2)
+    # The ceilings the kernel used: 4 under pcp and ipcp, 31 under npcs.
+    for protocol, ceiling in (("pcp", 4), ("ipcp", 4), ("npcs", 31), ("pip", None)):
+        report = build_report(simulate(example("protocols").with_protocol(protocol)))
+        assert [r.ceiling for r in report.resources.values()] == [ceiling, ceiling]
+    # pcp: the longest holds. S: L 0-6; T: M 9-11 (H held it 7-8).
+    report = build_report(simulate(example("protocols")))
+    assert [r.longest_hold for r in report.resources.values()] == [6, 2]

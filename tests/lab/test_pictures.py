@@ -16,7 +16,7 @@ from priora import chrome_trace, gantt, native
 from priora.model import Action, Resource, Scenario, System, Task
 from priora.report import build_report
 from priora.simulate import SimResult, simulate
-from priora.timeline import Blocked, Boost, CriticalSection, Interval, Mark, PriorityChange, extract
+from priora.timeline import Abort, Blocked, Boost, CriticalSection, Interval, Mark, PriorityChange, extract
 
 MS = 1_000_000  # ns per ms (and per tick at 1000 Hz)
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -401,3 +401,108 @@ def test_chrome_trace_timestamps_are_microseconds(tmp_path: Path) -> None:
     assert document["displayTimeUnit"] == "ns"
     # The same schedule whatever the unit of the file: H blocked [2,5) ms.
     assert slices(document["traceEvents"], 2, "blocked") == [("blocked on S", 2000.0, 3000.0)]
+
+
+# ---------------------------------------------------------------- the protocols' new events
+
+
+def protocols(protocol: str) -> SimResult:
+    """examples/protocols.toml under `protocol` (its hand schedules are in
+    tests/lab/test_examples.py)."""
+    from priora.scenario import load
+
+    path = Path(__file__).resolve().parents[2] / "examples" / "protocols.toml"
+    return simulate(load(path).with_protocol(protocol))  # type: ignore[arg-type]
+
+
+def test_timeline_of_pcp_shows_waits_on_the_ceiling() -> None:
+    # M asks for the free T at 1 and H for S at 4: both wait on the system
+    # ceiling (4, set by S, held by L), until woken to try again (PR_EAGAIN):
+    # H at 6, M at 7. H takes S when it runs at 6 (no hand-over), T at 7; M
+    # takes T when it runs again, at 9. L inherits 2 at 1, then 4 at 4.
+    tl = extract(protocols("pcp"))
+    L, M, N, H, U = tl.tasks
+    assert M.blocked == (Blocked(1 * MS, 7 * MS, "T", timed_out=False, ceiling=4, holder="L"),)
+    assert H.blocked == (Blocked(4 * MS, 6 * MS, "S", timed_out=False, ceiling=4, holder="L"),)
+    assert H.critical_sections == (CriticalSection(6 * MS, 7 * MS, "S"), CriticalSection(7 * MS, 8 * MS, "T"))
+    assert M.critical_sections == (CriticalSection(9 * MS, 11 * MS, "T"),)
+    assert L.critical_sections == (CriticalSection(0, 6 * MS, "S"),)
+    assert L.boosts == (Boost(1 * MS, 4 * MS, 2, "inherit"), Boost(4 * MS, 6 * MS, 4, "inherit"))
+    assert all(t.aborts == () for t in tl.tasks)
+
+
+def test_timeline_of_ipcp_and_npcs_shows_boosts_to_the_ceiling() -> None:
+    L, M, N, H, U = extract(protocols("ipcp")).tasks
+    assert L.boosts == (Boost(0, 5 * MS, 4, "ceiling"),)
+    assert M.boosts == (Boost(9 * MS, 11 * MS, 4, "ceiling"),)
+    assert H.boosts == ()  # its ceiling is its own priority
+    L, M, N, H, U = extract(protocols("npcs")).tasks
+    assert L.boosts == (Boost(0, 4 * MS, 31, "ceiling"),)
+    assert H.boosts == (Boost(5 * MS, 7 * MS, 31, "ceiling"),)  # S then T: one value, one boost
+    assert all(b.blocked == () for b in (L, M, N, H, U))
+
+
+def test_timeline_of_rcs_shows_aborts_and_lost_work() -> None:
+    # H takes S from L at 4 and T from M at 5: L's section [0,4) and M's
+    # [1,5) end aborted; each runs its section again from its lock: M
+    # [7,9), L [9,13).
+    L, M, N, H, U = extract(protocols("rcs")).tasks
+    assert L.aborts == (Abort(4 * MS, "S", "H"),)
+    assert M.aborts == (Abort(5 * MS, "T", "H"),)
+    assert L.critical_sections == (
+        CriticalSection(0, 4 * MS, "S", aborted=True),
+        CriticalSection(9 * MS, 13 * MS, "S"),
+    )
+    assert M.critical_sections == (
+        CriticalSection(1 * MS, 5 * MS, "T", aborted=True),
+        CriticalSection(7 * MS, 9 * MS, "T"),
+    )
+    assert H.critical_sections == (CriticalSection(4 * MS, 5 * MS, "S"), CriticalSection(5 * MS, 6 * MS, "T"))
+    assert all(t.blocked == () for t in (L, M, N, H, U))
+
+
+@pytest.mark.parametrize("protocol", ["pcp", "ipcp", "npcs", "rcs"])
+def test_gantt_draws_the_protocols(tmp_path: Path, protocol: str) -> None:
+    path = tmp_path / "chart.svg"
+    gantt.draw(protocols(protocol), path)
+    text = path.read_text()
+    ET.parse(path)
+    legend = {
+        "pcp": "blocked by the system ceiling (pcp)",
+        "ipcp": "pN: ceiling from the lock on (ipcp, npcs)",
+        "npcs": "pN: ceiling from the lock on (ipcp, npcs)",
+        "rcs": "section aborted (rcs)",
+    }[protocol]
+    # The SVG draws its texts as paths (svg.fonttype "path"): the label is
+    # in the figure's legend, which the chart's artists keep.
+    fig = gantt.figure(extract(protocols(protocol)), "t")
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert legend in labels
+    if protocol == "rcs":
+        assert "lost work (rcs)" in labels
+    assert text.startswith("<?xml")
+
+
+def test_chrome_trace_of_the_protocols(tmp_path: Path) -> None:
+    # pcp: the waits on the ceiling name it and its holder (H is tid 4, M 2).
+    events = load_trace(tmp_path, protocols("pcp"))["traceEvents"]
+    assert slices(events, 4, "blocked") == [("blocked on S by the ceiling", 4000.0, 2000.0)]
+    assert slices(events, 2, "blocked") == [("blocked on T by the ceiling", 1000.0, 6000.0)]
+    blocked = [e["args"] for e in events if e["ph"] == "X" and e["cat"] == "blocked" and e["tid"] == 4]
+    assert blocked == [{"resource": "S", "timed_out": False, "ceiling": 4, "holder": "L"}]
+    # ipcp: a boost to a ceiling is a priority instant with cause "ceiling".
+    events = load_trace(tmp_path, protocols("ipcp"))["traceEvents"]
+    assert instants(events, "priority 1->4") == [
+        (1, 0.0, {"old": 1, "new": 4, "cause": "ceiling", "resource": "S"})
+    ]
+    # rcs: the aborts, and the aborted sections' slices (L, tid 1, ran [0,1)
+    # inside S before H took it; M, tid 2, [1,2) inside T).
+    events = load_trace(tmp_path, protocols("rcs"))["traceEvents"]
+    assert instants(events, "abort S") == [(1, 4000.0, {"resource": "S", "by": "H"})]
+    assert instants(events, "abort T") == [(2, 5000.0, {"resource": "T", "by": "H"})]
+    assert slices(events, 1, "critical section") == [("S (aborted)", 0.0, 1000.0), ("S", 9000.0, 4000.0)]
+    assert slices(events, 2, "critical section") == [("T (aborted)", 1000.0, 1000.0), ("T", 7000.0, 2000.0)]
+    aborted = [e["args"] for e in events if e["ph"] == "X" and e["name"] == "S (aborted)"]
+    assert aborted == [{"resource": "S", "aborted": True}]
+    for tid in {e["tid"] for e in events if e["ph"] == "X"}:
+        assert_nested([e for e in events if e["ph"] == "X" and e["tid"] == tid])

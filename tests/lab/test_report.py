@@ -427,17 +427,19 @@ def test_json_shape_and_key_order() -> None:
     assert list(document) == ["jobs", "tasks", "resources", "system"]
     assert list(document["jobs"][0]) == [
         "task", "job", "release", "start", "finish", "response",
-        "timeouts", "errors", "blocked", "inverted", "missed", "deadline",
+        "timeouts", "errors", "blocked", "inverted", "missed", "deadline", "aborts", "lost",
     ]  # fmt: skip
     assert list(document["tasks"]) == ["A", "B", "U", "Z"]  # the file's order
     assert list(document["resources"]) == ["C", "E", "R"]
     assert document["jobs"][2] == {
         "task": "U", "job": 1, "release": 3, "start": 3, "finish": None, "response": None,
         "timeouts": 0, "errors": 0, "blocked": 0, "inverted": 0, "missed": False, "deadline": 23,
+        "aborts": 0, "lost": 0,
     }  # fmt: skip
     assert document["tasks"]["Z"]["max_response"] is None
     assert document["resources"]["C"] == {
         "kind": "counting", "protocol": None, "downs": 1, "ups": 0, "most_waiters": 1, "longest_hold": None,
+        "ceiling": None, "aborts": 0,
     }  # fmt: skip
     assert document["system"]["stopped"] == "horizon"
     assert document == json.loads(json.dumps(report_dict(report)))
@@ -449,12 +451,15 @@ def test_json_layout_one_entry_per_line() -> None:
     assert lines[:2] == ["{", '  "jobs": [']
     assert lines[2] == (
         '    {"task": "A", "job": 1, "release": 0, "start": 0, "finish": 2, "response": 2, '
-        '"timeouts": 0, "errors": 0, "blocked": 0, "inverted": 0, "missed": false, "deadline": 5},'
+        '"timeouts": 0, "errors": 0, "blocked": 0, "inverted": 0, "missed": false, "deadline": 5, '
+        '"aborts": 0, "lost": 0},'
     )
     assert lines[6:8] == ["  ],", '  "tasks": {']
     assert '    "utilisation": 0.9,' in lines
-    assert lines[-3:] == [
-        '    "misses": 1',
+    assert lines[-5:] == [
+        '    "misses": 1,',
+        '    "aborts": 0,',
+        '    "lost": 0',
         "  }",
         "}",
     ]
