@@ -57,6 +57,7 @@ void trace_emit(uint8_t event, uint8_t task, uint8_t object, int result, uint8_t
         lost_unreported = 0;
     }
     put(event, task, object, result, arg0, arg1, value);
+    pr_port_traced(&ring[(head - 1u) & RING_MASK]);
 }
 
 size_t pr_trace_drain(pr_trace_record_t *out, size_t max)

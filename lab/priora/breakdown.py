@@ -540,12 +540,11 @@ def breakdown(
     *,
     synchronous_release: bool = False,
     costs: Costs = None,
-    cost_model: str = "zero",
     analysis: bool = True,
 ) -> Breakdown:
     """The breakdown of `vary` (TASK.FIELD) under each of `protocols`
     (default: every protocol the lab simulates), by simulation with `costs`
-    (None: the simulation's default) and by analysis."""
+    (None: the scenario's own cost model) and by analysis."""
     from priora.analysis import PROTOCOLS as ANALYSIS_PROTOCOLS
     from priora.analysis import AnalysisError
 
@@ -557,6 +556,8 @@ def breakdown(
         raise BreakdownError(f"{scenario.source}: no task has a deadline: no deadline can be missed")
     value = current_value(scenario, field)
     least, greatest = bounds(scenario, field)
+    model = costs if costs is not None else scenario.system.cost_model
+    cost_model = "zero" if model is None else getattr(model, "name", "host costs")
     out: dict[str, ProtocolBreakdown] = {}
     for protocol in wanted:
         sim = _simulation(scenario, field, protocol, value, least, greatest, costs)

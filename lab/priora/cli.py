@@ -33,6 +33,7 @@ TARGETS = ("qemu-rv32", "qemu-rv64")  # priora.qemu_run.TARGETS
 DEFAULT_TIMEOUT = 120.0  # priora.qemu_run.DEFAULT_TIMEOUT
 TRACE_SUFFIXES = (".json",)
 DEFAULT_DEMO_DIR = Path("priora-demo")
+COST_MODELS = ("zero", "rtmach93", "measured")  # priora.costs.NAMES
 
 
 class UsageError(PrioraError):
@@ -114,6 +115,14 @@ def _parser() -> argparse.ArgumentParser:
     breakdown.add_argument("--json", action="store_true", help="print the breakdown as one JSON document")
     breakdown.add_argument(
         "--synchronous", action="store_true", help="release every task at 0 (ignore the file's phases)"
+    )
+    breakdown.add_argument(
+        "--cost-model",
+        choices=COST_MODELS,
+        help="the kernel's costs in the simulations (default: the file's [system] cost_model)",
+    )
+    breakdown.add_argument(
+        "--cpu-hz", type=int, metavar="HZ", help="the CPU clock rate, for --cost-model measured"
     )
     breakdown.set_defaults(handler=_breakdown)
     return parser
@@ -262,12 +271,32 @@ def _analyze(args: argparse.Namespace) -> str:
     return analysis_json(result) if args.json else analysis_text(result)
 
 
+def with_cost_model(scenario: Scenario, name: str, cpu_hz: int | None) -> Scenario:
+    """The scenario under the cost model --cost-model NAME [--cpu-hz HZ]."""
+    from dataclasses import replace
+
+    from priora import costs
+
+    if name == "measured" and cpu_hz is None:
+        raise UsageError("--cost-model measured: give the CPU's clock rate with --cpu-hz")
+    if name != "measured" and cpu_hz is not None:
+        raise UsageError("--cpu-hz: only with --cost-model measured")
+    if cpu_hz is not None and cpu_hz <= 0:
+        raise UsageError(f"--cpu-hz: must be > 0, got {cpu_hz}")
+    model = costs.named(name, cpu_hz)
+    return replace(scenario, system=replace(scenario.system, cost_model=model))
+
+
 def _breakdown(args: argparse.Namespace) -> str:
     from priora.breakdown import breakdown, breakdown_json, breakdown_text
     from priora.scenario import load
 
     # Every run has its own horizon (it changes with a period): none is checked here.
     scenario = load(args.file, check_default_horizon=False)
+    if args.cost_model is not None:
+        scenario = with_cost_model(scenario, args.cost_model, args.cpu_hz)
+    elif args.cpu_hz is not None:
+        raise UsageError("--cpu-hz: only with --cost-model measured")
     result = breakdown(scenario, args.vary, args.protocol, synchronous_release=args.synchronous)
     return breakdown_json(result) if args.json else breakdown_text(result)
 

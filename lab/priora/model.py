@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from priora.errors import ScenarioError
+
+if TYPE_CHECKING:
+    from priora.costs import CostModel
 
 TimeUnit = Literal["tick", "us", "ms"]
 Protocol = Literal["none", "pip", "pcp", "ipcp", "npcs", "rcs"]
@@ -89,6 +92,9 @@ class System:
     time_unit: TimeUnit
     horizon: int | None  # ticks, as given in the file; None = the default
     protocol: Protocol  # default protocol of mutexes
+    # What the kernel's own work costs in virtual time ([system] cost_model,
+    # priora.costs, docs/cost-model.md); None = zero costs.
+    cost_model: CostModel | None = None
 
 
 @dataclass(frozen=True)

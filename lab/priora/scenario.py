@@ -20,6 +20,8 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import NoReturn, TypeVar
 
+from priora import costs
+from priora.costs import CostModel
 from priora.errors import ScenarioError
 from priora.model import (
     NEEDS_PRIORITY_ORDER,
@@ -64,7 +66,7 @@ _AT_LINE = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
 _AT_END = re.compile(r"\s*\(at end of document\)$")
 
 _TOP_KEYS = ("system", "resources", "tasks")
-_SYSTEM_KEYS = ("tick_hz", "time_unit", "horizon", "protocol")
+_SYSTEM_KEYS = ("tick_hz", "time_unit", "horizon", "protocol", "cost_model", "cpu_hz")
 _RESOURCE_KEYS = ("kind", "protocol", "ceiling", "initial", "max", "order")
 _TASK_KEYS = ("priority", "period", "phase", "deadline", "body")
 _ACTIONS: tuple[ActionKind, ...] = ("compute", "lock", "unlock", "down", "up", "delay")
@@ -343,7 +345,22 @@ def _system(at: _At, value: object) -> tuple[System, _Clock]:
     if "horizon" in table:
         number = _toml_number(at.field("horizon"), table["horizon"])
         horizon = _time(at.field("horizon"), number, clock, positive=True, limit=clock.max_ticks())
-    return System(tick_hz=tick_hz, time_unit=unit, horizon=horizon, protocol=protocol), clock
+    cost_model = _cost_model(at, table)
+    return System(tick_hz, unit, horizon, protocol, cost_model), clock
+
+
+def _cost_model(at: _At, table: Mapping[str, object]) -> CostModel | None:
+    """[system] cost_model and cpu_hz (priora.costs validates the model)."""
+    cpu_hz = None
+    if "cpu_hz" in table:
+        cpu_hz = _int(at.field("cpu_hz"), table["cpu_hz"])
+        if cpu_hz <= 0:
+            at.field("cpu_hz").fail(f"must be > 0, got {cpu_hz}")
+    if "cost_model" not in table:
+        if cpu_hz is not None:
+            at.field("cpu_hz").fail(costs.CPU_HZ_ONLY)
+        return None
+    return costs.from_file(at.source, table["cost_model"], cpu_hz)
 
 
 def _tick_hz(at: _At, value: object) -> int:

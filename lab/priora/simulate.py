@@ -17,6 +17,8 @@ import numpy as np
 
 from priora import native
 from priora.compiled import KernelSemaphore, KernelTask, compile_scenario
+from priora.costs import CostModel
+from priora.costs import apply as apply_costs
 from priora.errors import NativeError
 from priora.model import Scenario
 
@@ -160,20 +162,23 @@ class HostCosts:
 
 
 def simulate(
-    scenario: Scenario, horizon_ticks: int | None = None, costs: HostCosts | None = None
+    scenario: Scenario, horizon_ticks: int | None = None, costs: HostCosts | CostModel | None = None
 ) -> SimResult:
     """Runs `scenario` on the host port for `horizon_ticks` (default: the
-    scenario's horizon), charging `costs` (default: none), and returns what
-    happened."""
+    scenario's horizon), charging `costs` (default: the file's cost model,
+    zero without one), and returns what happened."""
     lib = native.lib()
     config = native.ffi.new("pr_kernel_config_t *", {"tick_hz": scenario.system.tick_hz, "quantum": 0})
     err = lib.pr_host_init(config)
     if err != native.PR_OK:
         raise NativeError(f"the kernel refused tick_hz {scenario.system.tick_hz}: {native.errname(err)}")
-    if costs is not None:
+    model = costs if costs is not None else scenario.system.cost_model
+    if isinstance(model, HostCosts):
         lib.pr_host_set_costs(
-            native.ffi.new("pr_host_costs_t *", {"switch_ns": costs.switch_ns, "tick_ns": costs.tick_ns})
+            native.ffi.new("pr_host_costs_t *", {"switch_ns": model.switch_ns, "tick_ns": model.tick_ns})
         )
+    elif model is not None and not model.is_zero():
+        apply_costs(lib, scenario.resources, model)
     keep: list[Any] = []  # C memory the kernel points to while it runs
     compiled = compile_scenario(scenario)
     for sem in compiled.semaphores:

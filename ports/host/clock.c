@@ -9,6 +9,7 @@
  * limit: back to the driver), then the tick whose time has come. A step
  * never crosses the next tick or the limit.
  */
+#include <string.h>
 #include "host_internal.h"
 
 static struct {
@@ -18,6 +19,11 @@ static struct {
     uint64_t next_tick_time;
     pr_host_stop_t stop;
     pr_host_costs_t costs;
+    int running;               /* inside pr_host_run_until: records are charged */
+    int charging;              /* some per-operation cost is not 0 */
+    uint64_t preempt_cost;
+    uint64_t sem_cost[PR_CONFIG_MAX_SEMS][PR_HOST_OPS];
+    uint64_t event_cost[PR_EV_COND_SIGNAL + 1];
 } host;
 
 uint64_t pr_host_tick_time(pr_ticks_t k)
@@ -37,6 +43,11 @@ int pr_host_init(const pr_kernel_config_t *config)
     host.next_tick = 1;
     host.next_tick_time = pr_host_tick_time(1);
     host.costs = (pr_host_costs_t){0, 0};
+    host.running = 0;
+    host.charging = 0;
+    host.preempt_cost = 0;
+    memset(host.sem_cost, 0, sizeof host.sem_cost);
+    memset(host.event_cost, 0, sizeof host.event_cost);
     host_trace_reset();
     return PR_OK;
 }
@@ -44,6 +55,67 @@ int pr_host_init(const pr_kernel_config_t *config)
 uint64_t pr_port_now(void) { return host.now; }
 
 void pr_host_set_costs(const pr_host_costs_t *costs) { host.costs = costs != NULL ? *costs : (pr_host_costs_t){0, 0}; }
+
+int pr_host_set_sem_cost(pr_id_t sem, int op, uint64_t ns)
+{
+    if (sem < 0 || sem >= PR_CONFIG_MAX_SEMS)
+        return PR_EBADID;
+    if (op < 0 || op >= PR_HOST_OPS)
+        return PR_EINVAL;
+    host.sem_cost[sem][op] = ns;
+    host.charging |= ns != 0;
+    return PR_OK;
+}
+
+int pr_host_set_event_cost(int event, uint64_t ns)
+{
+    if (event <= 0 || event > PR_EV_COND_SIGNAL || event == PR_EV_SWITCH || event == PR_EV_SEM_DOWN ||
+        event == PR_EV_BLOCK || event == PR_EV_SEM_UP)
+        return PR_EINVAL;
+    host.event_cost[event] = ns;
+    host.charging |= ns != 0;
+    return PR_OK;
+}
+
+void pr_host_set_preempt_cost(uint64_t ns)
+{
+    host.preempt_cost = ns;
+    host.charging |= ns != 0;
+}
+
+/* The kernel's hook (port.h): the cost of the operation a record stands for,
+ * added to virtual time inside the call that wrote it. */
+void pr_port_traced(const pr_trace_record_t *r)
+{
+    if (!host.charging || !host.running)
+        return;
+    int op;
+    switch (r->event) {
+    case PR_EV_SEM_DOWN:
+        if (r->arg0 != 0)
+            return; /* the end of a wait: charged at its BLOCK */
+        op = r->result == PR_OK ? PR_HOST_OP_TAKE : PR_HOST_OP_TAKE_FAILED;
+        break;
+    case PR_EV_BLOCK:
+        op = PR_HOST_OP_BLOCK;
+        break;
+    case PR_EV_SEM_UP:
+        if (r->result != PR_OK)
+            return;
+        op = r->arg0 != PR_TRACE_NONE ? PR_HOST_OP_GIVE_WAKE : PR_HOST_OP_GIVE;
+        break;
+    case PR_EV_SWITCH:
+        if (r->object != PR_TRACE_NONE && r->arg0 == PR_TASK_READY)
+            host.now += host.preempt_cost;
+        return;
+    default:
+        if (r->event <= PR_EV_COND_SIGNAL)
+            host.now += host.event_cost[r->event];
+        return;
+    }
+    if (r->object < PR_CONFIG_MAX_SEMS)
+        host.now += host.sem_cost[r->object][op];
+}
 
 /* A switch's cost, charged inside the kernel call that switches: the tick
  * interrupts it makes due are taken when time next advances (as a real CPU
@@ -125,8 +197,10 @@ pr_host_stop_t pr_host_run_until(uint64_t until_ns)
     if (host.now >= until_ns)
         return PR_HOST_REACHED;
     pr_kernel_set_outside(0);
+    host.running = 1;
     host_charge_switch();
     host_context_switch(MAIN_SLOT, pr_kernel_dispatch());
+    host.running = 0;
     pr_kernel_set_outside(1);
     return host.stop;
 }

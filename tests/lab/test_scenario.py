@@ -667,7 +667,7 @@ BAD_FILES = [
     ),
     (
         "unknown_key_system",
-        "unknown_key_system.toml: [system] tickhz: unknown key (expected one of: tick_hz, time_unit, horizon, protocol)",
+        "unknown_key_system.toml: [system] tickhz: unknown key (expected one of: tick_hz, time_unit, horizon, protocol, cost_model, cpu_hz)",
     ),
     (
         "unknown_key_resource",

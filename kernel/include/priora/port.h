@@ -97,6 +97,20 @@ void pr_port_trace_full(void);
  * inside: an aborted section stops computing. */
 void pr_port_consume(uint64_t amount);
 
+/* Optional: a port that charges the kernel's own work in its time (the host
+ * port's per-operation costs, docs/cost-model.md) defines PR_PORT_TRACE_HOOK
+ * where it compiles the kernel and implements pr_port_traced, which the
+ * kernel calls with every trace record right after writing it (a record
+ * dropped for want of room is not passed). Without the definition (the
+ * RISC-V port) the call is an empty inline function and compiles to nothing;
+ * with tracing compiled out (PR_CONFIG_TRACE=0) it is never made. */
+struct pr_trace_record;
+#ifdef PR_PORT_TRACE_HOOK
+void pr_port_traced(const struct pr_trace_record *record);
+#else
+static inline void pr_port_traced(const struct pr_trace_record *record) { (void)record; }
+#endif
+
 /* ---- implemented by the kernel, called by ports ---- */
 
 /* Makes the most urgent ready task (or idle) the current one and returns its

@@ -56,6 +56,53 @@ typedef struct pr_host_costs {
 /* Sets the overheads (NULL: none). Call after pr_host_init. */
 void pr_host_set_costs(const pr_host_costs_t *costs);
 
+/*
+ * Per-operation costs (docs/cost-model.md), all 0 after pr_host_init. The
+ * kernel hands the host port every trace record it writes (pr_port_traced,
+ * port.h), and the port adds the cost of the operation that record stands
+ * for to virtual time at once, inside the kernel call, as it adds a switch's
+ * cost: the records written after it, and the task's CPU time, include it.
+ * Only records written while the kernel runs (inside pr_host_run_*) are
+ * charged: the driver's set-up (tasks created, their first release,
+ * semaphores allocated) takes no time.
+ *
+ * The semaphore operations, each with a cost per semaphore (its kind and
+ * protocol decide it):
+ *   PR_HOST_OP_TAKE         DOWN with arg0 = 0 and PR_OK: taken without waiting
+ *                           (a unit, a free mutex, an rcs take-over)
+ *   PR_HOST_OP_TAKE_FAILED  DOWN with arg0 = 0 and an error: a down that did not
+ *                           wait and got nothing (no-wait, PR_EABORTED, ...)
+ *   PR_HOST_OP_BLOCK        BLOCK: the caller is about to wait (again at every
+ *                           pcp retry that waits)
+ *   PR_HOST_OP_GIVE         UP with PR_OK that woke nobody
+ *   PR_HOST_OP_GIVE_WAKE    UP with PR_OK that woke a waiter (handed it the mutex)
+ * A DOWN with arg0 = 1 (the end of a wait) and an UP that failed cost nothing.
+ */
+typedef enum pr_host_op {
+    PR_HOST_OP_TAKE = 0,
+    PR_HOST_OP_TAKE_FAILED = 1,
+    PR_HOST_OP_BLOCK = 2,
+    PR_HOST_OP_GIVE = 3,
+    PR_HOST_OP_GIVE_WAKE = 4,
+    PR_HOST_OPS = 5
+} pr_host_op_t;
+
+/* The cost of `op` on semaphore `sem` (0..PR_CONFIG_MAX_SEMS-1, allocated or
+ * not). PR_EBADID for another id, PR_EINVAL for another op. */
+int pr_host_set_sem_cost(pr_id_t sem, int op, uint64_t ns);
+
+/* The cost of every record of `event` (pr_trace_event_t), e.g. PR_EV_RELEASE,
+ * PR_EV_JOB_DONE, PR_EV_PRIO, PR_EV_ABORT. PR_EINVAL for an unknown event and
+ * for those charged otherwise: SWITCH (pr_host_set_costs), DOWN, BLOCK and UP
+ * (pr_host_set_sem_cost). */
+int pr_host_set_event_cost(int event, uint64_t ns);
+
+/* The cost of a preemption, on top of switch_ns: charged at every SWITCH
+ * whose task switched out (not the idle task) is still ready (preempted, or
+ * it yielded), where a kernel spends more than at a switch away from a task
+ * that blocked (whose blocking operation has its own cost). */
+void pr_host_set_preempt_cost(uint64_t ns);
+
 /* Consumes ns of CPU time in the calling task (= pr_port_consume); stops at
  * once while the task has an abort it has not been told of (pr_sem_aborted). */
 void pr_host_consume(uint64_t ns);
