@@ -568,3 +568,25 @@ def test_text_with_no_resources() -> None:
         ["A", "1", "0", "0", "1", "1", "5", "no", "0", "0", "0", "0"],
         ["A", "2", "5", "5", "6", "1", "10", "no", "0", "0", "0", "0"],
     ]
+
+
+# ---------------------------------------------------------------- the documented outputs
+
+
+def test_the_documented_outputs_are_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    # docs/report-schema.md: the JSON of examples/inversion.toml and the text
+    # of examples/protocols.toml under rcs, as the command prints them.
+    import re
+    from pathlib import Path
+
+    from priora.cli import main
+
+    root = Path(__file__).resolve().parents[2]
+    docs = (root / "docs" / "report-schema.md").read_text()
+    assert main(["simulate", str(root / "examples" / "inversion.toml"), "--json"]) == 0
+    documented_json = re.search(r"```json\n(.*?)```", docs, re.DOTALL)
+    assert documented_json is not None and capsys.readouterr().out == documented_json[1]
+    assert main(["simulate", str(root / "examples" / "protocols.toml"), "--protocol", "rcs"]) == 0
+    out = capsys.readouterr().out
+    assert f"```\n{out}```" in docs
+    assert "aborts  lost (ms)" in out and "  lost                 2 ms" in out

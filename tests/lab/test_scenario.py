@@ -1020,3 +1020,106 @@ def test_error_parts() -> None:
         "[tasks.T] period",
         "must be > 0, got -5",
     )
+
+
+# ---- protocols and ceilings ----
+
+
+def test_every_protocol_and_ceilings() -> None:
+    text = """
+[system]
+protocol = "pcp"
+
+[resources.A]
+kind = "mutex"
+ceiling = 7
+
+[resources.B]
+kind = "mutex"
+protocol = "npcs"
+order = "fifo"
+
+[resources.C]
+kind = "mutex"
+protocol = "rcs"
+ceiling = 31
+
+[resources.D]
+kind = "mutex"
+protocol = "ipcp"
+
+[tasks.T]
+priority = 5
+body = ["lock A", "lock B", "lock C", "lock D", "compute 1", "unlock D", "unlock C", "unlock B", "unlock A"]
+"""
+    s = parse(text, "p.toml")
+    assert [(r.name, r.protocol, r.order, r.ceiling) for r in s.resources] == [
+        ("A", "pcp", "priority", 7),
+        ("B", "npcs", "fifo", None),
+        ("C", "rcs", "priority", 31),
+        ("D", "ipcp", "priority", None),
+    ]
+    assert [s.ceiling(r.name) for r in s.resources] == [7, 5, 31, 5]
+    assert [s.kernel_ceiling(r.name) for r in s.resources] == [7, 31, None, 5]
+    for protocol in ("none", "pip", "ipcp", "npcs", "rcs"):
+        assert (
+            parse(text.replace('protocol = "pcp"', f'protocol = "{protocol}"'), "p.toml")
+            .resources[0]
+            .protocol
+            == protocol
+        )
+
+
+def test_a_ceiling_is_checked_against_rate_monotonic_priorities() -> None:
+    # Periods 10 and 20 give priorities 31 and 30: a ceiling of 30 on a mutex
+    # the period-10 task locks is below its priority.
+    text = """
+[resources.S]
+kind = "mutex"
+ceiling = 30
+
+[tasks.Fast]
+period = 10
+body = ["lock S", "compute 1", "unlock S"]
+
+[tasks.Slow]
+period = 20
+body = ["lock S", "compute 1", "unlock S"]
+"""
+    with pytest.raises(ScenarioError) as e:
+        parse(text, "rm.toml")
+    assert str(e.value) == (
+        "rm.toml: [resources.S] ceiling: 30 is below the priority 31 of task Fast, which locks S: "
+        "the kernel would refuse Fast's lock with PR_ECEILING; give at least 31, or no ceiling to have it computed"
+    )
+    assert parse(text.replace("ceiling = 30", "ceiling = 31"), "rm.toml").resources[0].ceiling == 31
+
+
+def test_a_ceiling_is_checked_under_any_protocol() -> None:
+    # A file under pip may be run with --protocol pcp: its ceilings are checked anyway.
+    text = """
+[resources.S]
+kind = "mutex"
+protocol = "pip"
+ceiling = 1
+
+[tasks.T]
+priority = 2
+body = ["lock S", "compute 1", "unlock S"]
+"""
+    with pytest.raises(
+        ScenarioError, match=r"^c.toml: \[resources.S\] ceiling: 1 is below the priority 2 of task T,"
+    ):
+        parse(text, "c.toml")
+
+
+def test_the_documented_protocol_fragment_is_valid() -> None:
+    blocks = re.findall(r"```toml\n(.*?)```", DOCS.read_text(encoding="utf-8"), re.DOTALL)
+    fragment = next(b for b in blocks if "ceiling = 4" in b)
+    task = '\n[tasks.T]\npriority = 4\nbody = ["lock S", "lock T", "lock Log", "compute 1", "unlock Log", "unlock T", "unlock S"]\n'
+    s = parse(fragment + task, "docs.toml")
+    assert [(r.protocol, r.ceiling, s.kernel_ceiling(r.name)) for r in s.resources] == [
+        ("pcp", 4, 4),
+        ("pcp", None, 4),
+        ("npcs", None, 31),
+    ]
