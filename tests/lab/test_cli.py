@@ -222,6 +222,46 @@ def test_protocol_pip_on_a_fifo_mutex_is_refused(capsys: pytest.CaptureFixture[s
     status, out, err = run(capsys, "simulate", str(path), "--protocol", "pip")
     assert (status, out) == (2, "")
     assert one_line_error(err).startswith(f"priora: {path}: [resources.S] order: ")
+    for protocol in ("pcp", "ipcp", "rcs"):
+        status, out, err = run(capsys, "simulate", str(path), "--protocol", protocol)
+        assert (status, out) == (2, "")
+        assert one_line_error(err) == (
+            f'priora: {path}: [resources.S] order: protocol "{protocol}" needs order "priority" '
+            "(the kernel refuses it on a FIFO mutex)"
+        )
+    for protocol in ("none", "npcs"):  # FIFO waiters are fine there
+        assert run(capsys, "simulate", str(path), "--protocol", protocol)[0] == 0
+
+
+PROTOCOLS_EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "protocols.toml"
+
+
+@pytest.mark.parametrize(
+    ("protocol", "h_response", "ceiling"),
+    [("none", 8, None), ("pip", 7, None), ("pcp", 5, 4), ("ipcp", 4, 4), ("npcs", 4, 31), ("rcs", 3, None)],
+)
+def test_every_protocol_from_the_command_line(
+    capsys: pytest.CaptureFixture[str], protocol: str, h_response: int, ceiling: int | None
+) -> None:
+    # examples/protocols.toml (tests/lab/test_examples.py works each run out).
+    status, out, err = run(capsys, "simulate", str(PROTOCOLS_EXAMPLE), "--json", "--protocol", protocol)
+    assert (status, err) == (0, "")
+    document = json.loads(out)
+    assert job_of(document, "H")["response"] == h_response
+    assert [r["ceiling"] for r in document["resources"].values()] == [ceiling, ceiling]
+    assert document["system"]["protocol"] == protocol
+    assert document["system"]["aborts"] == (2 if protocol == "rcs" else 0)
+
+
+def test_a_ceiling_below_a_locker_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "ceiling.toml"
+    path.write_text(INVERSION.replace('kind = "mutex"', 'kind = "mutex"\nceiling = 2'))
+    status, out, err = run(capsys, "simulate", str(path), "--protocol", "pcp")
+    assert (status, out) == (2, "")
+    assert one_line_error(err) == (
+        f"priora: {path}: [resources.S] ceiling: 2 is below the priority 3 of task H, which locks S: "
+        "the kernel would refuse H's lock with PR_ECEILING; give at least 3, or no ceiling to have it computed"
+    )
 
 
 PRIMES = (4294967291, 4294967279, 4294967231)  # hyperperiod: their product, about 2^96 ticks
