@@ -452,15 +452,17 @@ Costs = Any  # priora.simulate.HostCosts or priora.costs.CostModel: what simulat
 
 
 def simulation_judge(
-    scenario: Scenario, field: Field, protocol: str, costs: Costs = None
+    scenario: Scenario, field: Field, protocol: str, costs: Costs = None, ignore: Sequence[str] = ()
 ) -> Callable[[int], bool]:
     """ok(value): the scenario with the field at value, every mutex under
-    `protocol`, runs on the kernel with no deadline miss among the judged jobs."""
+    `protocol`, runs on the kernel with no deadline miss among the judged jobs
+    (those of the tasks in `ignore` are not judged)."""
     from priora.simulate import simulate
 
     if protocol not in PROTOCOLS:
         raise BreakdownError(f"the lab cannot simulate protocol {protocol}")
     base = scenario.with_protocol(protocol)  # narrowed to a Protocol by the test above
+    skipped = [i for i, t in enumerate(scenario.tasks) if t.name in ignore]
 
     def ok(value: int) -> bool:
         variant = with_value(base, field, value)
@@ -471,18 +473,26 @@ def simulation_judge(
         missed = jobs["missed"] == 1
         if w.judged is not None:
             missed &= jobs["release"] < np.uint64(variant.ticks_to_ns(w.judged))
+        if skipped:
+            missed &= ~np.isin(jobs["task"], skipped)
         return not bool(missed.any())
 
     return ok
 
 
-def analysis_judge(scenario: Scenario, field: Field, protocol: str) -> Callable[[int], bool]:
-    """ok(value): response-time analysis says schedulable under `protocol`."""
+def analysis_judge(
+    scenario: Scenario, field: Field, protocol: str, ignore: Sequence[str] = ()
+) -> Callable[[int], bool]:
+    """ok(value): response-time analysis says schedulable under `protocol`:
+    R_i <= D_i for every task with a deadline (but those in `ignore`)."""
     from priora.analysis import analyze
 
     def ok(value: int) -> bool:
-        result = analyze(with_value(scenario, field, value), [protocol])
-        return result.protocols[protocol].tests["response_time"].passes is True
+        result = analyze(with_value(scenario, field, value), [protocol]).protocols[protocol]
+        if not ignore:
+            return result.tests["response_time"].passes is True
+        judged = [t.name for t in scenario.tasks if t.deadline is not None and t.name not in ignore]
+        return all(result.tasks[name].meets_deadline is True for name in judged)
 
     return ok
 
@@ -517,6 +527,7 @@ class Breakdown:
     cost_model: str
     window: Window  # at the file's value
     protocols: dict[str, ProtocolBreakdown]
+    ignored: tuple[str, ...] = ()  # tasks whose deadlines are not judged
 
 
 def utilisation(scenario: Scenario) -> Fraction:
@@ -541,10 +552,12 @@ def breakdown(
     synchronous_release: bool = False,
     costs: Costs = None,
     analysis: bool = True,
+    ignore: Sequence[str] = (),
 ) -> Breakdown:
     """The breakdown of `vary` (TASK.FIELD) under each of `protocols`
     (default: every protocol the lab simulates), by simulation with `costs`
-    (None: the scenario's own cost model) and by analysis."""
+    (None: the scenario's own cost model) and by analysis; the deadlines of
+    the tasks in `ignore` are not judged."""
     from priora.analysis import PROTOCOLS as ANALYSIS_PROTOCOLS
     from priora.analysis import AnalysisError
 
@@ -552,7 +565,13 @@ def breakdown(
     if synchronous_release:
         scenario = synchronous(scenario)
     wanted = list(PROTOCOLS) if protocols is None else [p for p in ANALYSIS_PROTOCOLS if p in protocols]
-    if not any(t.deadline is not None for t in scenario.tasks):
+    names = [t.name for t in scenario.tasks]
+    for name in ignore:
+        if name not in names:
+            raise BreakdownError(
+                f'--ignore {name}: no task "{name}" in {scenario.source} (tasks: {", ".join(names)})'
+            )
+    if not any(t.deadline is not None and t.name not in ignore for t in scenario.tasks):
         raise BreakdownError(f"{scenario.source}: no task has a deadline: no deadline can be missed")
     value = current_value(scenario, field)
     least, greatest = bounds(scenario, field)
@@ -560,12 +579,12 @@ def breakdown(
     cost_model = "zero" if model is None else getattr(model, "name", "host costs")
     out: dict[str, ProtocolBreakdown] = {}
     for protocol in wanted:
-        sim = _simulation(scenario, field, protocol, value, least, greatest, costs)
+        sim = _simulation(scenario, field, protocol, value, least, greatest, costs, ignore)
         ana = Answer(None, None, "not asked")
         if analysis:
             try:
                 ana = _answer(
-                    scenario, field, analysis_judge(scenario, field, protocol), value, least, greatest
+                    scenario, field, analysis_judge(scenario, field, protocol, ignore), value, least, greatest
                 )
                 if ana.reason is not None:
                     ana = replace(
@@ -575,7 +594,16 @@ def breakdown(
                 ana = Answer(None, None, exc.reason if exc.where == "" else f"{exc.where}: {exc.reason}")
         out[protocol] = ProtocolBreakdown(protocol, sim, ana)
     return Breakdown(
-        scenario, field, value, least, greatest, synchronous_release, cost_model, window(scenario), out
+        scenario,
+        field,
+        value,
+        least,
+        greatest,
+        synchronous_release,
+        cost_model,
+        window(scenario),
+        out,
+        tuple(n for n in names if n in ignore),
     )
 
 
@@ -593,12 +621,19 @@ def _analysis_why(scenario: Scenario, field: Field, protocol: str, value: int) -
 
 
 def _simulation(
-    scenario: Scenario, field: Field, protocol: str, value: int, least: int, greatest: int, costs: Costs
+    scenario: Scenario,
+    field: Field,
+    protocol: str,
+    value: int,
+    least: int,
+    greatest: int,
+    costs: Costs,
+    ignore: Sequence[str],
 ) -> Answer:
     if protocol not in PROTOCOLS:
         return Answer(None, None, f"the lab cannot simulate protocol {protocol} yet")
     try:
-        judge = simulation_judge(scenario, field, protocol, costs)
+        judge = simulation_judge(scenario, field, protocol, costs, ignore)
     except ScenarioError as exc:  # e.g. pip on a FIFO mutex
         return Answer(None, None, f"{exc.where}: {exc.reason}")
     return _answer(scenario, field, judge, value, least, greatest)
@@ -669,6 +704,7 @@ def breakdown_dict(b: Breakdown) -> dict[str, Any]:
         "file_value": in_unit(sc, b.value),
         "range": [in_unit(sc, b.least), in_unit(sc, b.greatest)],
         "release": "synchronous" if b.synchronous else "file",
+        "ignored": list(b.ignored),
         "cost_model": b.cost_model,
         "judged": in_unit(sc, w.judged) if w.judged is not None else None,
         "protocols": {
@@ -720,6 +756,8 @@ def breakdown_text(b: Breakdown) -> str:
         if b.window.judged is not None
         else "every job"
     )
+    if b.ignored:
+        judged += f" (not the deadlines of {', '.join(b.ignored)})"
     out = [
         f"Breakdown of {b.field.text} in {sc.source}: times in {unit} (tick_hz {sc.system.tick_hz})",
         f"  varied: {b.field.describe(sc)}",

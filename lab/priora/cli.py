@@ -6,6 +6,8 @@
     priora demo [--out DIR]
     priora analyze FILE [--json] [--protocol P ...]
     priora breakdown FILE --vary TASK.FIELD [--protocol P ...] [--json] [--synchronous]
+                     [--ignore TASK ...] [--cost-model M [--cpu-hz HZ]]
+    priora experiments [--out DIR] [--bench FILE] [--quick]
 
 A user's mistake (an invalid file, a bad option value, an output that cannot
 be written) is printed as one line `priora: <message>` on stderr with exit
@@ -117,6 +119,14 @@ def _parser() -> argparse.ArgumentParser:
         "--synchronous", action="store_true", help="release every task at 0 (ignore the file's phases)"
     )
     breakdown.add_argument(
+        "--ignore",
+        action="extend",
+        nargs="+",
+        default=[],
+        metavar="TASK",
+        help="do not judge these tasks' deadlines (their misses do not count)",
+    )
+    breakdown.add_argument(
         "--cost-model",
         choices=COST_MODELS,
         help="the kernel's costs in the simulations (default: the file's [system] cost_model)",
@@ -125,6 +135,25 @@ def _parser() -> argparse.ArgumentParser:
         "--cpu-hz", type=int, metavar="HZ", help="the CPU clock rate, for --cost-model measured"
     )
     breakdown.set_defaults(handler=_breakdown)
+
+    experiments = commands.add_parser(
+        "experiments", help="the seeds' experiments on Priora, beside the papers' figures"
+    )
+    experiments.add_argument(
+        "--out", type=Path, metavar="DIR", help="also write experiments.md and experiments.json into DIR"
+    )
+    experiments.add_argument(
+        "--bench",
+        type=Path,
+        metavar="FILE",
+        help="QEMU figures from scripts/bench.sh --json FILE (default: the ones shipped with the lab)",
+    )
+    experiments.add_argument(
+        "--quick",
+        action="store_true",
+        help="the zero and rtmach93 cost models and the paper's protocols only",
+    )
+    experiments.set_defaults(handler=_experiments)
     return parser
 
 
@@ -283,7 +312,7 @@ def with_cost_model(scenario: Scenario, name: str, cpu_hz: int | None) -> Scenar
         raise UsageError("--cpu-hz: only with --cost-model measured")
     if cpu_hz is not None and cpu_hz <= 0:
         raise UsageError(f"--cpu-hz: must be > 0, got {cpu_hz}")
-    model = costs.named(name, cpu_hz)
+    model = costs.named(name, cpu_hz, tick_hz=scenario.system.tick_hz)
     return replace(scenario, system=replace(scenario.system, cost_model=model))
 
 
@@ -297,8 +326,19 @@ def _breakdown(args: argparse.Namespace) -> str:
         scenario = with_cost_model(scenario, args.cost_model, args.cpu_hz)
     elif args.cpu_hz is not None:
         raise UsageError("--cpu-hz: only with --cost-model measured")
-    result = breakdown(scenario, args.vary, args.protocol, synchronous_release=args.synchronous)
+    result = breakdown(
+        scenario, args.vary, args.protocol, synchronous_release=args.synchronous, ignore=args.ignore
+    )
     return breakdown_json(result) if args.json else breakdown_text(result)
+
+
+def _experiments(args: argparse.Namespace) -> str:
+    from priora.experiments import run_all, write
+
+    text, doc = run_all(quick=args.quick, bench=args.bench)
+    if args.out is not None:
+        write(args.out, text, doc)
+    return text
 
 
 # ---------------------------------------------------------------- main

@@ -156,15 +156,23 @@ def _rtmach_mutex(protocol: str) -> SemCosts:
     )
 
 
-def rtmach93() -> CostModel:
-    """Seed 003's costs, mapped onto Priora's operations (docs/cost-model.md)."""
+# The paper does not give Real-Time Mach's clock rate: a 10 ms clock is
+# assumed, so its interrupt (C_clockint) costs 108 us every 10 ms, whatever
+# the simulation's own tick (docs/cost-model.md, "The clock").
+RTMACH_CLOCK_HZ = 100
+
+
+def rtmach93(tick_hz: int = RTMACH_CLOCK_HZ) -> CostModel:
+    """Seed 003's costs, mapped onto Priora's operations (docs/cost-model.md),
+    for a simulation whose tick is tick_hz: the clock interrupt's cost is
+    spread over its ticks at RT-Mach's assumed rate."""
     mutex = {p: _rtmach_mutex(p) for p in _TABLE2}
     mutex["ipcp"] = mutex["pcp"]  # no figure: the ceiling protocol's
     return CostModel(
         "rtmach93",
         switch=_us(C_CHOOSE + C_DISPATCH),
         preempt=_us(C_SCHED_CALL + C_BLOCK),
-        tick=_us(C_CLOCKINT),
+        tick=round(Fraction(C_CLOCKINT * 1000 * RTMACH_CLOCK_HZ, tick_hz)),
         events={
             "release": _us(C_WAKEUP),
             "job_end": _us(C_BLOCK_REINCAR),
@@ -191,10 +199,12 @@ def measured_figures() -> dict[str, Any]:
     return doc
 
 
-def _instructions(build: str) -> dict[str, Fraction]:
+def _instructions(build: str, doc: Mapping[str, Any] | None = None) -> dict[str, Fraction]:
     """Instructions per Priora operation on one build (docs/cost-model.md,
-    "measured")."""
-    figures = {k: Fraction(str(v)) for k, v in measured_figures()["builds"][build].items()}
+    "measured"), from `doc` (measured_costs.json's layout; default: the
+    shipped one)."""
+    source = doc if doc is not None else measured_figures()
+    figures = {k: Fraction(str(v)) for k, v in source["builds"][build].items()}
     switch = figures["yield_switch"] - figures["yield_alone"]  # the switch without the yield call
     return {
         "switch": switch,
@@ -211,9 +221,10 @@ def _instructions(build: str) -> dict[str, Fraction]:
     }
 
 
-def measured(cpu_hz: int, build: str = DEFAULT_BUILD) -> CostModel:
-    """Priora's instruction counts at cpu_hz, one instruction a cycle."""
-    n = _instructions(build)
+def measured(cpu_hz: int, build: str = DEFAULT_BUILD, doc: Mapping[str, Any] | None = None) -> CostModel:
+    """Priora's instruction counts at cpu_hz, one instruction a cycle (from
+    `doc`, measured_costs.json's layout; default: the shipped figures)."""
+    n = _instructions(build, doc)
 
     def ns(instructions: Fraction) -> int:
         return round(instructions * NS_PER_SECOND / cpu_hz)
@@ -281,29 +292,30 @@ def measured_from_bench(bench: Mapping[str, Any]) -> dict[str, Any]:
 # ---------------------------------------------------------------- from a file
 
 
-def named(name: str, cpu_hz: int | None, build: str = DEFAULT_BUILD) -> CostModel:
-    """A named model; "measured" needs cpu_hz (checked by the caller)."""
+def named(name: str, cpu_hz: int | None, build: str = DEFAULT_BUILD, tick_hz: int = 1000) -> CostModel:
+    """A named model for a simulation ticking at tick_hz; "measured" needs
+    cpu_hz (checked by the caller)."""
     if name != "measured" and cpu_hz is not None:
         raise ValueError(CPU_HZ_ONLY)
     if name == "rtmach93":
-        return rtmach93()
+        return rtmach93(tick_hz)
     if name == "measured":
         assert cpu_hz is not None
         return measured(cpu_hz, build)
     return ZERO
 
 
-def from_file(source: str, value: object, cpu_hz: int | None) -> CostModel:
+def from_file(source: str, value: object, cpu_hz: int | None, tick_hz: int) -> CostModel:
     """The [system] cost_model of a scenario file: a name, or a table of ns
     per operation over a `base` model. ScenarioError names the key."""
     where = "[system] cost_model"
     if isinstance(value, str):
         name = _name(source, where, value)
         _check_cpu_hz(source, name, cpu_hz, where)
-        return named(name, cpu_hz)
+        return named(name, cpu_hz, tick_hz=tick_hz)
     if not isinstance(value, dict):
         raise ScenarioError(source, where, f"must be a name or a table, got {_describe(value)}")
-    return _table(source, value, cpu_hz)
+    return _table(source, value, cpu_hz, tick_hz)
 
 
 def _check_cpu_hz(source: str, name: str, cpu_hz: int | None, where: str) -> None:
@@ -350,7 +362,7 @@ def _ns(source: str, where: str, value: object) -> int:
     return value
 
 
-def _table(source: str, table: Mapping[str, object], cpu_hz: int | None) -> CostModel:
+def _table(source: str, table: Mapping[str, object], cpu_hz: int | None, tick_hz: int) -> CostModel:
     where = "[system.cost_model]"
     for key in table:
         if key not in TABLE_KEYS:
@@ -372,7 +384,7 @@ def _table(source: str, table: Mapping[str, object], cpu_hz: int | None) -> Cost
             )
         build = value
     _check_cpu_hz(source, name, cpu_hz, f"{where} base")
-    model = named(name, cpu_hz, build)
+    model = named(name, cpu_hz, build, tick_hz)
     got = {k: _ns(source, f"{where} {k}", v) for k, v in table.items() if k.endswith("_ns")}
     events = dict(model.events)
     for event in EVENTS:

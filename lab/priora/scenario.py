@@ -345,11 +345,11 @@ def _system(at: _At, value: object) -> tuple[System, _Clock]:
     if "horizon" in table:
         number = _toml_number(at.field("horizon"), table["horizon"])
         horizon = _time(at.field("horizon"), number, clock, positive=True, limit=clock.max_ticks())
-    cost_model = _cost_model(at, table)
+    cost_model = _cost_model(at, table, tick_hz)
     return System(tick_hz, unit, horizon, protocol, cost_model), clock
 
 
-def _cost_model(at: _At, table: Mapping[str, object]) -> CostModel | None:
+def _cost_model(at: _At, table: Mapping[str, object], tick_hz: int) -> CostModel | None:
     """[system] cost_model and cpu_hz (priora.costs validates the model)."""
     cpu_hz = None
     if "cpu_hz" in table:
@@ -360,7 +360,7 @@ def _cost_model(at: _At, table: Mapping[str, object]) -> CostModel | None:
         if cpu_hz is not None:
             at.field("cpu_hz").fail(costs.CPU_HZ_ONLY)
         return None
-    return costs.from_file(at.source, table["cost_model"], cpu_hz)
+    return costs.from_file(at.source, table["cost_model"], cpu_hz, tick_hz)
 
 
 def _tick_hz(at: _At, value: object) -> int:

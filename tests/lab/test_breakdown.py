@@ -300,3 +300,62 @@ def test_command_errors(capsys: pytest.CaptureFixture[str]) -> None:
     )
     assert main(["breakdown", str(BENCHMARK1)]) == 2  # --vary is required
     assert "--vary" in capsys.readouterr().err
+
+
+def test_ignored_deadlines() -> None:
+    # rcs: A aborts D's section at each of its jobs; above 180 ms of B, D never
+    # gets its 30 ms in one piece before 1000 ms. Without judging D: 210.
+    b = breakdown(load(BENCHMARK1), "B.wcet", ["rcs"], ignore=["D"])
+    assert b.ignored == ("D",)
+    assert b.protocols["rcs"].simulation.search.value == 210  # type: ignore[union-attr]
+    assert breakdown(load(BENCHMARK1), "B.wcet", ["rcs"]).protocols["rcs"].simulation.search.value == 180  # type: ignore[union-attr]
+    assert breakdown_dict(b)["ignored"] == ["D"]
+    with pytest.raises(
+        BreakdownError, match=r'^--ignore X: no task "X" in .*benchmark1.toml \(tasks: A, B, C, D\)$'
+    ):
+        breakdown(load(BENCHMARK1), "B.wcet", ["rcs"], ignore=["X"])
+
+
+# A scheduling anomaly on the kernel, found by a random search: under none,
+# T2 with C = 3 locks M at 50 just as T1 is released; T1 preempts it, T0
+# (51) waits for M while T1 runs, and misses at 55. With C = 4, T1 preempts
+# T2 before it takes M, and T0 finds M free. So 4 passes and 3 fails.
+ANOMALY = """\
+[system]
+time_unit = "tick"
+
+[resources.M]
+kind = "mutex"
+
+[tasks.T0]
+priority = 3
+period = 4
+phase = 3
+body = ["lock M", "compute 2", "unlock M"]
+
+[tasks.T1]
+priority = 2
+period = 12
+phase = 2
+body = ["compute 2"]
+
+[tasks.T2]
+priority = 1
+period = 15
+phase = 3
+body = ["compute 3", "lock M", "compute 2", "unlock M"]
+"""
+
+
+def test_a_real_anomaly_is_caught_by_the_probes() -> None:
+    b = breakdown(parse(ANOMALY, "anomaly.toml"), "T2.wcet", ["none", "pip"])
+    none = b.protocols["none"].simulation.search
+    assert none is not None
+    assert (none.value, none.anomalies) == (4, ((4, 3),))
+    # The search (5 fails, 4 passes), then the probes: 6, 8, 12, 15 above, 3 and 2 below.
+    assert none.evaluated == (
+        (5, False), (4, True), (6, False), (8, False), (12, False), (15, False), (3, False), (2, True),
+    )  # fmt: skip
+    assert "  none: simulation: NOT MONOTONE: 4 passes, 3 fails" in breakdown_text(b)
+    pip = b.protocols["pip"].simulation.search
+    assert pip is not None and (pip.value, pip.anomalies) == (4, ())
