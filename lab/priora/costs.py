@@ -467,8 +467,12 @@ def describe(model: CostModel) -> list[str]:
     return lines
 
 
-if __name__ == "__main__":  # python -m priora.costs build/bench.json > lab/priora/measured_costs.json
+# python -m priora.costs build/bench.json [COMMIT] > lab/priora/measured_costs.json
+if __name__ == "__main__":
     import sys
 
     with open(sys.argv[1]) as f:
-        print(json.dumps(measured_from_bench(json.load(f)), indent=1))
+        shipped = measured_from_bench(json.load(f))
+    if len(sys.argv) > 2:
+        shipped["source"] += f", commit {sys.argv[2]}"
+    print(json.dumps(shipped, indent=1))

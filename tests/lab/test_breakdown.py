@@ -4,6 +4,7 @@ monotonicity guard, and hand-worked breakdowns on the kernel and by analysis."""
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,7 +24,7 @@ from priora.breakdown import (
     with_value,
 )
 from priora.cli import main
-from priora.model import Scenario
+from priora.model import PROTOCOLS, Scenario
 from priora.scenario import load, parse
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -359,3 +360,43 @@ def test_a_real_anomaly_is_caught_by_the_probes() -> None:
     assert "  none: simulation: NOT MONOTONE: 4 passes, 3 fails" in breakdown_text(b)
     pip = b.protocols["pip"].simulation.search
     assert pip is not None and (pip.value, pip.anomalies) == (4, ())
+
+
+def random_set(rng: random.Random) -> str:
+    """2 to 4 periodic tasks (periods dividing 120), one or two mutexes, bodies of
+    plain computes and sections, random phases and priorities."""
+    n = rng.randint(2, 4)
+    lines = [
+        '[system]\ntime_unit = "tick"\n',
+        '[resources.M]\nkind = "mutex"\n',
+        '[resources.N]\nkind = "mutex"\n',
+    ]
+    for i in range(n):
+        body: list[str] = [f"compute {rng.randint(1, 3)}"]
+        for _ in range(rng.randint(0, 2)):
+            m = rng.choice("MN")
+            body += [f"lock {m}", f"compute {rng.randint(1, 2)}", f"unlock {m}"]
+        period = rng.choice([6, 8, 10, 12, 15, 20, 24, 30])
+        lines.append(
+            f"[tasks.T{i}]\npriority = {rng.randint(1, 5)}\nperiod = {period}\nphase = {rng.randint(0, 3)}\n"
+            f"body = {json.dumps(body)}\n"
+        )
+    return "\n".join(lines)
+
+
+def test_the_simulated_breakdown_is_never_below_the_analysis() -> None:
+    # The analysis holds for every release pattern: every value up to its
+    # breakdown passes on the kernel, so the search's boundary is at least it.
+    rng = random.Random(6)
+    compared = 0
+    for k in range(60):
+        s = parse(random_set(rng), f"r{k}.toml")
+        task = rng.choice(s.tasks).name
+        b = breakdown(s, f"{task}.wcet", list(PROTOCOLS))
+        for p, r in b.protocols.items():
+            sim, ana = r.simulation.search, r.analysis.search
+            if sim is None or ana is None or ana.value is None:
+                continue
+            assert sim.value is not None and sim.value >= ana.value, (k, p, sim.value, ana.value)
+            compared += 1
+    assert compared >= 150

@@ -107,3 +107,13 @@ def test_bench_file_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     err = capsys.readouterr().err
     assert err.startswith(f"priora: --bench: {bad} is not the output of scripts/bench.sh --json")
     assert err.count("\n") == 1
+
+
+def test_the_documented_breakdown_is_the_commands(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(ROOT)
+    command = "priora breakdown examples/rtmach/benchmark1.toml --vary B.wcet"
+    block = DOC.read_text().split(f"$ {command}\n", 1)[1].split("```", 1)[0]
+    assert main(command.split()[1:]) == 0
+    assert capsys.readouterr().out == block
