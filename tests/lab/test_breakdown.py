@@ -400,3 +400,20 @@ def test_the_simulated_breakdown_is_never_below_the_analysis() -> None:
             assert sim.value is not None and sim.value >= ana.value, (k, p, sim.value, ana.value)
             compared += 1
     assert compared >= 150
+
+
+def test_a_run_too_long_is_refused() -> None:
+    # Periods 997 and 1000: a hyperperiod of 997,000 ticks; at a period of 1 for
+    # T, a run of 2,000,000 ticks releases 2,000,001 jobs of T and 2,001 of U.
+    from priora.breakdown import MAX_JOBS_PER_RUN, _check_size
+
+    text = '[system]\ntime_unit = "tick"\n\n[tasks.T]\nperiod = 997\nbody = ["compute 1"]\n\n[tasks.U]\nperiod = 1000\nbody = ["compute 1"]\n'
+    s = parse(text, "long.toml")
+    f = parse_field(s, "T.period")
+    _check_size(s, f, 997, 998_000)
+    with pytest.raises(BreakdownError) as err:
+        _check_size(with_value(s, f, 1), f, 1, 2_000_000)
+    assert str(err.value) == (
+        f"--vary T.period: at 1 tick one run lasts 2000000 ticks and releases 2002002 jobs, more than "
+        f"{MAX_JOBS_PER_RUN} (the hyperperiod grows with the period): give [system] horizon in the file"
+    )

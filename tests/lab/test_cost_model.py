@@ -4,6 +4,7 @@ models' figures; the [system] cost_model of a scenario file."""
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -351,3 +352,37 @@ def test_breakdown_under_a_cost_model() -> None:
     fast_clock = replace(rtmach93(), tick=108_000)
     b = breakdown(scenario, "B.wcet", ["pip"], analysis=False, costs=fast_clock)
     assert b.protocols["pip"].simulation.search.value == 149  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (
+            ["--cost-model", "measured"],
+            "priora: --cost-model measured: give the CPU's clock rate with --cpu-hz\n",
+        ),
+        (["--cpu-hz", "5"], "priora: --cpu-hz: only with --cost-model measured\n"),
+        (
+            ["--cost-model", "rtmach93", "--cpu-hz", "5"],
+            "priora: --cpu-hz: only with --cost-model measured\n",
+        ),
+        (["--cost-model", "measured", "--cpu-hz", "0"], "priora: --cpu-hz: must be > 0, got 0\n"),
+    ],
+)
+def test_breakdown_cost_options(options: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from priora.cli import main
+
+    file = str(ROOT / "examples" / "rtmach" / "benchmark1.toml")
+    assert main(["breakdown", file, "--vary", "B.wcet", *options]) == 2
+    assert capsys.readouterr().err == message
+
+
+def test_breakdown_measured_names_the_model(capsys: pytest.CaptureFixture[str]) -> None:
+    from priora.cli import main
+
+    file = str(ROOT / "examples" / "rtmach" / "benchmark1.toml")
+    args = ["breakdown", file, "--vary", "B.wcet", "--protocol", "pip", "--cost-model", "measured"]
+    assert main([*args, "--cpu-hz", "25000000", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["cost_model"] == "measured (rv32-trace-on, 25000000 Hz)"
+    assert doc["protocols"]["pip"]["simulation"]["value"] == 188
