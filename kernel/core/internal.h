@@ -13,6 +13,7 @@
 /* A condition that is rarely true, for the compiler's code layout: the
  * fast paths keep their common case straight, without jumps. */
 #define unlikely(x) __builtin_expect(!!(x), 0)
+#define likely(x) __builtin_expect(!!(x), 1)
 
 /* "No priority": what a mutex lends when it lends nothing. */
 #define PRIO_NONE (-1)
@@ -71,11 +72,12 @@ static inline uint32_t count64_add1(pr_count64_t *c)
 static inline uint64_t count64_value(pr_count64_t c) { return ((uint64_t)c.hi << 32) | c.lo; }
 
 typedef struct pr_task {
-    pr_link_t qlink;            /* in the ready queue or a wait list */
-    pr_plist_t *queue;          /* the plist qlink sits in, or NULL */
+    pr_link_t qlink;            /* in the ready queue or a wait list (first: its address is the task's) */
+    const void *queue;          /* what qlink sits in: &pr_k.ready, a wait list's plist, or NULL */
     int queued_level;           /* level qlink was inserted at */
 
     pr_id_t id;
+    pr_port_ctx_t ctx;          /* its slot's context, as pr_port_switch takes it (port.h) */
     char name[PR_CONFIG_NAME_LEN];
     pr_task_state_t state;
     int suspended;
@@ -121,9 +123,17 @@ typedef struct pr_task {
 
     /* Scheduling accounting. */
     pr_ticks_t slice_left;
-    uint64_t cpu_time;          /* in port stamp units (port.h) */
+    /* CPU time in port stamp units (port.h). Also as two words, so that a
+     * stamp narrower than the total (RV32) is added to the low word with a
+     * carry only when it wraps (sched.c: cpu_time_add). */
+    union {
+        uint64_t cpu_time;
+        pr_count64_t cpu_time_words;
+    };
     pr_stamp_t dispatched_at;   /* stamp of its last switch in (or of a fold, sched.c) */
 } pr_task_t;
+
+#include "ready.h"                  /* the ready queue (pr_ready_t) and its moves */
 
 /* ---- semaphores ---- */
 
@@ -245,6 +255,7 @@ typedef struct pr_kernel {
     pr_task_t *current;
     int isr_nesting;
     int outside;                    /* port code outside any task */
+    pr_stamp_t left_at;             /* the stamp when the port last went outside (kernel.c) */
     /* The tick count. Also as two words, so that the tick adds 1 to the
      * low one with a rare carry (count64_add1), where a 64-bit add on a
      * 32-bit CPU carries every time (kernel.c: tick_count_add1). */
@@ -257,8 +268,7 @@ typedef struct pr_kernel {
     int timers_armed;
     pr_count64_t context_switches;  /* pr_kernel_stats (the ticks are `ticks`) */
     pr_count64_t priority_changes;
-    int ready_top;                  /* highest non-empty level of ready, or PRIO_NONE (sched.c) */
-    pr_plist_t ready;
+    pr_ready_t ready;               /* ready.h */
 } pr_kernel_t;
 
 extern pr_kernel_t pr_k;
@@ -318,7 +328,24 @@ static inline uint8_t caller_trace_id(void)
 
 void sched_make_ready(pr_task_t *t);           /* state READY, tail of its level */
 void sched_make_unready(pr_task_t *t, pr_task_state_t state);
-#include "ready.h"                             /* the same inline: ready_add, ready_leave */
+
+/* The same two, inline for the semaphore calls, whose blocks and wakeups
+ * are the hot ones; everybody else calls the functions above, to keep the
+ * code small. */
+static inline void ready_add(pr_task_t *t)
+{
+    t->state = PR_TASK_READY;
+    t->slice_left = pr_k.quantum;
+    if (!t->suspended && t->queue == NULL)
+        ready_insert(&pr_k.ready, t, t->effective, 0);
+}
+
+static inline void ready_leave(pr_task_t *t, pr_task_state_t state)
+{
+    if (t->queue == &pr_k.ready)
+        ready_remove(&pr_k.ready, t);
+    t->state = state;
+}
 void sched_requeue(pr_task_t *t);              /* after an effective-priority change */
 void sched_rotate(pr_task_t *t);               /* to the tail of its level */
 void sched_yield_now(void);                    /* the current task: rotate, reschedule */

@@ -35,11 +35,13 @@ int pr_kernel_init(const pr_kernel_config_t *config)
     for (int i = 0; i < PR_CONFIG_MAX_TASKS; i++) {
         pr_task_t *t = &pr_tasks[i];
         t->id = i;
+        t->ctx = pr_port_ctx(i);
         t->state = PR_TASK_FREE;
         list_init(&t->qlink);
     }
     pr_task_t *idle = idle_task();
     idle->id = PR_IDLE_SLOT;
+    idle->ctx = pr_port_ctx(PR_IDLE_SLOT);
     list_init(&idle->qlink);
     memcpy(idle->name, "idle", 5);
     idle->state = PR_TASK_READY; /* never in the ready queue: chosen when it is empty */
@@ -152,8 +154,16 @@ void pr_kernel_stats(pr_kernel_stats_t *stats)
     pr_port_irq_restore(irq);
 }
 
+/* Time spent outside is no task's CPU time. The stamp may go on meanwhile
+ * (port.h: only port time stands still), so coming back moves the current
+ * task's switch-in stamp on by the time spent outside: what it ran before
+ * and what it runs after add up as if no time had passed. */
 void pr_kernel_set_outside(int outside)
 {
+    if (outside && !pr_k.outside)
+        pr_k.left_at = pr_port_stamp();
+    else if (!outside && pr_k.outside)
+        pr_k.current->dispatched_at += (pr_stamp_t)(pr_port_stamp() - pr_k.left_at);
     pr_k.outside = outside;
     self_update();
 }

@@ -1,10 +1,10 @@
 /*
  * The scheduler: fixed priorities, preemptive, round-robin among equals.
  *
- * The ready queue is a plist (plist.h) indexed by effective priority; the
- * running task stays in it, at the head of its level. The next task to run
- * is the head of the highest non-empty level, found in O(1); the idle task
- * runs when the queue is empty.
+ * The ready queue (ready.h) is indexed by effective priority; the running
+ * task stays in it, at the head of its level. The next task to run is the
+ * head of the highest non-empty level, found in O(1); the idle task runs
+ * when the queue is empty.
  *
  * Placement rules (they decide who runs among equals):
  *  - a task that becomes ready goes to the tail of its level;
@@ -25,28 +25,23 @@ void sched_make_unready(pr_task_t *t, pr_task_state_t state) { ready_leave(t, st
 
 void sched_reset(void)
 {
-    plist_init(&pr_k.ready);
-    pr_k.ready_top = PRIO_NONE;
+    pr_ready_t *rq = &pr_k.ready;
+    rq->bitmap = 0;
+    for (int level = 0; level < PR_CONFIG_PRIORITIES; level++)
+        *ready_head(rq, level) = NULL;
+    rq->top = ready_head(rq, PRIO_NONE);
+    *rq->top = &idle_task()->qlink; /* below every level, for good */
 }
 
-/* A move from one level to another, not a removal and an insertion: the
- * task stays in the queue, and the top is found again only if the task left
- * the top level empty for a lower one (a boost just raises it). */
+/* A move from one level to another: the top is found again only if the
+ * task left the top level empty for a lower one (a boost just raises it). */
 void sched_requeue(pr_task_t *t)
 {
     if (t->queue != &pr_k.ready)
         return;
-    int from = t->queued_level, to = t->effective;
-    plist_remove(&pr_k.ready, from, &t->qlink);
-    if (t == pr_k.current)
-        plist_push_front(&pr_k.ready, to, &t->qlink);
-    else
-        plist_push_back(&pr_k.ready, to, &t->qlink);
-    t->queued_level = to;
-    if (to > pr_k.ready_top)
-        pr_k.ready_top = to;
-    else if (from == pr_k.ready_top && list_empty(&pr_k.ready.level[from]))
-        pr_k.ready_top = plist_top_level(&pr_k.ready); /* not empty: t is in it */
+    int to = t->effective;
+    ready_unlink(&pr_k.ready, t, to < t->queued_level);
+    ready_insert(&pr_k.ready, t, to, t == pr_k.current);
 }
 
 /* To the tail of its level: the level stays as it is (same tasks, same
@@ -56,33 +51,50 @@ static inline void rotate(pr_task_t *t)
     t->slice_left = pr_k.quantum;
     if (t->queue != &pr_k.ready)
         return;
-    list_move_to_tail(&pr_k.ready.level[t->queued_level], &t->qlink);
+    ready_rotate(&pr_k.ready, t);
 }
 
 void sched_rotate(pr_task_t *t) { rotate(t); }
 
-static inline pr_task_t *most_urgent_ready(void)
+/* t's CPU time grows by `stamps`. A stamp narrower than the 64-bit total
+ * (RV32: 32 bits) is added to the total's low word, with a carry into the
+ * high word only when the low word wraps: a 64-bit add on a 32-bit CPU
+ * would carry every time. */
+static inline void cpu_time_add(pr_task_t *t, pr_stamp_t stamps)
 {
-    int top = pr_k.ready_top;
-    if (top < 0) /* PRIO_NONE: empty */
-        return idle_task();
-    return container_of(pr_k.ready.level[top].next, pr_task_t, qlink);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (sizeof(pr_stamp_t) <= sizeof(uint32_t)) {
+        uint32_t lo = t->cpu_time_words.lo + (uint32_t)stamps;
+        t->cpu_time_words.lo = lo;
+        if (unlikely(lo < (uint32_t)stamps))
+            t->cpu_time_words.hi++;
+        return;
+    }
+#endif
+    t->cpu_time += stamps;
 }
 
 /* Makes `next` the current task; the caller switches the CPU to it. Only
  * where the kernel may switch: no interrupt to leave, not outside, so that
  * next is also the calling task (pr_self; the idle task stands for none). */
-static inline void account_switch(pr_task_t *next)
+static inline void account_switch(pr_task_t *prev, pr_task_t *next)
 {
-    pr_task_t *prev = pr_k.current;
     pr_stamp_t now = pr_port_stamp();
 
-    prev->cpu_time += (pr_stamp_t)(now - prev->dispatched_at); /* less than a wrap: sched_fold */
+    cpu_time_add(prev, (pr_stamp_t)(now - prev->dispatched_at)); /* less than a wrap: sched_fold */
     next->dispatched_at = now;
     count64_add1(&pr_k.context_switches);
     trace_emit(PR_EV_SWITCH, trace_id(next), trace_id(prev), PR_OK, (uint8_t)prev->state, 0, 0);
     pr_k.current = next;
     pr_self = next;
+}
+
+/* The switch itself: account it, then the port saves prev's registers and
+ * resumes next's. Returns when prev runs again. */
+static inline void switch_to(pr_task_t *prev, pr_task_t *next)
+{
+    account_switch(prev, next);
+    pr_port_switch(prev->ctx, next->ctx);
 }
 
 /* Switches to the most urgent ready task if it is not the current one. For
@@ -91,11 +103,10 @@ static inline void account_switch(pr_task_t *next)
 void switch_to_most_urgent(void)
 {
     pr_task_t *prev = pr_k.current;
-    pr_task_t *next = most_urgent_ready();
+    pr_task_t *next = ready_first(&pr_k.ready);
     if (next == prev)
         return;
-    account_switch(next);
-    pr_port_switch(prev->id, next->id);
+    switch_to(prev, next);
 }
 
 void sched_reschedule(void)
@@ -112,15 +123,31 @@ void sched_reschedule(void)
  * library of the host port has one.) */
 void sched_yield_now(void)
 {
-    rotate(pr_k.current);
+    pr_task_t *me = pr_k.current;
+    pr_link_t **head = pr_k.ready.top;
+    if (likely(*head == &me->qlink)) {
+        /* The usual case: the caller runs at the head of the top level (a
+         * task in its own call is the most urgent one). Rotating it is then
+         * one store, and the new head is the most urgent task: the choice
+         * needs no other look. All that rotate and switch_to_most_urgent
+         * below would do, and nothing else. */
+        me->slice_left = pr_k.quantum;
+        pr_link_t *next = me->qlink.next;
+        if (next == &me->qlink) /* alone at its level: it goes on */
+            return;
+        *head = next;
+        switch_to(me, container_of(next, pr_task_t, qlink));
+        return;
+    }
+    rotate(me);
     switch_to_most_urgent();
 }
 
 int pr_kernel_dispatch(void)
 {
-    pr_task_t *next = most_urgent_ready();
+    pr_task_t *next = ready_first(&pr_k.ready);
     if (next != pr_k.current)
-        account_switch(next);
+        account_switch(pr_k.current, next);
     return next->id;
 }
 
@@ -135,7 +162,7 @@ void sched_fold(uint32_t tick)
         return;
     pr_task_t *t = pr_k.current;
     pr_stamp_t now = pr_port_stamp();
-    t->cpu_time += (pr_stamp_t)(now - t->dispatched_at);
+    cpu_time_add(t, (pr_stamp_t)(now - t->dispatched_at));
     t->dispatched_at = now;
 }
 

@@ -125,6 +125,7 @@ static int task_create(const pr_task_attr_t *attr, pr_id_t *id)
     pr_id_t tid = t->id;
     memset(t, 0, sizeof *t);
     t->id = tid;
+    t->ctx = pr_port_ctx(tid);
     name_copy(t->name, attr->name);
     list_init(&t->qlink);
     t->entry = attr->entry;
@@ -295,10 +296,10 @@ static int task_status(pr_id_t id, pr_task_status_t *st)
     st->cpu_time = t->cpu_time;
     /* The current task's time since its dispatch is not in cpu_time yet.
      * That holds outside the kernel too: a port that paused the kernel
-     * (host: the driver between runs) left that task current, and port
-     * time does not advance while it is paused. */
+     * (host: the driver between runs) left that task current, and its time
+     * stopped when the port went outside (pr_kernel_set_outside). */
     if (t == pr_k.current)
-        st->cpu_time += (pr_stamp_t)(pr_port_stamp() - t->dispatched_at);
+        st->cpu_time += (pr_stamp_t)((pr_k.outside ? pr_k.left_at : pr_port_stamp()) - t->dispatched_at);
     st->cpu_time = pr_port_stamp_time(st->cpu_time);
     st->period = t->period;
     st->phase = t->phase;

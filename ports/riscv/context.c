@@ -28,7 +28,8 @@ static void (*entries[PR_SLOTS])(void);
 extern uintptr_t __boot_stack_bottom[]; /* link.ld: main's stack, 16-byte aligned */
 
 /* The external definition of the inline switch (C99 inline). */
-extern void pr_port_switch(int from_slot, int to_slot);
+extern pr_port_ctx_t pr_port_ctx(int slot);
+extern void pr_port_switch(pr_port_ctx_t from, pr_port_ctx_t to);
 
 static void set_canary(int slot, uintptr_t *bottom)
 {
@@ -38,8 +39,9 @@ static void set_canary(int slot, uintptr_t *bottom)
 
 void riscv_context_reset(void) { set_canary(MAIN_SLOT, __boot_stack_bottom); }
 
-_Noreturn void riscv_stack_overflow(int slot)
+_Noreturn void riscv_stack_overflow(const struct riscv_slot *context)
 {
+    int slot = (int)(context - riscv_slots);
     pr_riscv_puts("\nstack overflow in task ");
     if (slot == MAIN_SLOT)
         pr_riscv_puts("main");
@@ -76,4 +78,4 @@ void pr_port_context_init(int slot, void (*start)(void))
 }
 
 /* A switch the port makes itself (to and from the program's context). */
-void riscv_context_switch(int from, int to) { pr_port_switch(from, to); }
+void riscv_context_switch(int from, int to) { pr_port_switch(pr_port_ctx(from), pr_port_ctx(to)); }

@@ -81,10 +81,13 @@ inline uint64_t pr_port_now(void) { return (riscv_kernel_mtime() - riscv_clk.epo
 
 #define PR_PORT_INLINE_STAMP 1
 
-/* The stamp (port.h): port time in mtime counts (100 ns), a register wide.
- * On RV32 that is the low halves only: one load of mtime instead of three
- * and 32-bit arithmetic; the count wraps every 2^32 * 100 ns, 429 s, while
- * 256 ticks take at most 256 s (the slowest tick is 1 Hz). */
+/* The stamp (port.h): mtime itself (100 ns counts), a register wide: one
+ * load. Not port time: it runs on between runs, whose time the kernel
+ * leaves out itself (port.h), and it does not start at the epoch, which
+ * a difference of two stamps does not need. On RV32 that is the low half
+ * only: one load of mtime instead of three and 32-bit arithmetic; the
+ * count wraps every 2^32 * 100 ns, 429 s, while 256 ticks take at most
+ * 256 s (the slowest tick is 1 Hz). */
 typedef unsigned long pr_stamp_t;
 #if __riscv_xlen == 32
 #define PR_PORT_STAMP_FOLD_TICKS 256
@@ -92,13 +95,7 @@ typedef unsigned long pr_stamp_t;
 #define PR_PORT_STAMP_FOLD_TICKS 0
 #endif
 
-inline pr_stamp_t pr_port_stamp(void)
-{
-    /* Switches happen in runs: the running case first, straight. */
-    uintptr_t mtime = __builtin_expect(riscv_clk.running, 1) ? *(volatile uintptr_t *)CLINT_MTIME
-                                                              : (uintptr_t)riscv_clk.stopped;
-    return mtime - (uintptr_t)riscv_clk.epoch;
-}
+inline pr_stamp_t pr_port_stamp(void) { return *(volatile uintptr_t *)CLINT_MTIME; }
 
 inline uint64_t pr_port_stamp_time(uint64_t stamps) { return stamps * NS_PER_MTIME; }
 
@@ -115,19 +112,26 @@ struct riscv_slot {
 extern struct riscv_slot riscv_slots[];
 
 void riscv_switch(uintptr_t *save_sp, uintptr_t load_sp);
-_Noreturn void riscv_stack_overflow(int slot);
+_Noreturn void riscv_stack_overflow(const struct riscv_slot *slot);
+
+/* The kernel names a context by its slot's address (port.h): a switch then
+ * reads the saved stack pointer and the canary's address straight from it,
+ * without the shift and the add that find a slot from its number. */
+#define PR_PORT_INLINE_CTX 1
+typedef struct riscv_slot *pr_port_ctx_t;
+
+inline pr_port_ctx_t pr_port_ctx(int slot) { return &riscv_slots[slot]; }
 
 #define PR_PORT_INLINE_SWITCH 1
 
 /* Checks the canary of the context it leaves (a task that ran past the
  * bottom of its stack is reported before anything runs on the corrupted
  * memory), then switches. */
-inline void pr_port_switch(int from_slot, int to_slot)
+inline void pr_port_switch(pr_port_ctx_t from, pr_port_ctx_t to)
 {
-    struct riscv_slot *from = &riscv_slots[from_slot];
     if (__builtin_expect(*from->canary != (uintptr_t)from->canary, 0))
-        riscv_stack_overflow(from_slot);
-    riscv_switch(&from->sp, riscv_slots[to_slot].sp);
+        riscv_stack_overflow(from);
+    riscv_switch(&from->sp, to->sp);
 }
 
 #endif

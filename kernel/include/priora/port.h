@@ -48,10 +48,21 @@ void pr_port_irq_restore(pr_irq_state_t state);
  * never returns. */
 void pr_port_context_init(int slot, void (*start)(void));
 
-/* Saves the running context into from_slot and resumes to_slot. Returns when
- * some later switch resumes from_slot. */
+/* A slot's context as the kernel names it to pr_port_switch: the slot number,
+ * or, if the port's inline header defines PR_PORT_INLINE_CTX, the port's
+ * own pr_port_ctx_t, which pr_port_ctx(slot) gives (RISC-V: the address of
+ * the slot's saved stack pointer, so that a switch does not look the slot
+ * up). It must not change while the kernel runs: the kernel keeps each
+ * task's in its descriptor. */
+#ifndef PR_PORT_INLINE_CTX
+typedef int pr_port_ctx_t;
+static inline pr_port_ctx_t pr_port_ctx(int slot) { return slot; }
+#endif
+
+/* Saves the running context into `from` and resumes `to`. Returns when
+ * some later switch resumes `from`. */
 #ifndef PR_PORT_INLINE_SWITCH
-void pr_port_switch(int from_slot, int to_slot);
+void pr_port_switch(pr_port_ctx_t from, pr_port_ctx_t to);
 #endif
 
 /* Current time in port units (ns on the host port; the riscv port converts
@@ -68,7 +79,10 @@ uint64_t pr_port_now(void);
  * time itself. A stamp may wrap around (RV32: a 32-bit count of 100 ns,
  * every 429 s): the kernel only subtracts stamps read less than
  * PR_PORT_STAMP_FOLD_TICKS ticks apart (0: stamps never wrap), adding the
- * running task's time so far to its total at least that often. */
+ * running task's time so far to its total at least that often. Unlike port
+ * time, a stamp need not stand still while the port is outside the
+ * kernel's tasks (pr_kernel_set_outside): the kernel reads it only inside,
+ * and leaves the time spent outside out of CPU time itself. */
 #ifndef PR_PORT_INLINE_STAMP
 typedef uint64_t pr_stamp_t;
 static inline pr_stamp_t pr_port_stamp(void) { return pr_port_now(); }
@@ -120,7 +134,8 @@ int pr_kernel_dispatch(void);
 
 /* The port's code is outside the kernel's tasks (host: the simulation driver
  * between runs; any port: before start). Calls made there act as from an
- * interrupt: they never block. */
+ * interrupt: they never block. The time spent outside is no task's CPU
+ * time. A port leaves it (0) before it calls pr_kernel_dispatch. */
 void pr_kernel_set_outside(int outside);
 
 
