@@ -39,6 +39,7 @@ PROGRAMS = (
     "bench_switch",
     "bench_tick",
     "bench_latency",
+    "bench_protocols",
 )
 # bench_wakeup needs 64 waiters besides two other tasks: its own build.
 WAKEUP = "bench_wakeup"
@@ -212,6 +213,45 @@ OTHERS = (
 )
 
 
+# Seed 003's names for the protocols of its Table 2, and Priora's beside them.
+PROTOCOL_ROWS = (
+    ("none", "BP"), ("npcs", "KM"), ("pip", "BPI"), ("pcp", "PCP"), ("ipcp", "-"), ("rcs", "RCS"),
+)  # fmt: skip
+
+
+def protocol_table(results: dict[Build, Results]) -> str:
+    """Seed 003's Table 2 layout: lock (acquired), lock (not acquired), unlock, per protocol."""
+
+    def by_protocol(r: Results, name: str) -> dict[str, float]:
+        return {v["protocol"]: float(v["per_op"]) for v in r.series.get(name, []) if "protocol" in v}
+
+    header = ["protocol (seed 003)"]
+    for b in results:
+        header += [f"{b.label}: lock, acquired", "lock, not acquired", "unlock"]
+    rows = []
+    for protocol, seed_name in PROTOCOL_ROWS:
+        row = [f"{protocol} ({seed_name})"]
+        for r in results.values():
+            taken = by_protocol(r, "lock_taken_over").get(protocol)
+            waited = by_protocol(r, "lock_not_acquired").get(protocol)
+            row += [
+                fmt(by_protocol(r, "lock_acquired").get(protocol)),
+                f"{fmt(taken)} (taken over)" if taken is not None else fmt(waited),
+                fmt(by_protocol(r, "unlock").get(protocol)),
+            ]
+        rows.append(row)
+    return "\n".join(
+        [
+            "Seed 003, Table 2 layout: the locking primitives per protocol",
+            "(instructions; benchmarks/riscv/bench_protocols.c).",
+            "Not acquired = the requester's down up to the holder running again; '-' under ipcp and npcs,",
+            "where a more urgent task never runs while a less urgent one holds the mutex.",
+            "",
+            table(header, rows),
+        ]
+    )
+
+
 def report(results: dict[Build, Results]) -> str:
     builds = list(results)
     out: list[str] = []
@@ -297,6 +337,7 @@ def report(results: dict[Build, Results]) -> str:
         table(["series", *(f"k={k}" for k in shown), "min..max"], rows),
         "",
     ]
+    out += [protocol_table(results), ""]
     counters = [
         f"{b.label}: {results[b].figures.get('counters', {}).get('instret', '-')} and "
         f"{results[b].figures.get('counters', {}).get('cycle', '-')}"
