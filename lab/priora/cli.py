@@ -8,6 +8,7 @@
     priora breakdown FILE --vary TASK.FIELD [--protocol P ...] [--json] [--synchronous]
                      [--ignore TASK ...] [--cost-model M [--cpu-hz HZ]]
     priora experiments [--out DIR] [--bench FILE] [--quick]
+    priora bench [--arch rv32,rv64] [--trace off,on] [--json OUT] [--no-build]
 
 A user's mistake (an invalid file, a bad option value, an output that cannot
 be written) is printed as one line `priora: <message>` on stderr with exit
@@ -154,6 +155,16 @@ def _parser() -> argparse.ArgumentParser:
         help="the zero and rtmach93 cost models and the paper's protocols only",
     )
     experiments.set_defaults(handler=_experiments)
+
+    bench = commands.add_parser(
+        "bench",
+        help="the kernel's microbenchmarks on QEMU, in instructions (scripts/bench.sh)",
+        description="Builds and runs benchmarks/riscv/bench_*.c under QEMU -icount shift=0 and prints "
+        "instructions per operation (docs/performance.md). Options go to benchmarks/riscv/bench.py: "
+        "--arch rv32,rv64 --trace off,on --json OUT --no-build.",
+    )
+    bench.add_argument("options", nargs=argparse.REMAINDER, help="options of benchmarks/riscv/bench.py")
+    bench.set_defaults(handler=_bench)
     return parser
 
 
@@ -341,6 +352,22 @@ def _experiments(args: argparse.Namespace) -> str:
     return text
 
 
+def _bench(args: argparse.Namespace) -> str:
+    """scripts/bench.sh of the source tree the lab is installed from: it
+    installs the cross compiler and QEMU if missing, builds and runs; its
+    progress goes to stderr as it runs, its tables are the output."""
+    import subprocess
+
+    script = Path(__file__).resolve().parents[2] / "scripts" / "bench.sh"
+    if not script.is_file():
+        raise UsageError(f"bench: {script} not found: the benchmarks need Priora's source tree")
+    options: list[str] = args.options
+    done = subprocess.run([str(script), *options], stdout=subprocess.PIPE, text=True, check=False)
+    if done.returncode != 0:
+        raise UsageError(f"bench: {script.name} {' '.join(options)} failed with status {done.returncode}")
+    return done.stdout
+
+
 # ---------------------------------------------------------------- main
 
 
@@ -352,8 +379,12 @@ def _error(message: str) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Runs the command line `argv` (default: sys.argv[1:]); returns the exit status."""
+    argv = sys.argv[1:] if argv is None else argv
     try:
-        args = _parser().parse_args(argv)
+        if argv[:1] == ["bench"]:  # every option is bench.py's, help included
+            args = argparse.Namespace(handler=_bench, options=argv[1:])
+        else:
+            args = _parser().parse_args(argv)
     except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
         return exc.code if isinstance(exc.code, int) else EXIT_OK if exc.code is None else EXIT_USER
     handler: Callable[[argparse.Namespace], str] = args.handler
