@@ -165,14 +165,15 @@ void sem_waiter_requeue(pr_task_t *t)
 
 /* The wait's timer, at its absolute tick. Apart, so that a wait without a
  * timeout (the common case) carries none of its 64-bit tick arithmetic. */
-static __attribute__((noinline)) void arm_timeout(pr_task_t *t) { timer_arm(&t->timeout, t->wait_expiry); }
+static __attribute__((noinline)) void arm_timeout(pr_task_t *t, pr_ticks_t expiry) { timer_arm(&t->timeout, expiry); }
 
 /* t joins q's wait list, asking for s (q is s, or where s's policy sent
- * it). One more waiter: a counting value goes one further below zero. The
- * caller then switches away. `mutex` is sem_is_mutex(q), a constant where
- * this is inlined, so that a counting wait carries no policy call. */
+ * it), until the tick `expiry` (0: no timeout). One more waiter: a counting
+ * value goes one further below zero. The caller then switches away.
+ * `mutex` is sem_is_mutex(q), a constant where this is inlined, so that a
+ * counting wait carries no policy call. */
 static inline __attribute__((always_inline)) void block(pr_sem_t *q, pr_sem_t *s, pr_task_t *t,
-                                                        pr_timeout_t timeout, int mutex)
+                                                        pr_timeout_t timeout, pr_ticks_t expiry, int mutex)
 {
     if (!mutex)
         q->value--;
@@ -186,23 +187,25 @@ static inline __attribute__((always_inline)) void block(pr_sem_t *q, pr_sem_t *s
     t->wait_result = PR_OK;
     ready_leave(t, PR_TASK_BLOCKED);
     waitq_insert(q, t);
-    if (t->wait_expiry != 0)
-        arm_timeout(t);
+    if (expiry != 0)
+        arm_timeout(t, expiry);
     trace_emit(PR_EV_BLOCK, trace_id(t), (uint8_t)s->index, PR_OK, 0, 0, (int32_t)timeout);
     if (mutex)
         q->policy->not_acquired(q, t);
 }
 
 /* t leaves its wait list; with_unit: it got the unit (an up handed it
- * over), else it gives its place in the value back. Returns the list. */
-static inline __attribute__((always_inline)) pr_sem_t *leave(pr_task_t *t, int result, int with_unit)
+ * over), else it gives its place in the value back. Returns the list.
+ * `mutex` is sem_is_mutex of the list, a constant where the caller knows
+ * it: only a mutex's waiters may ask for another semaphore (pcp). */
+static inline __attribute__((always_inline)) pr_sem_t *leave(pr_task_t *t, int result, int with_unit, int mutex)
 {
     pr_sem_t *q = t->blocked_on;
     waitq_remove(q, t);
     q->waiters--;
-    if (!sem_is_mutex(q) && !with_unit)
+    if (!mutex && !with_unit)
         q->value++;
-    if (t->wants != q)
+    if (mutex && t->wants != q)
         mores[t->wants->index].remote_waiters--;
     t->blocked_on = NULL;
     t->wants = NULL;
@@ -216,9 +219,12 @@ static inline __attribute__((always_inline)) pr_sem_t *leave(pr_task_t *t, int r
 void sem_waiter_abort(pr_task_t *t, int result, int cause)
 {
     t->wants->unreserved++;
-    pr_sem_t *q = leave(t, result, 0);
-    if (sem_is_mutex(q))
-        q->policy->abort(q, t, cause);
+    if (!sem_is_mutex(t->blocked_on)) {
+        leave(t, result, 0, 0);
+        return;
+    }
+    pr_sem_t *q = leave(t, result, 0, 1);
+    q->policy->abort(q, t, cause);
 }
 
 /* The waiter's down runs its lock again when it runs (mutex_down's loop);
@@ -228,7 +234,7 @@ void sem_waiter_abort(pr_task_t *t, int result, int cause)
 void sem_waiter_retry(pr_task_t *t, int cause)
 {
     pr_sem_t *m = t->wants;
-    pr_sem_t *q = leave(t, WAIT_RETRY, 0);
+    pr_sem_t *q = leave(t, WAIT_RETRY, 0, 1);
     trace_emit(PR_EV_WAKE, trace_id(t), (uint8_t)m->index, PR_EAGAIN, 0, 0, 0);
     if (q->holder != NULL)
         prio_relend(q, cause);
@@ -481,29 +487,42 @@ static inline pr_ticks_t expiry_of(pr_timeout_t timeout)
     return (timeout == PR_NO_WAIT || timeout == PR_FOREVER) ? 0 : expiry_after(timeout);
 }
 
-/* What sem_down returns when the caller has been queued on a counting
- * semaphore: the caller then switches away (down_general) and finishes
- * with down_woken. Not an error code (errors.h): it never leaves this file.
- * A mutex down switches and finishes itself (mutex_down: it may try again). */
-#define DOWN_BLOCKED 1
+/* What sem_down returns when the caller, a task, must wait on a counting
+ * semaphore: down_general then calls counting_wait, which does it all. Not
+ * an error code (errors.h): it never leaves this file. A mutex down waits
+ * and finishes itself (mutex_down: it may try again). */
+#define DOWN_WAIT 1
 
 static int counting_down(pr_sem_t *s, pr_id_t id, pr_timeout_t timeout)
 {
-    pr_task_t *me = pr_k.current;
+    if (s->value <= 0 && timeout != PR_NO_WAIT)
+        return DOWN_WAIT;
     s->downs++;
     if (s->value > 0) {
         s->value--;
         return down_result(s, id, PR_OK, 0);
     }
-    if (timeout == PR_NO_WAIT)
-        return down_refused(s, id, PR_EAGAIN, 0);
-    me->wait_expiry = expiry_of(timeout);
-    block(s, s, me, timeout, 0);
-    return DOWN_BLOCKED;
+    return down_refused(s, id, PR_EAGAIN, 0);
 }
 
-/* After the switch back: the caller was woken by an up, or by its timeout. */
-static int down_woken(pr_sem_t *s, pr_id_t id) { return down_result(s, id, pr_k.current->wait_result, 1); }
+/*
+ * A down that waits on a counting semaphore: `me` is the calling task, s's
+ * value is 0 or below and the timeout is not PR_NO_WAIT (pr_sem_down checks
+ * that itself, so that it comes here without the general path). It queues
+ * the task, switches away, and once woken (by an up, or by its timeout)
+ * returns the down's result with the caller's interrupt state back. Not
+ * inlined: it is the end of the public call, a tail call from it.
+ */
+static __attribute__((noinline)) int counting_wait(pr_sem_t *s, pr_task_t *me, pr_timeout_t timeout,
+                                                   pr_irq_state_t irq)
+{
+    s->downs++;
+    block(s, s, me, timeout, expiry_of(timeout), 0);
+    switch_to_most_urgent(); /* returns once woken */
+    int err = down_result(s, s->index, me->wait_result, 1);
+    pr_port_irq_restore(irq);
+    return err;
+}
 
 /* A mutex locked by its holder: a recursive one counts one level more (not
  * counted in downs: it changes no value); any other is refused. */
@@ -568,15 +587,15 @@ static __attribute__((noinline)) int mutex_down(pr_sem_t *s, pr_id_t id, pr_time
                 s->policy->abort(s, me, err == PR_ETIMEDOUT ? PR_CAUSE_TIMEOUT : PR_CAUSE_RELEASE);
             return down_result(s, id, err, retry);
         }
-        block(wait_on, s, me, timeout, 1); /* wait_on is a mutex: s, or the ceiling's list */
+        block(wait_on, s, me, timeout, me->wait_expiry, 1); /* wait_on is a mutex: s, or the ceiling's list */
         switch_to_most_urgent(); /* returns once woken: handed the mutex, timed out, or to try again */
         if (me->wait_result != WAIT_RETRY)
             return down_result(s, id, me->wait_result, 1);
     }
 }
 
-/* The down's result, or DOWN_BLOCKED once the caller is queued on a
- * counting semaphore. s is the id's descriptor, or NULL outside the pool. */
+/* The down's result, or DOWN_WAIT if the caller must wait on a counting
+ * semaphore. s is the id's descriptor, or NULL outside the pool. */
 static int sem_down(pr_sem_t *s, pr_id_t id, pr_timeout_t timeout)
 {
     int err = sem_checked(s);
@@ -604,7 +623,7 @@ static inline __attribute__((always_inline)) pr_task_t *wake_first(pr_sem_t *s, 
             sem_waiter_retry(woken, PR_CAUSE_RELEASE);
             continue;
         }
-        leave(woken, PR_OK, 1);
+        leave(woken, PR_OK, 1, mutex);
         trace_emit(PR_EV_WAKE, trace_id(woken), (uint8_t)s->index, PR_OK, 0, 0, 0);
         if (mutex)
             take(s, woken);
@@ -807,12 +826,27 @@ static __attribute__((noinline)) int down_general(pr_id_t id, pr_timeout_t timeo
 {
     pr_sem_t *s = (unsigned)id < PR_CONFIG_MAX_SEMS ? &sems[id] : NULL;
     int err = sem_down(s, id, timeout);
-    if (err == DOWN_BLOCKED) {
-        switch_to_most_urgent(); /* returns once woken: by an up, or by the timeout */
-        err = down_woken(s, id);
-    }
+    if (err == DOWN_WAIT)
+        return counting_wait(s, pr_k.current, timeout, irq);
     pr_port_irq_restore(irq);
     return err;
+}
+
+/*
+ * An up that hands its unit to the first waiter of a counting semaphore
+ * (its value is below 0, so somebody waits and the maximum is not in the
+ * way; pr_sem_up checks that itself, so that it comes here without the
+ * general path): sem_up's changes and records, for that case only, then
+ * the switch if the woken task is more urgent. From a task or an interrupt.
+ */
+static __attribute__((noinline)) int counting_wake(pr_sem_t *s, pr_irq_state_t irq)
+{
+    s->value++;
+    pr_task_t *woken = wake_first(s, 0);
+    up_result(s, s->index, PR_OK, woken);
+    sched_reschedule();
+    pr_port_irq_restore(irq);
+    return PR_OK;
 }
 
 static __attribute__((noinline)) int up_general(pr_id_t id, pr_irq_state_t irq)
@@ -830,10 +864,16 @@ static inline int in_pool(pr_id_t id) { return (unsigned)id < PR_CONFIG_MAX_SEMS
 int pr_sem_down(pr_id_t id, pr_timeout_t timeout)
 {
     pr_irq_state_t irq = pr_port_irq_save();
-    if (unlikely(!in_pool(id) || !down_fast(&pr_sem_pool[id])))
-        return down_general(id, timeout, irq);
-    pr_port_irq_restore(irq);
-    return PR_OK;
+    if (likely(in_pool(id))) {
+        pr_sem_t *s = &pr_sem_pool[id];
+        if (likely(down_fast(s))) {
+            pr_port_irq_restore(irq);
+            return PR_OK;
+        }
+        if (s->fast < 0 && s->value <= 0 && timeout != PR_NO_WAIT && pr_self != &pr_idle)
+            return counting_wait(s, pr_self, timeout, irq);
+    }
+    return down_general(id, timeout, irq);
 }
 
 int pr_sem_trydown(pr_id_t id)
@@ -848,10 +888,16 @@ int pr_sem_trydown(pr_id_t id)
 int pr_sem_up(pr_id_t id)
 {
     pr_irq_state_t irq = pr_port_irq_save();
-    if (unlikely(!in_pool(id) || !up_fast(&pr_sem_pool[id])))
-        return up_general(id, irq);
-    pr_port_irq_restore(irq);
-    return PR_OK;
+    if (likely(in_pool(id))) {
+        pr_sem_t *s = &pr_sem_pool[id];
+        if (likely(up_fast(s))) {
+            pr_port_irq_restore(irq);
+            return PR_OK;
+        }
+        if (s->fast < 0 && s->value < 0)
+            return counting_wake(s, irq);
+    }
+    return up_general(id, irq);
 }
 
 int pr_sem_alloc(const pr_sem_attr_t *attr, pr_id_t *id) { MASKED_CALL(sem_alloc(attr, id)); }
