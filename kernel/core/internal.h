@@ -139,9 +139,11 @@ typedef struct pr_task {
 
 /* What the fast paths of down and up may do with a semaphore (sem.c). The
  * sign is the test: negative a counting semaphore, positive a mutex whose
- * policy is quiet while nobody waits (policy.h), 0 neither (a free
- * descriptor, or a mutex whose policy acts on every take and give). */
-enum sem_fast { SEM_FAST_COUNTING = -1, SEM_FAST_NONE = 0, SEM_FAST_MUTEX = 1 };
+ * policy the fast paths may serve without its hooks (policy.h: fast; 2 if
+ * it lends its first waiter's priority, 1 if it lends nothing), 0 neither
+ * (a free descriptor, a recursive mutex, or a mutex whose policy acts on
+ * every take and give). */
+enum sem_fast { SEM_FAST_COUNTING = -1, SEM_FAST_NONE = 0, SEM_FAST_MUTEX = 1, SEM_FAST_INHERIT = 2 };
 
 /* A descriptor's size: a power of two, so that finding one by id is a shift
  * (the fast paths do it on every call). Its wait list, the largest part,
@@ -178,7 +180,11 @@ static inline int sem_is_mutex(const pr_sem_t *s) { return (s->flags & PR_SEM_MU
 static inline int sem_is_prio(const pr_sem_t *s) { return (s->flags & PR_SEM_PRIO) != 0; }
 
 /* The most urgent (or first, FIFO) waiter, or NULL. */
-pr_task_t *sem_first_waiter(const pr_sem_t *s);
+static inline pr_task_t *sem_first_waiter(const pr_sem_t *s)
+{
+    pr_link_t *first = plist_first(s->waitq);
+    return first != NULL ? container_of(first, pr_task_t, qlink) : NULL;
+}
 /* Removes a waiter that leaves without the semaphore (timeout, deletion). */
 void sem_waiter_abort(pr_task_t *t, int result, int cause);
 /* Wakes a mutex waiter to try its lock again (it did not get the mutex);
@@ -359,6 +365,7 @@ void sched_nonpreemptive(pr_task_t *t, int delta); /* npcs: +1 entering a sectio
 /* ---- priorities (priority.c) ---- */
 
 void prio_relend(pr_sem_t *m, int cause);      /* policy decides; chain walk follows */
+void prio_relend_first_waiter(pr_sem_t *m, int cause); /* the same, m lending its first waiter's priority */
 void prio_withdraw(pr_sem_t *m, int cause);    /* m lends nothing any more (released) */
 void prio_task_base_changed(pr_task_t *t);
 

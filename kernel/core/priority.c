@@ -82,25 +82,45 @@ static int update_effective(pr_task_t *t, int cause, const pr_sem_t *via)
     return 1;
 }
 
+/* Steps [2] to [6] of one pass through m, which lends `lend` now ([1]).
+ * Returns the mutex to go on with, or NULL when the walk stops. */
+static inline pr_sem_t *walk_pass(pr_sem_t *m, pr_prio_t lend, int cause)
+{
+    if (lend == m->lent)                                   /* [2] */
+        return NULL;
+    pr_task_t *holder = m->holder;
+    if (holder != NULL) {                                  /* [3] */
+        lent_remove(holder, m->lent);
+        lent_add(holder, lend);
+    }
+    m->lent = lend;
+    if (holder == NULL || !update_effective(holder, cause, m)) /* [4] [5] */
+        return NULL;
+    return holder->blocked_on;                             /* [6] */
+}
+
 static void chain_walk(pr_sem_t *m, int cause)
 {
-    for (int pass = 0; m != NULL && pass < PR_CONFIG_MAX_TASKS; pass++) {
-        pr_prio_t lend = m->policy->lend(m);               /* [1] */
-        if (lend == m->lent)                               /* [2] */
-            return;
-        pr_task_t *holder = m->holder;
-        if (holder != NULL) {                              /* [3] */
-            lent_remove(holder, m->lent);
-            lent_add(holder, lend);
-        }
-        m->lent = lend;
-        if (holder == NULL || !update_effective(holder, cause, m)) /* [4] [5] */
-            return;
-        m = holder->blocked_on;                            /* [6] */
-    }
+    for (int pass = 0; m != NULL && pass < PR_CONFIG_MAX_TASKS; pass++)
+        m = walk_pass(m, m->policy->lend(m), cause);      /* [1] */
 }
 
 void prio_relend(pr_sem_t *m, int cause) { chain_walk(m, cause); }
+
+/* prio_relend for a mutex whose policy lends its first waiter's priority
+ * and does nothing else (policy.h: POLICY_FAST_INHERIT), for the fast
+ * paths of sem.c. The first pass reads that priority itself instead of
+ * asking the policy: the same value, without two calls. The rest of the
+ * walk, from the mutex the holder waits on (whatever its policy), is
+ * chain_walk's. In the usual case, a holder that waits on nothing, the
+ * pass is the whole walk. */
+void prio_relend_first_waiter(pr_sem_t *m, int cause)
+{
+    const pr_task_t *first = sem_first_waiter(m);
+    pr_sem_t *next = walk_pass(m, first != NULL ? first->effective : PRIO_NONE, cause);
+    if (next != NULL)
+        chain_walk(next, cause);
+}
 
 /* m's holder is giving m up: m stops lending to it, and the holder drops to
  * what its base and its other mutexes give it. */

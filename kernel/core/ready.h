@@ -13,13 +13,20 @@
  * head is then NULL or set).
  *
  * The queue also remembers where its highest non-empty level is (top: the
- * address of that level's head), so choosing the next task is two loads,
- * not a search of the bitmap: the search runs only when a removal empties
- * that level. And head[0], "the level below level 0", always holds the
- * idle task, which runs when nothing else can: top points there when the
- * queue is empty, and the task to run is *top, with no test. The heads are
- * in the order of their levels, so comparing levels is comparing their
- * heads' addresses.
+ * address of that level's head), so choosing the next task is two loads and
+ * a test, not a search of the bitmap. The heads are in the order of their
+ * levels, so comparing levels is comparing their heads' addresses. And
+ * head[0], "the level below level 0", always holds the idle task, which
+ * runs when nothing else can: top points there when the queue is empty.
+ *
+ * The top is found again lazily: a removal that empties the top level
+ * leaves top on that empty level (it is never below the highest non-empty
+ * one), and the search of the bitmap runs when the next task is chosen and
+ * the top level is found empty. Most often it never runs: a task that
+ * blocks and lends its priority to the holder of what it waits for (pip)
+ * empties its level and the holder fills it again at once, and an up by a
+ * boosted holder drops it a level and fills its old level with the task it
+ * hands the mutex to.
  *
  * Included by internal.h, between the task descriptor and the kernel's
  * state, which holds the queue (pr_k.ready): these functions take it.
@@ -28,7 +35,7 @@
 #define PRIORA_READY_H
 
 typedef struct pr_ready {
-    pr_link_t **top;                              /* head of the highest non-empty level, or head[0] */
+    pr_link_t **top;                              /* head of the highest non-empty level, or above */
     uint32_t bitmap;                              /* bit p set while level p is not empty */
     pr_link_t *head[PR_CONFIG_PRIORITIES + 1];    /* [level + 1]; [0] is the idle task's link */
 } pr_ready_t;
@@ -36,13 +43,21 @@ typedef struct pr_ready {
 /* The slot of a level's first task. */
 static inline pr_link_t **ready_head(pr_ready_t *rq, int level) { return rq->head + 1 + level; }
 
-/* The most urgent task: the head of the top level, the idle task if empty. */
-static inline pr_task_t *ready_first(const pr_ready_t *rq) { return container_of(*rq->top, pr_task_t, qlink); }
-
-/* The head of the highest non-empty level (head[0] if there is none). */
-static inline pr_link_t **ready_top_of(pr_ready_t *rq)
+/* Finds the top again: the head of the highest non-empty level (head[0],
+ * the idle task's, if there is none). Returns the top's first link. */
+static inline pr_link_t *ready_refind(pr_ready_t *rq)
 {
-    return ready_head(rq, rq->bitmap != 0 ? plist_highest_bit(rq->bitmap) : PRIO_NONE);
+    rq->top = ready_head(rq, rq->bitmap != 0 ? plist_highest_bit(rq->bitmap) : PRIO_NONE);
+    return *rq->top;
+}
+
+/* The most urgent task: the head of the top level, the idle task if empty. */
+static inline pr_task_t *ready_first(pr_ready_t *rq)
+{
+    pr_link_t *first = *rq->top;
+    if (unlikely(first == NULL)) /* the top level was left empty: find it again */
+        first = ready_refind(rq);
+    return container_of(first, pr_task_t, qlink);
 }
 
 /* t joins `level` at its tail (or, with front, at its head). */
@@ -66,9 +81,8 @@ static inline void ready_insert(pr_ready_t *rq, pr_task_t *t, int level, int fro
 }
 
 /* t leaves its level, which it was inserted at (queued_level). Its link is
- * left stale, as by plist_remove. `refind`: find the top again if t leaves
- * the top level empty (a caller that inserts t higher at once need not). */
-static inline void ready_unlink(pr_ready_t *rq, pr_task_t *t, int refind)
+ * left stale, as by plist_remove; the top may be left on an empty level. */
+static inline void ready_unlink(pr_ready_t *rq, pr_task_t *t)
 {
     int level = t->queued_level;
     pr_link_t **head = ready_head(rq, level);
@@ -76,8 +90,6 @@ static inline void ready_unlink(pr_ready_t *rq, pr_task_t *t, int refind)
     if (next == &t->qlink) { /* it was alone: the level empties */
         *head = NULL;
         rq->bitmap &= ~(1u << level);
-        if (refind && head == rq->top)
-            rq->top = ready_top_of(rq);
         return;
     }
     list_unlink(&t->qlink);
@@ -87,7 +99,7 @@ static inline void ready_unlink(pr_ready_t *rq, pr_task_t *t, int refind)
 
 static inline void ready_remove(pr_ready_t *rq, pr_task_t *t)
 {
-    ready_unlink(rq, t, 1);
+    ready_unlink(rq, t);
     t->queue = NULL;
 }
 

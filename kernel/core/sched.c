@@ -33,15 +33,13 @@ void sched_reset(void)
     *rq->top = &idle_task()->qlink; /* below every level, for good */
 }
 
-/* A move from one level to another: the top is found again only if the
- * task left the top level empty for a lower one (a boost just raises it). */
+/* A move from one level to another (the top is found again lazily, ready.h). */
 void sched_requeue(pr_task_t *t)
 {
     if (t->queue != &pr_k.ready)
         return;
-    int to = t->effective;
-    ready_unlink(&pr_k.ready, t, to < t->queued_level);
-    ready_insert(&pr_k.ready, t, to, t == pr_k.current);
+    ready_unlink(&pr_k.ready, t);
+    ready_insert(&pr_k.ready, t, t->effective, t == pr_k.current);
 }
 
 /* To the tail of its level: the level stays as it is (same tasks, same

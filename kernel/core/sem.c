@@ -42,6 +42,8 @@
 #include "../policy/policy.h"
 
 _Static_assert(sizeof(pr_sem_t) == SEM_BYTES, "a semaphore descriptor is SEM_BYTES (internal.h)");
+_Static_assert((int)POLICY_FAST_QUIET == SEM_FAST_MUTEX && (int)POLICY_FAST_INHERIT == SEM_FAST_INHERIT,
+               "a mutex's `fast` is its policy's (policy.h)");
 
 /* The pool, and one more descriptor after it that no id reaches: the wait
  * list of the tasks blocked by the system ceiling (sem_ceiling_queue). */
@@ -132,12 +134,6 @@ static int sem_depth(const pr_sem_t *s)
 
 static pr_plist_t *waitq_of(const pr_sem_t *s) { return s->waitq; }
 
-pr_task_t *sem_first_waiter(const pr_sem_t *s)
-{
-    pr_link_t *first = plist_first(waitq_of(s));
-    return first != NULL ? container_of(first, pr_task_t, qlink) : NULL;
-}
-
 /* Priority order: the level of the waiter's effective priority, FIFO within
  * it. FIFO order: everybody at level 0, in arrival order. */
 static inline void waitq_insert(pr_sem_t *s, pr_task_t *t)
@@ -169,9 +165,9 @@ static __attribute__((noinline)) void arm_timeout(pr_task_t *t, pr_ticks_t expir
 
 /* t joins q's wait list, asking for s (q is s, or where s's policy sent
  * it), until the tick `expiry` (0: no timeout). One more waiter: a counting
- * value goes one further below zero. The caller then switches away.
- * `mutex` is sem_is_mutex(q), a constant where this is inlined, so that a
- * counting wait carries no policy call. */
+ * value goes one further below zero. A mutex's caller then tells its
+ * policy (not_acquired), and the caller switches away. `mutex` is
+ * sem_is_mutex(q), a constant where this is inlined. */
 static inline __attribute__((always_inline)) void block(pr_sem_t *q, pr_sem_t *s, pr_task_t *t,
                                                         pr_timeout_t timeout, pr_ticks_t expiry, int mutex)
 {
@@ -190,8 +186,6 @@ static inline __attribute__((always_inline)) void block(pr_sem_t *q, pr_sem_t *s
     if (expiry != 0)
         arm_timeout(t, expiry);
     trace_emit(PR_EV_BLOCK, trace_id(t), (uint8_t)s->index, PR_OK, 0, 0, (int32_t)timeout);
-    if (mutex)
-        q->policy->not_acquired(q, t);
 }
 
 /* t leaves its wait list; with_unit: it got the unit (an up handed it
@@ -266,7 +260,8 @@ int sem_held_count(const pr_task_t *t)
     return n;
 }
 
-static void take(pr_sem_t *s, pr_task_t *t)
+/* t becomes s's holder: its next take number is s's. */
+static inline void hold(pr_sem_t *s, pr_task_t *t)
 {
     pr_count64_t n = t->takes; /* a copy: no reload after the stores */
     if (++n.lo == 0)
@@ -274,6 +269,11 @@ static void take(pr_sem_t *s, pr_task_t *t)
     t->takes = n;
     s->holder = t;
     s->taken = n;
+}
+
+static void take(pr_sem_t *s, pr_task_t *t)
+{
+    hold(s, t);
     mores[s->index].depth = 1;
     if (s->policy->system_ceiling)
         ceiling_add(s);
@@ -396,7 +396,7 @@ static int sem_alloc(const pr_sem_attr_t *attr, pr_id_t *id)
     if (!sem_is_mutex(s))
         s->fast = SEM_FAST_COUNTING;
     else
-        s->fast = s->policy->quiet_uncontended && !sem_is_recursive(s) ? SEM_FAST_MUTEX : SEM_FAST_NONE;
+        s->fast = sem_is_recursive(s) ? SEM_FAST_NONE : (int8_t)s->policy->fast;
     s->value = sem_is_mutex(s) ? 0 : attr->value; /* a mutex's is derived (sem_value) */
     s->init_value = attr->value;
     if (attr->flags & PR_SEM_BINARY)
@@ -588,6 +588,7 @@ static __attribute__((noinline)) int mutex_down(pr_sem_t *s, pr_id_t id, pr_time
             return down_result(s, id, err, retry);
         }
         block(wait_on, s, me, timeout, me->wait_expiry, 1); /* wait_on is a mutex: s, or the ceiling's list */
+        wait_on->policy->not_acquired(wait_on, me);
         switch_to_most_urgent(); /* returns once woken: handed the mutex, timed out, or to try again */
         if (me->wait_result != WAIT_RETRY)
             return down_result(s, id, me->wait_result, 1);
@@ -858,6 +859,62 @@ static __attribute__((noinline)) int up_general(pr_id_t id, pr_irq_state_t irq)
     return err;
 }
 
+/*
+ * A down that waits on a held mutex whose policy the fast paths may serve
+ * (`fast` > 0: none or pip, not recursive; policy.h). `me` is the calling
+ * task, not the holder, and the timeout is not PR_NO_WAIT: pr_sem_down
+ * checks that itself. This is mutex_down's work for that case, without
+ * what its policy makes trivial: admit lets it go on, conflict lets it
+ * wait, not_acquired re-lends the mutex (pip) or does nothing (none), and
+ * its waiters are never woken to try again (only pcp's are), so after the
+ * switch the wait's result is the down's. A wait that would close a cycle
+ * goes to the general path before anything changes, which refuses it.
+ */
+static __attribute__((noinline)) int mutex_wait(pr_sem_t *s, pr_task_t *me, pr_timeout_t timeout,
+                                                pr_irq_state_t irq)
+{
+    if (unlikely(closes_cycle(s, me)))
+        return down_general(s->index, timeout, irq);
+    s->downs++;
+    block(s, s, me, timeout, expiry_of(timeout), 1);
+    if (s->fast == SEM_FAST_INHERIT)
+        prio_relend_first_waiter(s, PR_CAUSE_INHERIT);
+    switch_to_most_urgent(); /* returns once woken: handed the mutex, or timed out */
+    int err = down_result(s, s->index, me->wait_result, 1);
+    pr_port_irq_restore(irq);
+    return err;
+}
+
+/*
+ * An up by the holder of a mutex that tasks wait on, whose policy the fast
+ * paths may serve (`fast` > 0; pr_sem_up checks that `me` holds it and
+ * that it has waiters). This is sem_up's and mutex_release's work for that
+ * case: what the mutex lent `me` is withdrawn (pip), the first waiter
+ * leaves the list and is handed the mutex, the mutex lends it what the
+ * waiters left behind lend (pip: acquired re-lends), it becomes ready, and
+ * the CPU goes to it if it is more urgent. Nothing of the general path is
+ * left out but what the policy makes trivial: release does nothing, a
+ * waiter of this mutex asks for it (only pcp's ask for another), a mutex
+ * that is not recursive has no depth to keep, and no system ceiling.
+ */
+static __attribute__((noinline)) int mutex_handoff(pr_sem_t *s, pr_irq_state_t irq)
+{
+    int inherit = s->fast == SEM_FAST_INHERIT;
+    if (inherit)
+        prio_withdraw(s, PR_CAUSE_RELEASE);
+    pr_task_t *woken = sem_first_waiter(s);
+    leave(woken, PR_OK, 1, 0);
+    trace_emit(PR_EV_WAKE, trace_id(woken), (uint8_t)s->index, PR_OK, 0, 0, 0);
+    hold(s, woken);
+    if (inherit)
+        prio_relend_first_waiter(s, PR_CAUSE_ACQUIRE);
+    ready_add(woken);
+    up_result(s, s->index, PR_OK, woken);
+    sched_reschedule();
+    pr_port_irq_restore(irq);
+    return PR_OK;
+}
+
 /* The fast paths take an id in the pool; the general paths check it. */
 static inline int in_pool(pr_id_t id) { return (unsigned)id < PR_CONFIG_MAX_SEMS; }
 
@@ -870,8 +927,13 @@ int pr_sem_down(pr_id_t id, pr_timeout_t timeout)
             pr_port_irq_restore(irq);
             return PR_OK;
         }
-        if (s->fast < 0 && s->value <= 0 && timeout != PR_NO_WAIT && pr_self != &pr_idle)
-            return counting_wait(s, pr_self, timeout, irq);
+        pr_task_t *me = pr_self;
+        if (timeout != PR_NO_WAIT && me != &pr_idle) {
+            if (s->fast < 0 && s->value <= 0)
+                return counting_wait(s, me, timeout, irq);
+            if (s->fast > 0 && s->holder != NULL && s->holder != me)
+                return mutex_wait(s, me, timeout, irq);
+        }
     }
     return down_general(id, timeout, irq);
 }
@@ -896,6 +958,8 @@ int pr_sem_up(pr_id_t id)
         }
         if (s->fast < 0 && s->value < 0)
             return counting_wake(s, irq);
+        if (s->fast > 0 && s->holder == pr_self && s->waiters > 0)
+            return mutex_handoff(s, irq);
     }
     return up_general(id, irq);
 }

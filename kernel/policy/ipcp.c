@@ -52,5 +52,5 @@ const pr_policy_t pr_policy_ipcp = {
     .abort = policy_relend_abort,
     .lend = ipcp_lend,
     .control = policy_no_commands,
-    .quiet_uncontended = 0, /* it lends its ceiling from the take on */
+    .fast = POLICY_FAST_NEVER, /* it lends its ceiling from the take on */
 };

@@ -18,5 +18,5 @@ const pr_policy_t pr_policy_none = {
     .abort = policy_ignore_abort,
     .lend = policy_lend_nothing,
     .control = policy_no_commands,
-    .quiet_uncontended = 1,
+    .fast = POLICY_FAST_QUIET, /* lends nothing, does nothing */
 };

@@ -63,5 +63,5 @@ const pr_policy_t pr_policy_npcs = {
     .abort = policy_ignore_abort,
     .lend = npcs_lend,
     .control = policy_no_commands,
-    .quiet_uncontended = 0, /* it lends PR_PRIO_MAX from the take on */
+    .fast = POLICY_FAST_NEVER, /* it lends PR_PRIO_MAX from the take on */
 };

@@ -137,5 +137,5 @@ const pr_policy_t pr_policy_pcp = {
     .abort = pcp_abort,
     .lend = policy_lend_first_waiter,
     .control = policy_no_commands,
-    .quiet_uncontended = 0, /* every take and give moves the system ceiling */
+    .fast = POLICY_FAST_NEVER, /* every take and give moves the system ceiling */
 };

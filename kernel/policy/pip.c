@@ -40,6 +40,7 @@ const pr_policy_t pr_policy_pip = {
     .abort = policy_relend_abort,
     .lend = policy_lend_first_waiter,
     .control = policy_no_commands,
-    /* Nobody waits: nothing to inherit, nothing lent (pip_lend). */
-    .quiet_uncontended = 1,
+    /* Nobody waits: nothing to inherit, nothing lent; with waiters, the
+     * mechanism re-lends the first one's priority itself. */
+    .fast = POLICY_FAST_INHERIT,
 };

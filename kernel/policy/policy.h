@@ -37,13 +37,24 @@
  * system_ceiling: the mutexes of this policy count in the system ceiling
  * (core/ceiling.c) while they are held.
  *
- * quiet_uncontended: 1 if, while nobody waits on a mutex, acquired and
- * release do nothing and lend gives PRIO_NONE (none and pip). The mechanism
- * then takes and gives such a mutex on its fast paths, without calling them
- * (core/sem.c). A policy that acts on an uncontended mutex (the ceiling
- * protocols lend or count a ceiling from the take on, npcs too) sets 0, and
- * its hooks are called on every take and give; so does rcs, whose locks must
- * first tell an aborted task of its abort (the fast path does not look).
+ * fast: what the mechanism's fast paths (core/sem.c) may assume of the
+ * policy, so that they carry out its decisions without calling its hooks:
+ *   POLICY_FAST_QUIET    admit lets every task go on, conflict lets it
+ *                        wait, lend gives PRIO_NONE, and no other hook does
+ *                        anything (none);
+ *   POLICY_FAST_INHERIT  the same, except that lend gives the first
+ *                        waiter's effective priority (policy_lend_first_
+ *                        waiter) and acquired, not_acquired and abort do
+ *                        nothing but re-lend (prio_relend) (pip).
+ * Either way, while nobody waits acquired and release do nothing and lend
+ * gives PRIO_NONE: the fast paths take and give an uncontended mutex, and
+ * block on and hand over a contended one, with the changes the general
+ * paths would make through the hooks, in the same order. A policy that acts
+ * on an uncontended mutex (the ceiling protocols lend or count a ceiling
+ * from the take on, npcs too) is POLICY_FAST_NEVER (0), and its hooks are
+ * called on every take and give; so is rcs, whose locks must first tell an
+ * aborted task of its abort (the fast paths do not look), and whose conflict
+ * may take the mutex over.
  *
  * A protocol is a file in this folder, its number in sem.h (pr_protocol_t),
  * its pr_policy_t declared below and mapped in policy.c, and its file in
@@ -57,6 +68,10 @@
 /* conflict's answer: abort the holder's section and take the mutex. */
 #define POLICY_TAKE_OVER 1
 
+/* pr_policy_t.fast (above); the values are those of enum sem_fast for a
+ * mutex (core/internal.h), which a descriptor copies. */
+enum policy_fast { POLICY_FAST_NEVER = 0, POLICY_FAST_QUIET = 1, POLICY_FAST_INHERIT = 2 };
+
 typedef struct pr_policy {
     const char *name;
     int system_ceiling;
@@ -69,7 +84,7 @@ typedef struct pr_policy {
     void (*abort)(pr_sem_t *m, pr_task_t *t, int cause);
     pr_prio_t (*lend)(const pr_sem_t *m);
     int (*control)(pr_sem_t *m, int cmd, void *arg);
-    int quiet_uncontended;
+    enum policy_fast fast;
 } pr_policy_t;
 
 extern const pr_policy_t pr_policy_none;

@@ -42,5 +42,5 @@ const pr_policy_t pr_policy_rcs = {
     .abort = policy_relend_abort,
     .lend = policy_lend_first_waiter,
     .control = policy_no_commands,
-    .quiet_uncontended = 0, /* a lock must first tell an aborted task (sem.c) */
+    .fast = POLICY_FAST_NEVER, /* a lock must first tell an aborted task (sem.c) */
 };
