@@ -352,7 +352,15 @@ static inline void ready_leave(pr_task_t *t, pr_task_state_t state)
         ready_remove(&pr_k.ready, t);
     t->state = state;
 }
-void sched_requeue(pr_task_t *t);              /* after an effective-priority change */
+
+/* A ready task whose effective priority changed moves to its new level: to
+ * the tail, or to the head if it runs (sched.c's placement rules); the top
+ * is found again lazily (ready.h). Inline: every boost and unboost does it. */
+static inline void sched_requeue(pr_task_t *t)
+{
+    if (t->queue == &pr_k.ready)
+        ready_move(&pr_k.ready, t, t == pr_k.current);
+}
 void sched_rotate(pr_task_t *t);               /* to the tail of its level */
 void sched_yield_now(void);                    /* the current task: rotate, reschedule */
 void sched_reschedule(void);                   /* switch now if allowed, else defer */
@@ -365,7 +373,6 @@ void sched_nonpreemptive(pr_task_t *t, int delta); /* npcs: +1 entering a sectio
 /* ---- priorities (priority.c) ---- */
 
 void prio_relend(pr_sem_t *m, int cause);      /* policy decides; chain walk follows */
-void prio_relend_first_waiter(pr_sem_t *m, int cause); /* the same, m lending its first waiter's priority */
 void prio_withdraw(pr_sem_t *m, int cause);    /* m lends nothing any more (released) */
 void prio_task_base_changed(pr_task_t *t);
 

@@ -36,103 +36,37 @@
  * the invariant ever be broken.
  */
 #include "../policy/policy.h"
+#include "priority.h"
 
-static void lent_add(pr_task_t *t, pr_prio_t p)
-{
-    if (p == PRIO_NONE)
-        return;
-    if (t->lent_count[p]++ == 0)
-        t->lent_bitmap |= 1u << p;
-}
-
-static void lent_remove(pr_task_t *t, pr_prio_t p)
-{
-    if (p == PRIO_NONE)
-        return;
-    if (--t->lent_count[p] == 0)
-        t->lent_bitmap &= ~(1u << p);
-}
-
-static pr_prio_t effective_of(const pr_task_t *t)
-{
-    if (t->lent_bitmap == 0)
-        return t->base;
-    pr_prio_t top = plist_highest_bit(t->lent_bitmap);
-    return top > t->base ? top : t->base;
-}
-
-/* Steps [4] and [5]. Returns 1 if the effective priority changed. */
+/* Steps [4] and [5] for a change that is not a lend's (a base priority).
+ * Returns 1 if the effective priority changed. */
 static int update_effective(pr_task_t *t, int cause, const pr_sem_t *via)
 {
-    pr_prio_t old = t->effective;
     pr_prio_t now = effective_of(t);
-    if (now == old)
+    if (now == t->effective)
         return 0;
-
-    t->effective = now;
-    count64_add1(&pr_k.priority_changes);
-    trace_emit(PR_EV_PRIO, trace_id(t), via != NULL ? sem_trace_via(via) : PR_TRACE_NONE, PR_OK,
-               (uint8_t)old, (uint8_t)now, cause);
-    if (t->queue == &pr_k.ready)
-        sched_requeue(t);
-    else if (t->blocked_on != NULL)
-        sem_waiter_requeue(t);
-    else if (t->cond_on != NULL)
-        cond_waiter_requeue(t);
+    set_effective(t, now, cause, via);
     return 1;
 }
 
-/* Steps [2] to [6] of one pass through m, which lends `lend` now ([1]).
- * Returns the mutex to go on with, or NULL when the walk stops. */
-static inline pr_sem_t *walk_pass(pr_sem_t *m, pr_prio_t lend, int cause)
-{
-    if (lend == m->lent)                                   /* [2] */
-        return NULL;
-    pr_task_t *holder = m->holder;
-    if (holder != NULL) {                                  /* [3] */
-        lent_remove(holder, m->lent);
-        lent_add(holder, lend);
-    }
-    m->lent = lend;
-    if (holder == NULL || !update_effective(holder, cause, m)) /* [4] [5] */
-        return NULL;
-    return holder->blocked_on;                             /* [6] */
-}
-
+/* The walk from m: [1] asks m's policy what m lends now; prio_pass
+ * (priority.h) does [2] to [6]. */
 static void chain_walk(pr_sem_t *m, int cause)
 {
     for (int pass = 0; m != NULL && pass < PR_CONFIG_MAX_TASKS; pass++)
-        m = walk_pass(m, m->policy->lend(m), cause);      /* [1] */
+        m = prio_pass(m, m->policy->lend(m), cause);
 }
 
 void prio_relend(pr_sem_t *m, int cause) { chain_walk(m, cause); }
 
-/* prio_relend for a mutex whose policy lends its first waiter's priority
- * and does nothing else (policy.h: POLICY_FAST_INHERIT), for the fast
- * paths of sem.c. The first pass reads that priority itself instead of
- * asking the policy: the same value, without two calls. The rest of the
- * walk, from the mutex the holder waits on (whatever its policy), is
- * chain_walk's. In the usual case, a holder that waits on nothing, the
- * pass is the whole walk. */
-void prio_relend_first_waiter(pr_sem_t *m, int cause)
-{
-    const pr_task_t *first = sem_first_waiter(m);
-    pr_sem_t *next = walk_pass(m, first != NULL ? first->effective : PRIO_NONE, cause);
-    if (next != NULL)
-        chain_walk(next, cause);
-}
-
 /* m's holder is giving m up: m stops lending to it, and the holder drops to
- * what its base and its other mutexes give it. */
+ * what its base and its other mutexes give it (prio_unlend); if it waits
+ * on a mutex, the walk goes on from there. */
 void prio_withdraw(pr_sem_t *m, int cause)
 {
-    pr_task_t *holder = m->holder;
-    if (m->lent == PRIO_NONE)
-        return;
-    lent_remove(holder, m->lent);
-    m->lent = PRIO_NONE;
-    if (update_effective(holder, cause, m) && holder->blocked_on != NULL)
-        chain_walk(holder->blocked_on, cause);
+    pr_sem_t *next = prio_unlend(m, cause);
+    if (next != NULL)
+        chain_walk(next, cause);
 }
 
 void prio_task_base_changed(pr_task_t *t)

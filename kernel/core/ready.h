@@ -4,7 +4,7 @@
  * (sched.c has the placement rules). Every operation is O(1).
  *
  * Unlike a wait list (plist.h), each level is a ring without a list head:
- * head[level + 1] points to the first task's link, and the links of the
+ * head[level] points to the first task's link, and the links of the
  * level's tasks form a circle (the last one's next is the first), NULL for
  * an empty level. What that buys is the rotation: moving the running task
  * from the head of its level to its tail (a yield, the end of a quantum) is
@@ -16,8 +16,9 @@
  * address of that level's head), so choosing the next task is two loads and
  * a test, not a search of the bitmap. The heads are in the order of their
  * levels, so comparing levels is comparing their heads' addresses. And
- * head[0], "the level below level 0", always holds the idle task, which
- * runs when nothing else can: top points there when the queue is empty.
+ * `below`, the head of "the level below level 0" just before head[0],
+ * always holds the idle task, which runs when nothing else can: top points
+ * there when the queue is empty.
  *
  * The top is found again lazily: a removal that empties the top level
  * leaves top on that empty level (it is never below the highest non-empty
@@ -37,17 +38,18 @@
 typedef struct pr_ready {
     pr_link_t **top;                              /* head of the highest non-empty level, or above */
     uint32_t bitmap;                              /* bit p set while level p is not empty */
-    pr_link_t *head[PR_CONFIG_PRIORITIES + 1];    /* [level + 1]; [0] is the idle task's link */
+    pr_link_t *below;                             /* the idle task's link, for good */
+    pr_link_t *head[PR_CONFIG_PRIORITIES];        /* each level's first task's link, or NULL */
 } pr_ready_t;
 
 /* The slot of a level's first task. */
-static inline pr_link_t **ready_head(pr_ready_t *rq, int level) { return rq->head + 1 + level; }
+static inline pr_link_t **ready_head(pr_ready_t *rq, int level) { return &rq->head[level]; }
 
-/* Finds the top again: the head of the highest non-empty level (head[0],
+/* Finds the top again: the head of the highest non-empty level (`below`,
  * the idle task's, if there is none). Returns the top's first link. */
 static inline pr_link_t *ready_refind(pr_ready_t *rq)
 {
-    rq->top = ready_head(rq, rq->bitmap != 0 ? plist_highest_bit(rq->bitmap) : PRIO_NONE);
+    rq->top = rq->bitmap != 0 ? ready_head(rq, plist_highest_bit(rq->bitmap)) : &rq->below;
     return *rq->top;
 }
 
@@ -60,8 +62,9 @@ static inline pr_task_t *ready_first(pr_ready_t *rq)
     return container_of(first, pr_task_t, qlink);
 }
 
-/* t joins `level` at its tail (or, with front, at its head). */
-static inline void ready_insert(pr_ready_t *rq, pr_task_t *t, int level, int front)
+/* t joins `level` at its tail (or, with front, at its head); the caller
+ * records that it is in the ready queue (t->queue). */
+static inline void ready_link(pr_ready_t *rq, pr_task_t *t, int level, int front)
 {
     pr_link_t **head = ready_head(rq, level);
     pr_link_t *first = *head;
@@ -74,10 +77,15 @@ static inline void ready_insert(pr_ready_t *rq, pr_task_t *t, int level, int fro
         if (front)
             *head = &t->qlink;
     }
-    t->queue = rq;
     t->queued_level = level;
     if (head > rq->top)
         rq->top = head;
+}
+
+static inline void ready_insert(pr_ready_t *rq, pr_task_t *t, int level, int front)
+{
+    ready_link(rq, t, level, front);
+    t->queue = rq;
 }
 
 /* t leaves its level, which it was inserted at (queued_level). Its link is
@@ -101,6 +109,14 @@ static inline void ready_remove(pr_ready_t *rq, pr_task_t *t)
 {
     ready_unlink(rq, t);
     t->queue = NULL;
+}
+
+/* t, in the queue, moves to the level of its effective priority: at its
+ * tail, or at its head with front (sched.c: the running task). */
+static inline void ready_move(pr_ready_t *rq, pr_task_t *t, int front)
+{
+    ready_unlink(rq, t);
+    ready_link(rq, t, t->effective, front);
 }
 
 /* t moves to the tail of its level: one store when it is at the head (the

@@ -29,17 +29,8 @@ void sched_reset(void)
     rq->bitmap = 0;
     for (int level = 0; level < PR_CONFIG_PRIORITIES; level++)
         *ready_head(rq, level) = NULL;
-    rq->top = ready_head(rq, PRIO_NONE);
-    *rq->top = &idle_task()->qlink; /* below every level, for good */
-}
-
-/* A move from one level to another (the top is found again lazily, ready.h). */
-void sched_requeue(pr_task_t *t)
-{
-    if (t->queue != &pr_k.ready)
-        return;
-    ready_unlink(&pr_k.ready, t);
-    ready_insert(&pr_k.ready, t, t->effective, t == pr_k.current);
+    rq->below = &idle_task()->qlink;
+    rq->top = &rq->below;
 }
 
 /* To the tail of its level: the level stays as it is (same tasks, same

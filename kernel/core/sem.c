@@ -40,6 +40,7 @@
 #include <limits.h>
 #include <string.h>
 #include "../policy/policy.h"
+#include "priority.h"
 
 _Static_assert(sizeof(pr_sem_t) == SEM_BYTES, "a semaphore descriptor is SEM_BYTES (internal.h)");
 _Static_assert((int)POLICY_FAST_QUIET == SEM_FAST_MUTEX && (int)POLICY_FAST_INHERIT == SEM_FAST_INHERIT,
@@ -877,8 +878,14 @@ static __attribute__((noinline)) int mutex_wait(pr_sem_t *s, pr_task_t *me, pr_t
         return down_general(s->index, timeout, irq);
     s->downs++;
     block(s, s, me, timeout, expiry_of(timeout), 1);
-    if (s->fast == SEM_FAST_INHERIT)
-        prio_relend_first_waiter(s, PR_CAUSE_INHERIT);
+    if (s->fast == SEM_FAST_INHERIT) {
+        /* not_acquired re-lends s: it lends its first waiter's priority,
+         * the caller's when it is the only waiter (the usual case). */
+        pr_task_t *first = s->waiters == 1 ? me : sem_first_waiter(s);
+        pr_sem_t *next = prio_pass(s, first->effective, PR_CAUSE_INHERIT);
+        if (unlikely(next != NULL)) /* the holder waits on a mutex: on down the chain */
+            prio_relend(next, PR_CAUSE_INHERIT);
+    }
     switch_to_most_urgent(); /* returns once woken: handed the mutex, or timed out */
     int err = down_result(s, s->index, me->wait_result, 1);
     pr_port_irq_restore(irq);
@@ -900,14 +907,20 @@ static __attribute__((noinline)) int mutex_wait(pr_sem_t *s, pr_task_t *me, pr_t
 static __attribute__((noinline)) int mutex_handoff(pr_sem_t *s, pr_irq_state_t irq)
 {
     int inherit = s->fast == SEM_FAST_INHERIT;
-    if (inherit)
-        prio_withdraw(s, PR_CAUSE_RELEASE);
+    if (inherit) {
+        pr_sem_t *next = prio_unlend(s, PR_CAUSE_RELEASE);
+        if (unlikely(next != NULL)) /* the caller waits on a mutex: never, it runs */
+            prio_relend(next, PR_CAUSE_RELEASE);
+    }
     pr_task_t *woken = sem_first_waiter(s);
     leave(woken, PR_OK, 1, 0);
     trace_emit(PR_EV_WAKE, trace_id(woken), (uint8_t)s->index, PR_OK, 0, 0, 0);
     hold(s, woken);
-    if (inherit)
-        prio_relend_first_waiter(s, PR_CAUSE_ACQUIRE);
+    /* acquired re-lends s to its new holder, which waits on nothing (it has
+     * just left the list), so the walk is one pass; without waiters left s
+     * lends nothing, as it does now (unlent above). */
+    if (inherit && s->waiters > 0)
+        prio_pass(s, sem_first_waiter(s)->effective, PR_CAUSE_ACQUIRE);
     ready_add(woken);
     up_result(s, s->index, PR_OK, woken);
     sched_reschedule();
