@@ -115,6 +115,25 @@ static void pcp_release(pr_sem_t *m, pr_task_t *t)
     settle(PR_CAUSE_RELEASE);
 }
 
+/*
+ * What a pcp wait list lends its holder: its first waiter's priority, as
+ * under pip, except for the gate while the system ceiling no longer blocks
+ * that waiter. Such a waiter is about to try again (settle wakes one waiter
+ * per event; the next one is examined when that one has tried). Lending its
+ * priority meanwhile would raise the ceiling's new holder above every
+ * ceiling it holds, and a more urgent job would then be blocked a second
+ * time. ceiling_blocker is O(h), h the pcp mutexes the waiter holds.
+ */
+static pr_prio_t pcp_lend(const pr_sem_t *m)
+{
+    if (m == gate) {
+        pr_task_t *first = sem_first_waiter(m);
+        if (first != NULL && ceiling_blocker(first) != ceiling_top())
+            return PRIO_NONE;
+    }
+    return policy_lend_first_waiter(m);
+}
+
 /* A waiter left the gate or a mutex without the mutex (timeout, deletion),
  * or a waiter woken to try again gave up: the gate's next waiter may go. */
 static void pcp_abort(pr_sem_t *q, pr_task_t *t, int cause)
@@ -135,7 +154,7 @@ const pr_policy_t pr_policy_pcp = {
     .not_acquired = pcp_not_acquired,
     .release = pcp_release,
     .abort = pcp_abort,
-    .lend = policy_lend_first_waiter,
+    .lend = pcp_lend,
     .control = policy_no_commands,
     .fast = POLICY_FAST_NEVER, /* every take and give moves the system ceiling */
 };

@@ -205,7 +205,44 @@ static void pcp_waiter_timeout_lowers_the_holder(void)
     CHECK_EQ(pr_sem_free(T), PR_OK);
 }
 
+/* L (1, at 0) locks A (ceiling 1) for 3; M (2, at 1) locks S (ceiling 3)
+ * for 2; H1 and H2 (3, at 2) each lock S for 1. At 2 both H wait on the
+ * system ceiling (S, held by M), and M inherits 3. When M unlocks S at 3,
+ * the ceiling is A's (1): it blocks neither H. H1 is woken to try again;
+ * H2, still on the ceiling's wait list, must lend L nothing (a regression:
+ * it lent L 3, which then ran above its ceiling and blocked H1 and H2 a
+ * second time). H1 locks S at 3 and runs [3,4); H2, woken when H1's unlock
+ * settles the ceiling, runs [4,5); M ends its job at 5 (its unlock was at 3)
+ * and L runs its last 2 ticks [5,7). */
+static const pr_action_t gate_l_body[] = {A_LOCK(0), A_COMPUTE(3), A_UNLOCK(0)};
+static const pr_action_t gate_m_body[] = {A_LOCK(1), A_COMPUTE(2), A_UNLOCK(1)};
+static const pr_action_t gate_h_body[] = {A_LOCK(1), A_COMPUTE(1), A_UNLOCK(1)};
+static pr_script_t gate_l, gate_m, gate_h1, gate_h2;
+
+static void pcp_waiters_the_ceiling_no_longer_blocks_lend_nothing(void)
+{
+    harness_reset(0);
+    gate_l = SCRIPT(gate_l_body);
+    gate_m = SCRIPT(gate_m_body);
+    gate_h1 = SCRIPT(gate_h_body);
+    gate_h2 = SCRIPT(gate_h_body);
+    CHECK_EQ(mutex_ceiling("A", PR_PROTOCOL_PCP, 1), 0);
+    CHECK_EQ(mutex_ceiling("S", PR_PROTOCOL_PCP, 3), 1);
+    pr_id_t l = script_task("L", 1, 0, &gate_l);
+    script_task("M", 2, 1, &gate_m);
+    pr_id_t h1 = script_task("H1", 3, 2, &gate_h1);
+    pr_id_t h2 = script_task("H2", 3, 2, &gate_h2);
+    CHECK_EQ(pr_host_run_ticks(100), PR_HOST_QUIESCENT);
+    CHECK_EQ(trace_count(PR_EV_PRIO, l), 0);
+    CHECK_EQ(trace_tick_of(PR_EV_TASK_EXIT, h1, 0), 4);
+    CHECK_EQ(trace_tick_of(PR_EV_TASK_EXIT, h2, 0), 5);
+    CHECK_EQ(trace_tick_of(PR_EV_TASK_EXIT, l, 0), 7);
+    EXPECT_TRACE(EV(PR_EV_WAKE) | EV(PR_EV_PRIO), "2 PRIO M 2->3 inherit S", "3 PRIO M 3->2 release S",
+                 "3 WAKE H1 S PR_EAGAIN", "4 WAKE H2 S PR_EAGAIN");
+}
+
 HARNESS_MAIN(TEST_CASE(ipcp_lifo_release_restores_each_level), TEST_CASE(ipcp_crossing_release_keeps_higher_ceiling),
              TEST_CASE(ipcp_waiter_of_a_suspended_holder), TEST_CASE(pcp_holder_of_the_ceiling_is_not_blocked_by_it),
              TEST_CASE(pcp_waiter_counts_where_it_asked_and_lends_to_the_holder),
-             TEST_CASE(pcp_waiter_timeout_lowers_the_holder))
+             TEST_CASE(pcp_waiter_timeout_lowers_the_holder),
+             TEST_CASE(pcp_waiters_the_ceiling_no_longer_blocks_lend_nothing))
