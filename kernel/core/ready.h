@@ -112,11 +112,39 @@ static inline void ready_remove(pr_ready_t *rq, pr_task_t *t)
 }
 
 /* t, in the queue, moves to the level of its effective priority: at its
- * tail, or at its head with front (sched.c: the running task). */
+ * tail, or at its head with front (sched.c: the running task). That is
+ * ready_unlink and ready_link, with the bitmap written once: a boost or an
+ * unboost most often empties one level and fills another. */
 static inline void ready_move(pr_ready_t *rq, pr_task_t *t, int front)
 {
-    ready_unlink(rq, t);
-    ready_link(rq, t, t->effective, front);
+    int from = t->queued_level, to = t->effective;
+    uint32_t emptied = 0, filled = 0;
+    pr_link_t **head = ready_head(rq, from);
+    pr_link_t *next = t->qlink.next;
+    if (next == &t->qlink) {
+        *head = NULL;
+        emptied = 1u << from;
+    } else {
+        list_unlink(&t->qlink);
+        if (*head == &t->qlink)
+            *head = next;
+    }
+    head = ready_head(rq, to);
+    pr_link_t *first = *head;
+    if (first == NULL) {
+        t->qlink.next = t->qlink.prev = &t->qlink;
+        *head = &t->qlink;
+        filled = 1u << to;
+    } else {
+        list_insert_after(first->prev, &t->qlink);
+        if (front)
+            *head = &t->qlink;
+    }
+    if ((emptied | filled) != 0)
+        rq->bitmap = (rq->bitmap & ~emptied) | filled;
+    t->queued_level = to;
+    if (head > rq->top)
+        rq->top = head;
 }
 
 /* t moves to the tail of its level: one store when it is at the head (the

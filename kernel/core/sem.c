@@ -164,11 +164,14 @@ void sem_waiter_requeue(pr_task_t *t)
  * timeout (the common case) carries none of its 64-bit tick arithmetic. */
 static __attribute__((noinline)) void arm_timeout(pr_task_t *t, pr_ticks_t expiry) { timer_arm(&t->timeout, expiry); }
 
-/* t joins q's wait list, asking for s (q is s, or where s's policy sent
- * it), until the tick `expiry` (0: no timeout). One more waiter: a counting
- * value goes one further below zero. A mutex's caller then tells its
- * policy (not_acquired), and the caller switches away. `mutex` is
- * sem_is_mutex(q), a constant where this is inlined. */
+/* t, the calling task, joins q's wait list, asking for s (q is s, or where
+ * s's policy sent it), and unless the timeout is PR_FOREVER its timer is
+ * armed for the tick `expiry` (computed by the caller when the call began).
+ * One more waiter: a counting value goes one further below zero. A mutex's
+ * caller then tells its policy (not_acquired), and the caller switches
+ * away. `mutex` is sem_is_mutex(q), a constant where this is inlined. No
+ * wait result is stored: whatever ends the wait stores it (leave), before
+ * t runs again. */
 static inline __attribute__((always_inline)) void block(pr_sem_t *q, pr_sem_t *s, pr_task_t *t,
                                                         pr_timeout_t timeout, pr_ticks_t expiry, int mutex)
 {
@@ -181,10 +184,11 @@ static inline __attribute__((always_inline)) void block(pr_sem_t *q, pr_sem_t *s
         mores[s->index].remote_waiters++;
     t->blocked_on = q;
     t->wants = s;
-    t->wait_result = PR_OK;
-    ready_leave(t, PR_TASK_BLOCKED);
+    t->state = PR_TASK_BLOCKED;
+    if (t->queue == &pr_k.ready)
+        ready_unlink(&pr_k.ready, t); /* t->queue is the wait list's from here */
     waitq_insert(q, t);
-    if (expiry != 0)
+    if (timeout != PR_FOREVER)
         arm_timeout(t, expiry);
     trace_emit(PR_EV_BLOCK, trace_id(t), (uint8_t)s->index, PR_OK, 0, 0, (int32_t)timeout);
 }
@@ -264,12 +268,10 @@ int sem_held_count(const pr_task_t *t)
 /* t becomes s's holder: its next take number is s's. */
 static inline void hold(pr_sem_t *s, pr_task_t *t)
 {
-    pr_count64_t n = t->takes; /* a copy: no reload after the stores */
-    if (++n.lo == 0)
-        n.hi++;
-    t->takes = n;
+    uint32_t lo = count64_add1(&t->takes);
     s->holder = t;
-    s->taken = n;
+    s->taken.lo = lo;
+    s->taken.hi = t->takes.hi;
 }
 
 static void take(pr_sem_t *s, pr_task_t *t)
@@ -507,22 +509,53 @@ static int counting_down(pr_sem_t *s, pr_id_t id, pr_timeout_t timeout)
 }
 
 /*
- * A down that waits on a counting semaphore: `me` is the calling task, s's
- * value is 0 or below and the timeout is not PR_NO_WAIT (pr_sem_down checks
- * that itself, so that it comes here without the general path). It queues
- * the task, switches away, and once woken (by an up, or by its timeout)
- * returns the down's result with the caller's interrupt state back. Not
- * inlined: it is the end of the public call, a tail call from it.
+ * The end of a down whose caller `me` has just been queued on s (by
+ * counting_wait or mutex_wait): the switch away and, once woken (handed the
+ * unit or the mutex, or timed out), the down's result with the caller's
+ * interrupt state back.
  */
-static __attribute__((noinline)) int counting_wait(pr_sem_t *s, pr_task_t *me, pr_timeout_t timeout,
-                                                   pr_irq_state_t irq)
+static inline __attribute__((always_inline)) int wait_woken(pr_sem_t *s, pr_task_t *me, pr_irq_state_t irq)
 {
-    s->downs++;
-    block(s, s, me, timeout, expiry_of(timeout), 0);
     switch_to_most_urgent(); /* returns once woken */
     int err = down_result(s, s->index, me->wait_result, 1);
     pr_port_irq_restore(irq);
     return err;
+}
+
+/*
+ * A down that waits on a counting semaphore: `me` is the calling task, s's
+ * value is 0 or below and the timeout is not PR_NO_WAIT (pr_sem_down checks
+ * that itself, so that it comes here without the general path). It queues
+ * the task, switches away, and once woken (by an up, or by its timeout)
+ * returns the down's result with the caller's interrupt state back. Its
+ * expiry is not kept (wait_expiry): only a mutex waiter's retry reads it.
+ */
+static inline __attribute__((always_inline)) int counting_wait_until(pr_sem_t *s, pr_task_t *me,
+                                                                     pr_timeout_t timeout, pr_ticks_t expiry,
+                                                                     pr_irq_state_t irq)
+{
+    s->downs++;
+    block(s, s, me, timeout, expiry, 0);
+    return wait_woken(s, me, irq);
+}
+
+/* With a timeout: the tick it ends at counts from the call's instant. */
+static __attribute__((noinline)) int counting_wait_timed(pr_sem_t *s, pr_task_t *me, pr_timeout_t timeout,
+                                                         pr_irq_state_t irq)
+{
+    return counting_wait_until(s, me, timeout, expiry_after(timeout), irq);
+}
+
+/* Not inlined: it is the end of the public call, a tail call from it. A
+ * wait without a timeout, the usual one, has nothing else to keep across
+ * the switch but the caller and its interrupt state: the timed one is
+ * apart. */
+static __attribute__((noinline)) int counting_wait(pr_sem_t *s, pr_task_t *me, pr_timeout_t timeout,
+                                                   pr_irq_state_t irq)
+{
+    if (timeout != PR_FOREVER)
+        return counting_wait_timed(s, me, timeout, irq);
+    return counting_wait_until(s, me, PR_FOREVER, 0, irq);
 }
 
 /* A mutex locked by its holder: a recursive one counts one level more (not
@@ -835,6 +868,19 @@ static __attribute__((noinline)) int down_general(pr_id_t id, pr_timeout_t timeo
 }
 
 /*
+ * The end of an up that has made a waiter ready: the switch to it if it is
+ * more urgent than the caller and the caller may switch (not in an
+ * interrupt, not outside: sched_reschedule), then the caller's interrupt
+ * state back.
+ */
+static inline __attribute__((always_inline)) int woken_reschedule(pr_irq_state_t irq)
+{
+    sched_reschedule();
+    pr_port_irq_restore(irq);
+    return PR_OK;
+}
+
+/*
  * An up that hands its unit to the first waiter of a counting semaphore
  * (its value is below 0, so somebody waits and the maximum is not in the
  * way; pr_sem_up checks that itself, so that it comes here without the
@@ -846,9 +892,7 @@ static __attribute__((noinline)) int counting_wake(pr_sem_t *s, pr_irq_state_t i
     s->value++;
     pr_task_t *woken = wake_first(s, 0);
     up_result(s, s->index, PR_OK, woken);
-    sched_reschedule();
-    pr_port_irq_restore(irq);
-    return PR_OK;
+    return woken_reschedule(irq);
 }
 
 static __attribute__((noinline)) int up_general(pr_id_t id, pr_irq_state_t irq)
@@ -871,13 +915,12 @@ static __attribute__((noinline)) int up_general(pr_id_t id, pr_irq_state_t irq)
  * switch the wait's result is the down's. A wait that would close a cycle
  * goes to the general path before anything changes, which refuses it.
  */
-static __attribute__((noinline)) int mutex_wait(pr_sem_t *s, pr_task_t *me, pr_timeout_t timeout,
-                                                pr_irq_state_t irq)
+static inline __attribute__((always_inline)) int mutex_wait_until(pr_sem_t *s, pr_task_t *me,
+                                                                  pr_timeout_t timeout, pr_ticks_t expiry,
+                                                                  pr_irq_state_t irq)
 {
-    if (unlikely(closes_cycle(s, me)))
-        return down_general(s->index, timeout, irq);
     s->downs++;
-    block(s, s, me, timeout, expiry_of(timeout), 1);
+    block(s, s, me, timeout, expiry, 1);
     if (s->fast == SEM_FAST_INHERIT) {
         /* not_acquired re-lends s: it lends its first waiter's priority,
          * the caller's when it is the only waiter (the usual case). */
@@ -886,10 +929,23 @@ static __attribute__((noinline)) int mutex_wait(pr_sem_t *s, pr_task_t *me, pr_t
         if (unlikely(next != NULL)) /* the holder waits on a mutex: on down the chain */
             prio_relend(next, PR_CAUSE_INHERIT);
     }
-    switch_to_most_urgent(); /* returns once woken: handed the mutex, or timed out */
-    int err = down_result(s, s->index, me->wait_result, 1);
-    pr_port_irq_restore(irq);
-    return err;
+    return wait_woken(s, me, irq); /* handed the mutex, or timed out */
+}
+
+static __attribute__((noinline)) int mutex_wait_timed(pr_sem_t *s, pr_task_t *me, pr_timeout_t timeout,
+                                                      pr_irq_state_t irq)
+{
+    return mutex_wait_until(s, me, timeout, expiry_after(timeout), irq);
+}
+
+static __attribute__((noinline)) int mutex_wait(pr_sem_t *s, pr_task_t *me, pr_timeout_t timeout,
+                                                pr_irq_state_t irq)
+{
+    if (unlikely(closes_cycle(s, me)))
+        return down_general(s->index, timeout, irq);
+    if (timeout != PR_FOREVER) /* apart, as for counting_wait */
+        return mutex_wait_timed(s, me, timeout, irq);
+    return mutex_wait_until(s, me, PR_FOREVER, 0, irq);
 }
 
 /*
@@ -923,9 +979,7 @@ static __attribute__((noinline)) int mutex_handoff(pr_sem_t *s, pr_irq_state_t i
         prio_pass(s, sem_first_waiter(s)->effective, PR_CAUSE_ACQUIRE);
     ready_add(woken);
     up_result(s, s->index, PR_OK, woken);
-    sched_reschedule();
-    pr_port_irq_restore(irq);
-    return PR_OK;
+    return woken_reschedule(irq);
 }
 
 /* The fast paths take an id in the pool; the general paths check it. */
