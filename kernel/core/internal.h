@@ -346,6 +346,15 @@ static inline void ready_add(pr_task_t *t)
         ready_insert(&pr_k.ready, t, t->effective, 0);
 }
 
+/* ready_add for a task that has just left a wait list, so is in no queue. */
+static inline void ready_add_waiter(pr_task_t *t)
+{
+    t->state = PR_TASK_READY;
+    t->slice_left = pr_k.quantum;
+    if (!t->suspended)
+        ready_insert(&pr_k.ready, t, t->effective, 0);
+}
+
 static inline void ready_leave(pr_task_t *t, pr_task_state_t state)
 {
     if (t->queue == &pr_k.ready)

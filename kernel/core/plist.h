@@ -72,8 +72,9 @@ static inline void plist_push_front(pr_plist_t *pl, int level, pr_link_t *link)
  * queue pointer). */
 static inline void plist_remove(pr_plist_t *pl, int level, pr_link_t *link)
 {
+    pr_link_t *next = link->next, *prev = link->prev;
     list_unlink(link);
-    if (list_empty(&pl->level[level]))
+    if (next == prev) /* both are the level's head: it was the only entry */
         pl->bitmap &= ~(1u << level);
 }
 

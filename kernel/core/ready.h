@@ -42,8 +42,16 @@ typedef struct pr_ready {
     pr_link_t *head[PR_CONFIG_PRIORITIES];        /* each level's first task's link, or NULL */
 } pr_ready_t;
 
-/* The slot of a level's first task. */
-static inline pr_link_t **ready_head(pr_ready_t *rq, int level) { return &rq->head[level]; }
+/* The slot of a level's first task. Its address is worked out once, in a
+ * register (the empty asm): every caller both reads the slot and compares
+ * its address with top, and the compiler would otherwise compute it twice,
+ * as an offset for the load and as a value for the comparison. */
+static inline pr_link_t **ready_head(pr_ready_t *rq, int level)
+{
+    pr_link_t **head = &rq->head[level];
+    __asm__("" : "+r"(head));
+    return head;
+}
 
 /* Finds the top again: the head of the highest non-empty level (`below`,
  * the idle task's, if there is none). Returns the top's first link. */
@@ -140,8 +148,8 @@ static inline void ready_move(pr_ready_t *rq, pr_task_t *t, int front)
         if (front)
             *head = &t->qlink;
     }
-    if ((emptied | filled) != 0)
-        rq->bitmap = (rq->bitmap & ~emptied) | filled;
+    if ((emptied | filled) != 0) /* an emptied level's bit is set, a filled one's clear (or both are one) */
+        rq->bitmap ^= emptied ^ filled;
     t->queued_level = to;
     if (head > rq->top)
         rq->top = head;

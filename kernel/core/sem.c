@@ -185,8 +185,7 @@ static inline __attribute__((always_inline)) void block(pr_sem_t *q, pr_sem_t *s
     t->blocked_on = q;
     t->wants = s;
     t->state = PR_TASK_BLOCKED;
-    if (t->queue == &pr_k.ready)
-        ready_unlink(&pr_k.ready, t); /* t->queue is the wait list's from here */
+    ready_unlink(&pr_k.ready, t); /* it runs, so it is there; t->queue is the wait list's from here */
     waitq_insert(q, t);
     if (timeout != PR_FOREVER)
         arm_timeout(t, expiry);
@@ -662,7 +661,7 @@ static inline __attribute__((always_inline)) pr_task_t *wake_first(pr_sem_t *s, 
         trace_emit(PR_EV_WAKE, trace_id(woken), (uint8_t)s->index, PR_OK, 0, 0, 0);
         if (mutex)
             take(s, woken);
-        ready_add(woken);
+        ready_add_waiter(woken);
         return woken;
     }
     return NULL;
@@ -941,7 +940,9 @@ static __attribute__((noinline)) int mutex_wait_timed(pr_sem_t *s, pr_task_t *me
 static __attribute__((noinline)) int mutex_wait(pr_sem_t *s, pr_task_t *me, pr_timeout_t timeout,
                                                 pr_irq_state_t irq)
 {
-    if (unlikely(closes_cycle(s, me)))
+    /* The cycle check's first step inline: a holder that waits on nothing
+     * (the usual case) closes no cycle (pr_sem_down checked it is not me). */
+    if (unlikely(s->holder->blocked_on != NULL && closes_cycle(s, me)))
         return down_general(s->index, timeout, irq);
     if (timeout != PR_FOREVER) /* apart, as for counting_wait */
         return mutex_wait_timed(s, me, timeout, irq);
@@ -977,9 +978,11 @@ static __attribute__((noinline)) int mutex_handoff(pr_sem_t *s, pr_irq_state_t i
      * lends nothing, as it does now (unlent above). */
     if (inherit && s->waiters > 0)
         prio_pass(s, sem_first_waiter(s)->effective, PR_CAUSE_ACQUIRE);
-    ready_add(woken);
+    ready_add_waiter(woken);
     up_result(s, s->index, PR_OK, woken);
-    return woken_reschedule(irq);
+    switch_to_most_urgent(); /* the caller is a task: it may switch (sched_reschedule's test) */
+    pr_port_irq_restore(irq);
+    return PR_OK;
 }
 
 /* The fast paths take an id in the pool; the general paths check it. */
