@@ -43,18 +43,24 @@ static inline pr_prio_t effective_of(const pr_task_t *t)
     return top > t->base ? top : t->base;
 }
 
-/* t's effective priority becomes `now`, which differs from it: counted,
- * traced (through `via`, or none), and t moves to its place for it: in
- * the ready queue, or in the list it waits in (a waiter whose priority
- * changes must move in its wait list: Zephyr #89331, FreeRTOS #1364). */
-static inline __attribute__((always_inline)) void set_effective(pr_task_t *t, pr_prio_t now, int cause,
-                                                                const pr_sem_t *via)
+/* t's effective priority becomes `now`, which differs from it: counted and
+ * traced (through `via`, or none). The caller puts t in its place. */
+static inline void effective_becomes(pr_task_t *t, pr_prio_t now, int cause, const pr_sem_t *via)
 {
     pr_prio_t old = t->effective;
     t->effective = now;
     count64_add1(&pr_k.priority_changes);
     trace_emit(PR_EV_PRIO, trace_id(t), via != NULL ? sem_trace_via(via) : PR_TRACE_NONE, PR_OK,
                (uint8_t)old, (uint8_t)now, cause);
+}
+
+/* effective_becomes, and t moves to its place for it: in the ready queue,
+ * or in the list it waits in (a waiter whose priority changes must move in
+ * its wait list: Zephyr #89331, FreeRTOS #1364). */
+static inline __attribute__((always_inline)) void set_effective(pr_task_t *t, pr_prio_t now, int cause,
+                                                                const pr_sem_t *via)
+{
+    effective_becomes(t, now, cause, via);
     if (t->queue == &pr_k.ready)
         sched_requeue(t);
     else if (t->blocked_on != NULL)
@@ -119,6 +125,25 @@ static inline __attribute__((always_inline)) pr_sem_t *prio_unlend(pr_sem_t *m, 
         return NULL;
     set_effective(holder, now, cause, m);
     return holder->blocked_on;
+}
+
+/* prio_unlend when the holder is the running task, giving m up in its own
+ * call: it is in the ready queue, at the head of its level, where it goes
+ * at its new level too (sched.c's rule for the running task), and it waits
+ * on nothing, so the walk ends with it. */
+static inline __attribute__((always_inline)) void prio_unlend_running(pr_sem_t *m, int cause)
+{
+    pr_prio_t lent = m->lent;
+    if (lent == PRIO_NONE)
+        return;
+    pr_task_t *holder = m->holder;
+    lent_remove(holder, lent);
+    m->lent = PRIO_NONE;
+    pr_prio_t now = effective_of(holder);
+    if (now == holder->effective)
+        return;
+    effective_becomes(holder, now, cause, m);
+    ready_move(&pr_k.ready, holder, 1);
 }
 
 #endif

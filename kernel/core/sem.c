@@ -961,14 +961,17 @@ static __attribute__((noinline)) int mutex_wait(pr_sem_t *s, pr_task_t *me, pr_t
  * waiter of this mutex asks for it (only pcp's ask for another), a mutex
  * that is not recursive has no depth to keep, and no system ceiling.
  */
+/* The hand-off's re-lend (mutex_handoff), apart: it needs the walk's pass,
+ * whose rare cases call out, and it is rare itself (a waiter left behind). */
+static __attribute__((noinline)) void handoff_relend(pr_sem_t *s)
+{
+    prio_pass(s, sem_first_waiter(s)->effective, PR_CAUSE_ACQUIRE);
+}
+
 static __attribute__((noinline)) int mutex_handoff(pr_sem_t *s, pr_irq_state_t irq)
 {
-    int inherit = s->fast == SEM_FAST_INHERIT;
-    if (inherit) {
-        pr_sem_t *next = prio_unlend(s, PR_CAUSE_RELEASE);
-        if (unlikely(next != NULL)) /* the caller waits on a mutex: never, it runs */
-            prio_relend(next, PR_CAUSE_RELEASE);
-    }
+    if (s->fast == SEM_FAST_INHERIT) /* the holder is the caller, which runs */
+        prio_unlend_running(s, PR_CAUSE_RELEASE);
     pr_task_t *woken = sem_first_waiter(s);
     leave(woken, PR_OK, 1, 0);
     trace_emit(PR_EV_WAKE, trace_id(woken), (uint8_t)s->index, PR_OK, 0, 0, 0);
@@ -976,8 +979,8 @@ static __attribute__((noinline)) int mutex_handoff(pr_sem_t *s, pr_irq_state_t i
     /* acquired re-lends s to its new holder, which waits on nothing (it has
      * just left the list), so the walk is one pass; without waiters left s
      * lends nothing, as it does now (unlent above). */
-    if (inherit && s->waiters > 0)
-        prio_pass(s, sem_first_waiter(s)->effective, PR_CAUSE_ACQUIRE);
+    if (s->fast == SEM_FAST_INHERIT && s->waiters > 0)
+        handoff_relend(s);
     ready_add_waiter(woken);
     up_result(s, s->index, PR_OK, woken);
     switch_to_most_urgent(); /* the caller is a task: it may switch (sched_reschedule's test) */
