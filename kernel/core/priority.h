@@ -76,33 +76,41 @@ static inline __attribute__((always_inline)) void set_effective(pr_task_t *t, pr
  * moves. Returns the mutex the walk goes on with (the one the holder waits
  * on), or NULL when it stops.
  *
- * The usual case of a block comes first: m starts lending (it lent nothing:
- * its first waiter has just come). Adding a lend can only raise the holder,
- * to the larger of its priority and the lend, so the new effective priority
- * needs no search of its counters.
+ * prio_start_lending is the pass for the usual case of a block: m lent
+ * nothing (its first waiter has just come) and starts lending `lend`, not
+ * PRIO_NONE. Adding a lend can only raise the holder, to the larger of its
+ * priority and the lend, so the new effective priority needs no search of
+ * its counters.
  */
+static inline __attribute__((always_inline)) pr_sem_t *prio_start_lending(pr_sem_t *m, pr_prio_t lend, int cause)
+{
+    pr_task_t *holder = m->holder;
+    m->lent = lend;
+    if (holder == NULL)
+        return NULL;
+    lent_add(holder, lend);                                    /* [3] */
+    if (lend <= holder->effective)                             /* [4] */
+        return NULL;
+    set_effective(holder, lend, cause, m);                     /* [5] */
+    return holder->blocked_on;                                 /* [6] */
+}
+
 static inline __attribute__((always_inline)) pr_sem_t *prio_pass(pr_sem_t *m, pr_prio_t lend, int cause)
 {
     pr_prio_t lent = m->lent;
     if (lend == lent)                                          /* [2] */
         return NULL;
+    if (lent == PRIO_NONE)
+        return prio_start_lending(m, lend, cause);
     pr_task_t *holder = m->holder;
     m->lent = lend;
     if (holder == NULL)
         return NULL;
-    pr_prio_t now;
-    if (lent == PRIO_NONE) {                                   /* [3] [4], starting to lend */
-        lent_add(holder, lend);
-        if (lend <= holder->effective)
-            return NULL;
-        now = lend;
-    } else {                                                   /* [3] [4] */
-        lent_remove(holder, lent);
-        lent_add(holder, lend);
-        now = effective_of(holder);
-        if (now == holder->effective)
-            return NULL;
-    }
+    lent_remove(holder, lent);                                 /* [3] */
+    lent_add(holder, lend);
+    pr_prio_t now = effective_of(holder);                      /* [4] */
+    if (now == holder->effective)
+        return NULL;
     set_effective(holder, now, cause, m);                      /* [5] */
     return holder->blocked_on;                                 /* [6] */
 }

@@ -904,49 +904,38 @@ static __attribute__((noinline)) int up_general(pr_id_t id, pr_irq_state_t irq)
 }
 
 /*
- * A down that waits on a held mutex whose policy the fast paths may serve
- * (`fast` > 0: none or pip, not recursive; policy.h). `me` is the calling
- * task, not the holder, and the timeout is not PR_NO_WAIT: pr_sem_down
- * checks that itself. This is mutex_down's work for that case, without
- * what its policy makes trivial: admit lets it go on, conflict lets it
- * wait, not_acquired re-lends the mutex (pip) or does nothing (none), and
- * its waiters are never woken to try again (only pcp's are), so after the
- * switch the wait's result is the down's. A wait that would close a cycle
- * goes to the general path before anything changes, which refuses it.
+ * A down that waits without a timeout on a held mutex whose policy the fast
+ * paths may serve (`fast` > 0: none or pip, not recursive; policy.h). `me`
+ * is the calling task, not the holder: pr_sem_down checks that itself.
+ * This is mutex_down's work for that case, without what its policy makes
+ * trivial: admit lets it go on, conflict lets it wait, not_acquired
+ * re-lends the mutex (pip) or does nothing (none), and its waiters are
+ * never woken to try again (only pcp's are), so after the switch the wait's
+ * result is the down's. A wait that would close a cycle goes to the general
+ * path before anything changes, which refuses it; so does a wait with a
+ * timeout (less usual, and kept apart from this one's code).
  */
-static inline __attribute__((always_inline)) int mutex_wait_until(pr_sem_t *s, pr_task_t *me,
-                                                                  pr_timeout_t timeout, pr_ticks_t expiry,
-                                                                  pr_irq_state_t irq)
-{
-    s->downs++;
-    block(s, s, me, timeout, expiry, 1);
-    if (s->fast == SEM_FAST_INHERIT) {
-        /* not_acquired re-lends s: it lends its first waiter's priority,
-         * the caller's when it is the only waiter (the usual case). */
-        pr_task_t *first = s->waiters == 1 ? me : sem_first_waiter(s);
-        pr_sem_t *next = prio_pass(s, first->effective, PR_CAUSE_INHERIT);
-        if (unlikely(next != NULL)) /* the holder waits on a mutex: on down the chain */
-            prio_relend(next, PR_CAUSE_INHERIT);
-    }
-    return wait_woken(s, me, irq); /* handed the mutex, or timed out */
-}
-
-static __attribute__((noinline)) int mutex_wait_timed(pr_sem_t *s, pr_task_t *me, pr_timeout_t timeout,
-                                                      pr_irq_state_t irq)
-{
-    return mutex_wait_until(s, me, timeout, expiry_after(timeout), irq);
-}
-
-static __attribute__((noinline)) int mutex_wait(pr_sem_t *s, pr_task_t *me, pr_timeout_t timeout,
-                                                pr_irq_state_t irq)
+static __attribute__((noinline)) int mutex_wait(pr_sem_t *s, pr_task_t *me, pr_irq_state_t irq)
 {
     /* The cycle check's first step inline: a holder that waits on nothing
      * (the usual case) closes no cycle (pr_sem_down checked it is not me). */
     if (unlikely(s->holder->blocked_on != NULL && closes_cycle(s, me)))
-        return down_general(s->index, timeout, irq);
-    if (timeout != PR_FOREVER) /* apart, as for counting_wait */
-        return mutex_wait_timed(s, me, timeout, irq);
-    return mutex_wait_until(s, me, PR_FOREVER, 0, irq);
+        return down_general(s->index, PR_FOREVER, irq);
+    s->downs++;
+    block(s, s, me, PR_FOREVER, 0, 1);
+    if (s->fast == SEM_FAST_INHERIT) {
+        /* not_acquired re-lends s, which lends its first waiter's priority.
+         * The usual case inline: s starts lending (the caller is its only
+         * waiter), so the pass is a raise of the holder and no search. */
+        pr_sem_t *next = NULL;
+        if (s->lent == PRIO_NONE && s->waiters == 1)
+            next = prio_start_lending(s, me->effective, PR_CAUSE_INHERIT);
+        else
+            prio_relend(s, PR_CAUSE_INHERIT);
+        if (unlikely(next != NULL)) /* the holder waits on a mutex: on down the chain */
+            prio_relend(next, PR_CAUSE_INHERIT);
+    }
+    return wait_woken(s, me, irq); /* handed the mutex */
 }
 
 /*
@@ -961,13 +950,6 @@ static __attribute__((noinline)) int mutex_wait(pr_sem_t *s, pr_task_t *me, pr_t
  * waiter of this mutex asks for it (only pcp's ask for another), a mutex
  * that is not recursive has no depth to keep, and no system ceiling.
  */
-/* The hand-off's re-lend (mutex_handoff), apart: it needs the walk's pass,
- * whose rare cases call out, and it is rare itself (a waiter left behind). */
-static __attribute__((noinline)) void handoff_relend(pr_sem_t *s)
-{
-    prio_pass(s, sem_first_waiter(s)->effective, PR_CAUSE_ACQUIRE);
-}
-
 static __attribute__((noinline)) int mutex_handoff(pr_sem_t *s, pr_irq_state_t irq)
 {
     if (s->fast == SEM_FAST_INHERIT) /* the holder is the caller, which runs */
@@ -976,11 +958,10 @@ static __attribute__((noinline)) int mutex_handoff(pr_sem_t *s, pr_irq_state_t i
     leave(woken, PR_OK, 1, 0);
     trace_emit(PR_EV_WAKE, trace_id(woken), (uint8_t)s->index, PR_OK, 0, 0, 0);
     hold(s, woken);
-    /* acquired re-lends s to its new holder, which waits on nothing (it has
-     * just left the list), so the walk is one pass; without waiters left s
+    /* acquired re-lends s to its new holder (pip); without waiters left s
      * lends nothing, as it does now (unlent above). */
     if (s->fast == SEM_FAST_INHERIT && s->waiters > 0)
-        handoff_relend(s);
+        prio_relend(s, PR_CAUSE_ACQUIRE);
     ready_add_waiter(woken);
     up_result(s, s->index, PR_OK, woken);
     switch_to_most_urgent(); /* the caller is a task: it may switch (sched_reschedule's test) */
@@ -1004,8 +985,8 @@ int pr_sem_down(pr_id_t id, pr_timeout_t timeout)
         if (timeout != PR_NO_WAIT && me != &pr_idle) {
             if (s->fast < 0 && s->value <= 0)
                 return counting_wait(s, me, timeout, irq);
-            if (s->fast > 0 && s->holder != NULL && s->holder != me)
-                return mutex_wait(s, me, timeout, irq);
+            if (s->fast > 0 && s->holder != NULL && s->holder != me && timeout == PR_FOREVER)
+                return mutex_wait(s, me, irq);
         }
     }
     return down_general(id, timeout, irq);
