@@ -507,56 +507,6 @@ static int counting_down(pr_sem_t *s, pr_id_t id, pr_timeout_t timeout)
     return down_refused(s, id, PR_EAGAIN, 0);
 }
 
-/*
- * The end of a down whose caller `me` has just been queued on s (by
- * counting_wait or mutex_wait): the switch away and, once woken (handed the
- * unit or the mutex, or timed out), the down's result with the caller's
- * interrupt state back.
- */
-static inline __attribute__((always_inline)) int wait_woken(pr_sem_t *s, pr_task_t *me, pr_irq_state_t irq)
-{
-    switch_to_most_urgent(); /* returns once woken */
-    int err = down_result(s, s->index, me->wait_result, 1);
-    pr_port_irq_restore(irq);
-    return err;
-}
-
-/*
- * A down that waits on a counting semaphore: `me` is the calling task, s's
- * value is 0 or below and the timeout is not PR_NO_WAIT (pr_sem_down checks
- * that itself, so that it comes here without the general path). It queues
- * the task, switches away, and once woken (by an up, or by its timeout)
- * returns the down's result with the caller's interrupt state back. Its
- * expiry is not kept (wait_expiry): only a mutex waiter's retry reads it.
- */
-static inline __attribute__((always_inline)) int counting_wait_until(pr_sem_t *s, pr_task_t *me,
-                                                                     pr_timeout_t timeout, pr_ticks_t expiry,
-                                                                     pr_irq_state_t irq)
-{
-    s->downs++;
-    block(s, s, me, timeout, expiry, 0);
-    return wait_woken(s, me, irq);
-}
-
-/* With a timeout: the tick it ends at counts from the call's instant. */
-static __attribute__((noinline)) int counting_wait_timed(pr_sem_t *s, pr_task_t *me, pr_timeout_t timeout,
-                                                         pr_irq_state_t irq)
-{
-    return counting_wait_until(s, me, timeout, expiry_after(timeout), irq);
-}
-
-/* Not inlined: it is the end of the public call, a tail call from it. A
- * wait without a timeout, the usual one, has nothing else to keep across
- * the switch but the caller and its interrupt state: the timed one is
- * apart. */
-static __attribute__((noinline)) int counting_wait(pr_sem_t *s, pr_task_t *me, pr_timeout_t timeout,
-                                                   pr_irq_state_t irq)
-{
-    if (timeout != PR_FOREVER)
-        return counting_wait_timed(s, me, timeout, irq);
-    return counting_wait_until(s, me, PR_FOREVER, 0, irq);
-}
-
 /* A mutex locked by its holder: a recursive one counts one level more (not
  * counted in downs: it changes no value); any other is refused. */
 static int relock(pr_sem_t *s, pr_id_t id)
@@ -795,19 +745,31 @@ static int sem_control(pr_id_t id, int cmd, void *arg)
 
 /* ---- the fast paths ----
  *
- * What tasks do most, without the general paths above: a down that finds a
- * unit at once (a counting semaphore above 0, a free mutex) and an up that
- * wakes nobody (a counting semaphore below its maximum that nobody waits
- * on, a mutex that the caller holds and nobody waits on). In these cases
- * the general path changes exactly what the fast path changes and writes
- * the same trace record, and it does not switch: nobody is woken, and no
- * priority changes, because the mutex's policy is quiet while nobody waits
- * (policy.h: quiet_uncontended; `fast` says so). Every other case, a bad id
- * included, returns 0 and goes to the general path, which checks
- * everything itself. These run on every call, so each test and store
- * counts: the sign of `fast` is the test of the kind (internal.h), the
- * descriptor's size is a power of two (one shift finds it), and a mutex's
- * value and ups are not stored (see the top).
+ * What tasks do most, without the general paths above: each serves one
+ * case, with the changes and the trace records that the general path would
+ * make for it, in the same order, and skips only what that case makes
+ * trivial (each says what and why). Any other case, a bad id included,
+ * goes to the general path, which checks everything itself.
+ *
+ *  - down_fast and up_fast: a down that finds a unit at once (a counting
+ *    semaphore above 0, a free mutex) and an up that wakes nobody (a
+ *    counting semaphore below its maximum that nobody waits on, a mutex
+ *    that the caller holds and nobody waits on). Neither switches: nobody
+ *    is woken, and no priority changes, because the mutex's policy is
+ *    quiet while nobody waits (policy.h: fast).
+ *  - counting_wait and counting_wake: a task's down that must wait on a
+ *    counting semaphore, and an up that hands a unit to its first waiter.
+ *    A counting semaphore has no policy, and its waiters all ask for it.
+ *  - mutex_wait and mutex_handoff: a task's down that must wait, without a
+ *    timeout, on a mutex another task holds, and the holder's up that hands
+ *    the mutex to its first waiter, under the policies whose hooks the fast
+ *    paths may carry out themselves (none and pip: policy.h, fast).
+ *
+ * These run on every call, so each test and store counts: the sign of
+ * `fast` is the test of the kind (internal.h), the descriptor's size is a
+ * power of two (one shift finds it), a mutex's value and ups are not stored
+ * (see the top), and each wait and wake is a function of its own that the
+ * public call reaches by a tail call.
  */
 
 static inline int down_fast(pr_sem_t *s)
@@ -850,20 +812,59 @@ static inline int up_fast(pr_sem_t *s)
     return 1;
 }
 
-/* ---- the calls: each does its work with interrupts masked (internal.h) ---- */
+/* The general paths' entries (with the calls, below), for a case a fast
+ * path finds it does not serve. */
+static int down_general(pr_id_t id, pr_timeout_t timeout, pr_irq_state_t irq);
 
-/* The general paths, with the masked call's end: they restore the caller's
- * interrupt state themselves, so that the public call's call to them is a
- * tail call and the fast path needs no stack frame. Not inlined, for the
- * same reason. */
-static __attribute__((noinline)) int down_general(pr_id_t id, pr_timeout_t timeout, pr_irq_state_t irq)
+/*
+ * The end of a down whose caller `me` has just been queued on s (by
+ * counting_wait or mutex_wait): the switch away and, once woken (handed the
+ * unit or the mutex, or timed out), the down's result with the caller's
+ * interrupt state back.
+ */
+static inline __attribute__((always_inline)) int wait_woken(pr_sem_t *s, pr_task_t *me, pr_irq_state_t irq)
 {
-    pr_sem_t *s = (unsigned)id < PR_CONFIG_MAX_SEMS ? &sems[id] : NULL;
-    int err = sem_down(s, id, timeout);
-    if (err == DOWN_WAIT)
-        return counting_wait(s, pr_k.current, timeout, irq);
+    switch_to_most_urgent(); /* returns once woken */
+    int err = down_result(s, s->index, me->wait_result, 1);
     pr_port_irq_restore(irq);
     return err;
+}
+
+/*
+ * A down that waits on a counting semaphore: `me` is the calling task, s's
+ * value is 0 or below and the timeout is not PR_NO_WAIT (pr_sem_down checks
+ * that itself; so does the general path, which comes here too). It queues
+ * the task, switches away, and once woken (by an up, or by its timeout)
+ * returns the down's result with the caller's interrupt state back: the
+ * work of counting_down's general case, whole. Its expiry is not kept
+ * (wait_expiry): only a mutex waiter's retry reads it.
+ *
+ * counting_wait is the public call's tail call. A wait without a timeout,
+ * the usual one, keeps nothing across the switch but the caller and its
+ * interrupt state; a timed one, whose tick counts from the call's instant
+ * (computed before anything changes, as the general path does), is apart.
+ */
+static inline __attribute__((always_inline)) int counting_wait_until(pr_sem_t *s, pr_task_t *me,
+                                                                     pr_timeout_t timeout, pr_ticks_t expiry,
+                                                                     pr_irq_state_t irq)
+{
+    s->downs++;
+    block(s, s, me, timeout, expiry, 0);
+    return wait_woken(s, me, irq);
+}
+
+static __attribute__((noinline)) int counting_wait_timed(pr_sem_t *s, pr_task_t *me, pr_timeout_t timeout,
+                                                         pr_irq_state_t irq)
+{
+    return counting_wait_until(s, me, timeout, expiry_after(timeout), irq);
+}
+
+static __attribute__((noinline)) int counting_wait(pr_sem_t *s, pr_task_t *me, pr_timeout_t timeout,
+                                                   pr_irq_state_t irq)
+{
+    if (timeout != PR_FOREVER)
+        return counting_wait_timed(s, me, timeout, irq);
+    return counting_wait_until(s, me, PR_FOREVER, 0, irq);
 }
 
 /*
@@ -894,15 +895,6 @@ static __attribute__((noinline)) int counting_wake(pr_sem_t *s, pr_irq_state_t i
     return woken_reschedule(irq);
 }
 
-static __attribute__((noinline)) int up_general(pr_id_t id, pr_irq_state_t irq)
-{
-    int err = sem_up((unsigned)id < PR_CONFIG_MAX_SEMS ? &sems[id] : NULL, id);
-    if (err == PR_OK)
-        sched_reschedule();
-    pr_port_irq_restore(irq);
-    return err;
-}
-
 /*
  * A down that waits without a timeout on a held mutex whose policy the fast
  * paths may serve (`fast` > 0: none or pip, not recursive; policy.h). `me`
@@ -926,7 +918,8 @@ static __attribute__((noinline)) int mutex_wait(pr_sem_t *s, pr_task_t *me, pr_i
     if (s->fast == SEM_FAST_INHERIT) {
         /* not_acquired re-lends s, which lends its first waiter's priority.
          * The usual case inline: s starts lending (the caller is its only
-         * waiter), so the pass is a raise of the holder and no search. */
+         * waiter), so the pass is a raise of the holder and no search.
+         * Otherwise the general walk: the same lend, asked of the policy. */
         pr_sem_t *next = NULL;
         if (s->lent == PRIO_NONE && s->waiters == 1)
             next = prio_start_lending(s, me->effective, PR_CAUSE_INHERIT);
@@ -940,15 +933,18 @@ static __attribute__((noinline)) int mutex_wait(pr_sem_t *s, pr_task_t *me, pr_i
 
 /*
  * An up by the holder of a mutex that tasks wait on, whose policy the fast
- * paths may serve (`fast` > 0; pr_sem_up checks that `me` holds it and
- * that it has waiters). This is sem_up's and mutex_release's work for that
- * case: what the mutex lent `me` is withdrawn (pip), the first waiter
- * leaves the list and is handed the mutex, the mutex lends it what the
- * waiters left behind lend (pip: acquired re-lends), it becomes ready, and
- * the CPU goes to it if it is more urgent. Nothing of the general path is
- * left out but what the policy makes trivial: release does nothing, a
- * waiter of this mutex asks for it (only pcp's ask for another), a mutex
- * that is not recursive has no depth to keep, and no system ceiling.
+ * paths may serve (`fast` > 0; pr_sem_up checks that the caller holds it
+ * and that it has waiters). This is sem_up's and mutex_release's work for
+ * that case: what the mutex lent the caller is withdrawn (pip), the first
+ * waiter leaves the list and is handed the mutex, the mutex lends it what
+ * the waiters left behind lend (pip: acquired re-lends), it becomes ready,
+ * and the CPU goes to it if it is more urgent. Left out is only what the
+ * case makes trivial: the caller is a task that runs, so an unboost is its
+ * move to the head of a lower level and no walk goes on from it (it waits
+ * on nothing); release does nothing under these policies; the mutex's
+ * waiters all ask for it (only pcp's may ask for another); a mutex that is
+ * not recursive has no depth to keep; and only pcp's mutexes are in the
+ * system ceiling.
  */
 static __attribute__((noinline)) int mutex_handoff(pr_sem_t *s, pr_irq_state_t irq)
 {
@@ -967,6 +963,31 @@ static __attribute__((noinline)) int mutex_handoff(pr_sem_t *s, pr_irq_state_t i
     switch_to_most_urgent(); /* the caller is a task: it may switch (sched_reschedule's test) */
     pr_port_irq_restore(irq);
     return PR_OK;
+}
+
+/* ---- the calls: each does its work with interrupts masked (internal.h) ---- */
+
+/* The general paths, with the masked call's end: they restore the caller's
+ * interrupt state themselves, so that the public call's call to them is a
+ * tail call and the fast path needs no stack frame. Not inlined, for the
+ * same reason. */
+static __attribute__((noinline)) int down_general(pr_id_t id, pr_timeout_t timeout, pr_irq_state_t irq)
+{
+    pr_sem_t *s = (unsigned)id < PR_CONFIG_MAX_SEMS ? &sems[id] : NULL;
+    int err = sem_down(s, id, timeout);
+    if (err == DOWN_WAIT)
+        return counting_wait(s, pr_k.current, timeout, irq);
+    pr_port_irq_restore(irq);
+    return err;
+}
+
+static __attribute__((noinline)) int up_general(pr_id_t id, pr_irq_state_t irq)
+{
+    int err = sem_up((unsigned)id < PR_CONFIG_MAX_SEMS ? &sems[id] : NULL, id);
+    if (err == PR_OK)
+        sched_reschedule();
+    pr_port_irq_restore(irq);
+    return err;
 }
 
 /* The fast paths take an id in the pool; the general paths check it. */
