@@ -100,6 +100,33 @@ static inline void bench_trace_discard(void)
 /* The empty loop: the cost BENCH_TIME adds around its body. */
 #define BENCH_EMPTY(result, n) BENCH_TIME(result, n, __asm__ volatile(""))
 
+/*
+ * Each call of a mutex's down + up pair alone, BENCH_N times, in windows of
+ * BENCH_CHUNK: a counter read on each side of each call, and the
+ * instructions strictly between two reads = their difference - 1 (two reads
+ * in a row differ by exactly 1). Stores the totals over BENCH_N.
+ */
+static inline void bench_split_pair(pr_id_t m, unsigned long *down_total, unsigned long *up_total)
+{
+    unsigned long down = 0, up = 0;
+    for (uint32_t done = 0; done < BENCH_N; done += BENCH_CHUNK) {
+        bench_trace_discard();
+        bench_tick_mask();
+        for (uint32_t i = 0; i < BENCH_CHUNK; i++) {
+            unsigned long a = bench_instret();
+            pr_sem_down(m, PR_FOREVER);
+            unsigned long b = bench_instret();
+            pr_sem_up(m);
+            unsigned long c = bench_instret();
+            down += b - a - 1;
+            up += c - b - 1;
+        }
+        bench_tick_unmask();
+    }
+    *down_total = down;
+    *up_total = up;
+}
+
 /* ---- output ---- */
 
 static inline void bench_begin(const char *program)

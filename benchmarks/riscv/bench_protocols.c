@@ -75,23 +75,7 @@ static void single(void *arg)
         pr_sem_down(mm, PR_FOREVER);
         pr_sem_up(mm);
     }
-    unsigned long down = 0, up = 0;
-    for (uint32_t done = 0; done < BENCH_N; done += BENCH_CHUNK) {
-        bench_trace_discard();
-        bench_tick_mask();
-        for (uint32_t i = 0; i < BENCH_CHUNK; i++) {
-            unsigned long a = bench_instret();
-            pr_sem_down(mm, PR_FOREVER);
-            unsigned long b = bench_instret();
-            pr_sem_up(mm);
-            unsigned long c = bench_instret();
-            down += b - a - 1;
-            up += c - b - 1;
-        }
-        bench_tick_unmask();
-    }
-    acquired = down;
-    unlocked = up;
+    bench_split_pair(mm, &acquired, &unlocked);
 }
 
 /* ---- two tasks: not acquired (or taken over, rcs) ---- */

@@ -19,29 +19,6 @@ static unsigned long loop_cost, mutex_pair, mutex_pair_none, counting_pair, tryd
 static unsigned long mutex_down, mutex_up, counter_instret, counter_cycle;
 static pr_id_t mutex_pip, mutex_none, counting, empty;
 
-/* Each call of the pair alone: instructions strictly between two counter
- * reads = difference - 1 (two reads in a row differ by exactly 1). */
-static void split_pair(pr_id_t m)
-{
-    unsigned long down = 0, up = 0;
-    for (uint32_t done = 0; done < BENCH_N; done += BENCH_CHUNK) {
-        bench_trace_discard();
-        bench_tick_mask();
-        for (uint32_t i = 0; i < BENCH_CHUNK; i++) {
-            unsigned long a = bench_instret();
-            pr_sem_down(m, PR_FOREVER);
-            unsigned long b = bench_instret();
-            pr_sem_up(m);
-            unsigned long c = bench_instret();
-            down += b - a - 1;
-            up += c - b - 1;
-        }
-        bench_tick_unmask();
-    }
-    mutex_down = down;
-    mutex_up = up;
-}
-
 static void body(void *arg)
 {
     (void)arg;
@@ -84,7 +61,7 @@ static void body(void *arg)
         pr_sem_alloc(&attr, &sid);
         pr_sem_free(sid);
     });
-    split_pair(m);
+    bench_split_pair(m, &mutex_down, &mutex_up);
 
     /* The two counters over one loop, each read in the same order at both
      * ends, so that both windows have the same length. */
