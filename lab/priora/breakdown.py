@@ -334,6 +334,16 @@ def search(ok: Callable[[int], bool], start: int, least: int, greatest: int, dir
     def f(x: int) -> bool:
         return check(sign * x)
 
+    def bisect(good: int, bad: int) -> int:
+        """The last x with f(x), f(good) being true and f(bad) false."""
+        while bad - good > 1:
+            mid = (good + bad) // 2
+            if f(mid):
+                good = mid
+            else:
+                bad = mid
+        return good
+
     x0 = sign * start
     value: int | None
     at_limit = False
@@ -351,12 +361,7 @@ def search(ok: Callable[[int], bool], start: int, least: int, greatest: int, dir
                 bad = cand
                 break
         if bad is not None:
-            while bad - good > 1:
-                mid = (good + bad) // 2
-                if f(mid):
-                    good = mid
-                else:
-                    bad = mid
+            good = bisect(good, bad)
         value = sign * good
     else:
         bad, step = x0, 1
@@ -372,14 +377,7 @@ def search(ok: Callable[[int], bool], start: int, least: int, greatest: int, dir
         if found is None:
             value = None
         else:
-            good = found
-            while bad - good > 1:
-                mid = (good + bad) // 2
-                if f(mid):
-                    good = mid
-                else:
-                    bad = mid
-            value = sign * good
+            value = sign * bisect(found, bad)
     if value is not None:
         _probe(f, sign * value, lo_bound, hi_bound)
     evaluated = tuple(tried.items())

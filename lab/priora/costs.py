@@ -30,13 +30,12 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
-from decimal import Decimal
 from fractions import Fraction
 from functools import cache
 from importlib import resources
 from typing import Any
 
-from priora.errors import ScenarioError
+from priora.errors import ScenarioError, describe_value
 from priora.model import PROTOCOLS, Resource
 
 NAMES = ("zero", "rtmach93", "measured")
@@ -314,7 +313,7 @@ def from_file(source: str, value: object, cpu_hz: int | None, tick_hz: int) -> C
         _check_cpu_hz(source, name, cpu_hz, where)
         return named(name, cpu_hz, tick_hz=tick_hz)
     if not isinstance(value, dict):
-        raise ScenarioError(source, where, f"must be a name or a table, got {_describe(value)}")
+        raise ScenarioError(source, where, f"must be a name or a table, got {describe_value(value)}")
     return _table(source, value, cpu_hz, tick_hz)
 
 
@@ -325,26 +324,9 @@ def _check_cpu_hz(source: str, name: str, cpu_hz: int | None, where: str) -> Non
         raise ScenarioError(source, "[system] cpu_hz", CPU_HZ_ONLY)
 
 
-def _describe(value: object) -> str:
-    """A TOML value for a message, as the scenario loader says it."""
-    if isinstance(value, bool):
-        return f"a boolean ({'true' if value else 'false'})"
-    if isinstance(value, int):
-        return f"an integer ({value})"
-    if isinstance(value, Decimal):
-        return f"a float ({value})"
-    if isinstance(value, str):
-        return f"a string ({json.dumps(value)})"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "a table"
-    return "a date/time"
-
-
 def _name(source: str, where: str, value: object) -> str:
     if not isinstance(value, str):
-        raise ScenarioError(source, where, f"must be a string, got {_describe(value)}")
+        raise ScenarioError(source, where, f"must be a string, got {describe_value(value)}")
     if value not in NAMES:
         raise ScenarioError(
             source, where, f'unknown cost model "{value}" (expected "zero", "rtmach93" or "measured")'
@@ -354,7 +336,7 @@ def _name(source: str, where: str, value: object) -> str:
 
 def _ns(source: str, where: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ScenarioError(source, where, f"must be an integer number of ns, got {_describe(value)}")
+        raise ScenarioError(source, where, f"must be an integer number of ns, got {describe_value(value)}")
     if value < 0:
         raise ScenarioError(source, where, f"must be >= 0, got {value}")
     if value >= 2**40:  # about 18 minutes: far beyond any kernel operation
@@ -378,7 +360,7 @@ def _table(source: str, table: Mapping[str, object], cpu_hz: int | None, tick_hz
         if name != "measured":
             raise ScenarioError(source, f"{where} build", 'only with base = "measured"')
         if not isinstance(value, str) or value not in BUILDS:
-            shown = json.dumps(value) if isinstance(value, str) else _describe(value)
+            shown = json.dumps(value) if isinstance(value, str) else describe_value(value)
             raise ScenarioError(
                 source, f"{where} build", f"unknown build {shown} (expected {', '.join(BUILDS)})"
             )
@@ -396,7 +378,7 @@ def _table(source: str, table: Mapping[str, object], cpu_hz: int | None, tick_hz
         if p in table:
             sub = table[p]
             if not isinstance(sub, dict):
-                raise ScenarioError(source, f"{where} {p}", f"must be a table, got {_describe(sub)}")
+                raise ScenarioError(source, f"{where} {p}", f"must be a table, got {describe_value(sub)}")
             for key in sub:
                 if key not in MUTEX_KEYS:
                     raise ScenarioError(

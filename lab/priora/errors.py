@@ -3,6 +3,9 @@ Python traceback is never shown for a user's mistake."""
 
 from __future__ import annotations
 
+import json
+from decimal import Decimal
+
 
 class PrioraError(Exception):
     """Base of every error meant for the user."""
@@ -24,3 +27,21 @@ class ScenarioError(PrioraError):
 
 class NativeError(PrioraError):
     """The native kernel library is missing, or refused something."""
+
+
+def describe_value(value: object) -> str:
+    """A TOML value's type and value, for 'must be ..., got ...' messages
+    (the scenario loader's and the cost model's)."""
+    if isinstance(value, bool):  # before int: bool is an int in Python
+        return f"a boolean ({'true' if value else 'false'})"
+    if isinstance(value, int):
+        return f"an integer ({value})"
+    if isinstance(value, Decimal):
+        return f"a float ({value})"
+    if isinstance(value, str):
+        return f"a string ({json.dumps(value)})"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "a table"
+    return "a date/time"

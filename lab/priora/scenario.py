@@ -22,7 +22,7 @@ from typing import NoReturn, TypeVar
 
 from priora import costs
 from priora.costs import CostModel
-from priora.errors import ScenarioError
+from priora.errors import ScenarioError, describe_value
 from priora.model import (
     NEEDS_PRIORITY_ORDER,
     NS_PER_SECOND,
@@ -200,23 +200,6 @@ def _key(key: str) -> str:
     return key if _NAME.fullmatch(key) else json.dumps(key)
 
 
-def _describe(value: object) -> str:
-    """A TOML value's type and value, for 'must be ..., got ...' messages."""
-    if isinstance(value, bool):  # before int: bool is an int in Python
-        return f"a boolean ({'true' if value else 'false'})"
-    if isinstance(value, int):
-        return f"an integer ({value})"
-    if isinstance(value, Decimal):
-        return f"a float ({value})"
-    if isinstance(value, str):
-        return f"a string ({json.dumps(value)})"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "a table"
-    return "a date/time"
-
-
 def _choices(choices: tuple[str, ...]) -> str:
     quoted = [json.dumps(c) for c in choices]
     return ", ".join(quoted[:-1]) + " or " + quoted[-1]
@@ -227,7 +210,7 @@ def _choices(choices: tuple[str, ...]) -> str:
 
 def _table(at: _At, value: object) -> dict[str, object]:
     if not isinstance(value, dict):
-        at.fail(f"must be a table, got {_describe(value)}")
+        at.fail(f"must be a table, got {describe_value(value)}")
     return value
 
 
@@ -239,14 +222,14 @@ def _check_keys(at: _At, table: Mapping[str, object], allowed: tuple[str, ...]) 
 
 def _int(at: _At, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        at.fail(f"must be an integer, got {_describe(value)}")
+        at.fail(f"must be an integer, got {describe_value(value)}")
     return value
 
 
 def _choice(at: _At, value: object, choices: tuple[_T, ...], what: str) -> _T:
     """One of `choices` (returned as the choice itself, so its Literal type holds)."""
     if not isinstance(value, str):
-        at.fail(f"must be a string, got {_describe(value)}")
+        at.fail(f"must be a string, got {describe_value(value)}")
     for choice in choices:
         if value == choice:
             return choice
@@ -255,7 +238,7 @@ def _choice(at: _At, value: object, choices: tuple[_T, ...], what: str) -> _T:
 
 def _toml_number(at: _At, value: object) -> _Number:
     if isinstance(value, bool) or not isinstance(value, int | Decimal):
-        at.fail(f"must be a number, got {_describe(value)}")
+        at.fail(f"must be a number, got {describe_value(value)}")
     if isinstance(value, int):
         return Fraction(value), str(value)
     return _exact(at, value, str(value))
@@ -607,7 +590,7 @@ def _body(at: _At, value: object, resources: Mapping[str, Resource], clock: _Clo
     if value is None:
         at.fail("missing: a task needs a body, a list of actions")
     if not isinstance(value, list):
-        at.fail(f"must be an array of action strings, got {_describe(value)}")
+        at.fail(f"must be an array of action strings, got {describe_value(value)}")
     if not value:
         at.fail("empty: a task needs at least one action")
     actions = tuple(_action(at.item(i), item, resources, clock) for i, item in enumerate(value))
@@ -617,7 +600,7 @@ def _body(at: _At, value: object, resources: Mapping[str, Resource], clock: _Clo
 
 def _action(at: _At, item: object, resources: Mapping[str, Resource], clock: _Clock) -> Action:
     if not isinstance(item, str):
-        at.fail(f"must be a string, got {_describe(item)}")
+        at.fail(f"must be a string, got {describe_value(item)}")
     words = item.split()
     if not words:
         at.fail("empty action (expected compute, lock, unlock, down, up or delay)")
