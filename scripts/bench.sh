@@ -12,13 +12,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-need=()
-command -v riscv64-unknown-elf-gcc >/dev/null 2>&1 || need+=(gcc-riscv64-unknown-elf)
-for q in qemu-system-riscv32 qemu-system-riscv64; do
-  command -v "$q" >/dev/null 2>&1 || { need+=(qemu-system-misc); break; }
-done
-command -v make >/dev/null 2>&1 || need+=(make)
-command -v python3 >/dev/null 2>&1 || need+=(python3)
-scripts/install-packages.sh bench ${need[@]+"${need[@]}"}
+scripts/install-riscv-tools.sh bench python3
 
 exec python3 benchmarks/riscv/bench.py "$@"

@@ -25,17 +25,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-need=()
-command -v riscv64-unknown-elf-gcc >/dev/null 2>&1 || need+=(gcc-riscv64-unknown-elf)
-for q in qemu-system-riscv32 qemu-system-riscv64; do
-  command -v "$q" >/dev/null 2>&1 || { need+=(qemu-system-misc); break; }
-done
-command -v make >/dev/null 2>&1 || need+=(make)
-scripts/install-packages.sh qemu-smoke ${need[@]+"${need[@]}"}
+scripts/install-riscv-tools.sh qemu-smoke
 
-# The decoder needs only Python's standard library; the comparison with the
-# host port needs the lab (scripts/setup.sh builds it into .venv).
-# The decoder uses the lab's binding (and --compare runs the lab): set up first.
+# The decoder reads the trace through the lab (priora.uart_trace), and the
+# comparisons run the lab on the host port: set it up first.
 [ -x .venv/bin/python ] || scripts/setup.sh
 python=.venv/bin/python
 
