@@ -101,6 +101,22 @@ static inline void bench_trace_discard(void)
 #define BENCH_EMPTY(result, n) BENCH_TIME(result, n, __asm__ volatile(""))
 
 /*
+ * A two-task benchmark's partner (the task that does not time) runs its
+ * own counted loop, `for (uint32_t i = 0; i < bench_opaque(n); i++)`, one
+ * iteration per round of the timed loop and inside its windows; the figures
+ * subtract its control. Per iteration: the count, a fresh copy of the bound
+ * (bench_opaque's asm may change the register it is given) and the branch
+ * (objdump -d of task_b in bench_switch, high in bench_pingpong, consumer
+ * in bench_prodcons):
+ *   RV32  add s0,s0,1; mv a5,s1; bltu s0,a5           3
+ *   RV64  addw s0,s0,1; mv a5,s1; sext.w a5,a5; bltu  4 (the 32-bit bound
+ *         is sign-extended again after the asm)
+ * BENCH_EMPTY does not give it: the timed loop's bound stays in a register
+ * and its control is 2 (add, bne).
+ */
+#define BENCH_PARTNER_LOOP (__riscv_xlen == 64 ? 4u : 3u)
+
+/*
  * Each call of a mutex's down + up pair alone, BENCH_N times, in windows of
  * BENCH_CHUNK: a counter read on each side of each call, and the
  * instructions strictly between two reads = their difference - 1 (two reads

@@ -63,11 +63,9 @@ int main(void)
     bench_task("LOW", 2, low, NULL);
     bench_run();
 
-    /* Per round: LOW's loop is in `loop_cost`; HIGH's counted loop costs
-     * the same per iteration, (loop_cost without the windows' fixed part)
-     * / n, which bench.py takes from the empty loop of bench_sem; here it
-     * is subtracted as loop_cost / n rounded down (2: addi + bne). */
-    unsigned long high_loop = loop_cost / BENCH_N;
+    /* Per round: LOW's loop control is in `loop_cost`; HIGH's, one
+     * iteration per round, is BENCH_PARTNER_LOOP (bench.h). */
+    unsigned long high_loop = BENCH_PARTNER_LOOP;
     bench_line("pingpong_round");
     bench_kv("n", BENCH_N);
     bench_kv("total", total);

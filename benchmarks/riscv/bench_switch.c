@@ -48,7 +48,7 @@ int main(void)
     bench_task("alone", 4, task_alone, NULL);
     bench_run();
 
-    unsigned long partner_loop = loop_cost / BENCH_N;
+    unsigned long partner_loop = BENCH_PARTNER_LOOP; /* B's loop control (bench.h) */
     bench_line("yield_switch");
     bench_kv("n", BENCH_N);
     bench_kv("total", total);

@@ -1,36 +1,36 @@
 /*
- * Condition variables (cond.h): a pool of wait lists, each used with a
+ * Condition variables (cond.h): a pool of wait queues, each used with a
  * mutex.
  *
  * pr_cond_wait releases the mutex (the full release of an up: its first
- * waiter is handed it), queues the caller by effective priority, and blocks.
- * A signal wakes the first waiter, a broadcast every waiter in order; a
- * timeout wakes the one waiter it belongs to. Each woken waiter locks the
- * mutex again in its own pr_cond_wait, through the mutex's protocol, as any
- * locker would (sem.c: sem_mutex_lock): the protocol's rules (ceilings,
- * inheritance, take-over) apply to it unchanged, and waking costs O(1) per
- * waiter. Woken in priority order and made ready at the tail of their
- * levels, the waiters run, and so lock, most urgent first.
+ * waiter is handed it), queues the caller by effective priority, and
+ * blocks. A signal wakes the first waiter, a broadcast every waiter in
+ * order; a timeout wakes the one waiter it belongs to. Each woken waiter
+ * locks the mutex again in its own pr_cond_wait, through the mutex's
+ * protocol, as any locker would (sem_mutex_lock): the protocol's rules
+ * (ceilings, inheritance, take-over) apply to it unchanged, and waking costs
+ * O(1) per waiter. Woken in priority order and made ready at the tail of
+ * their levels, the waiters run, and so lock, most urgent first.
  *
- * While on the condition variable a waiter is in state PR_TASK_WAIT_COND;
- * a change of its priority moves it in the list (cond_waiter_requeue).
+ * Nobody holds a condition variable, so its queue has no lender: a waiter
+ * lends nothing while it waits (cond.h).
  */
 #include <string.h>
-#include "internal.h"
+#include "cond_impl.h"
+#include "sem_impl.h"
+
+typedef struct pr_cond {
+    pr_link_t pool_link;        /* in the free list */
+    pr_id_t index;
+    int allocated;
+    int waiters;
+    pr_sem_t *mutex;            /* the mutex its waiters released, while it has waiters */
+    char name[PR_CONFIG_NAME_LEN];
+    pr_waitq_t waitq;           /* by effective priority, FIFO among equals */
+} pr_cond_t;
 
 static pr_cond_t conds[PR_CONFIG_MAX_CONDS];
 static pr_link_t free_list; /* freed descriptors go to the tail: reused last */
-
-void conds_reset(void)
-{
-    list_init(&free_list);
-    for (int i = 0; i < PR_CONFIG_MAX_CONDS; i++) {
-        pr_cond_t *c = &conds[i];
-        memset(c, 0, sizeof *c);
-        c->index = i;
-        list_push_back(&free_list, &c->pool_link);
-    }
-}
 
 static int cond_lookup(pr_id_t id, pr_cond_t **out)
 {
@@ -44,50 +44,36 @@ static int cond_lookup(pr_id_t id, pr_cond_t **out)
 
 #define cond_trace_id(id) trace_id_of((id), PR_CONFIG_MAX_CONDS)
 
-/* ---- the wait list ---- */
+/* ---- the wait queue ---- */
 
-static void waitq_insert(pr_cond_t *c, pr_task_t *t)
+/* t leaves c's queue with `result` (the caller makes it ready). */
+static void leave(pr_cond_t *c, pr_task_t *t, int result)
 {
-    plist_push_back(&c->waitq, t->effective, &t->qlink);
-    t->queue = &c->waitq;
-    t->queued_level = t->effective;
-}
-
-/* t leaves c's list, woken with `result`, and becomes ready. */
-static void leave(pr_task_t *t, int result)
-{
-    pr_cond_t *c = t->cond_on;
-    plist_remove(&c->waitq, t->queued_level, &t->qlink);
-    t->queue = NULL;
-    t->cond_on = NULL;
-    t->wait_result = result;
-    timer_cancel(&t->timeout);
+    waitq_remove(&c->waitq, t);
+    wait_finish(t, result);
     if (--c->waiters == 0)
         c->mutex = NULL;
     trace_emit(PR_EV_COND_WAKE, trace_id(t), (uint8_t)c->index, result, 0, 0, 0);
 }
 
-void cond_waiter_requeue(pr_task_t *t)
+/* Its timeout fired, or it is deleted (waitq.h: abandon). */
+static void cond_waiter_abandon(pr_waitq_t *q, pr_task_t *t, int result, int cause)
 {
-    pr_cond_t *c = t->cond_on;
-    if (t->queued_level == t->effective)
-        return;
-    plist_remove(&c->waitq, t->queued_level, &t->qlink);
-    waitq_insert(c, t);
+    (void)cause;
+    leave(container_of(q, pr_cond_t, waitq), t, result);
 }
 
-/* Its timeout fired (task.c makes it ready). */
-void cond_waiter_timeout(pr_task_t *t) { leave(t, PR_ETIMEDOUT); }
+static const pr_waitq_ops_t cond_waitq_ops = {.abandon = cond_waiter_abandon};
 
-/* Deleted while it waits on the condition, or woken from it but not run
- * yet: it will not lock the mutex again. */
-void cond_task_deleted(pr_task_t *t)
+void conds_reset(void)
 {
-    if (t->cond_on != NULL)
-        leave(t, PR_ENOTALLOC);
-    if (t->relock != NULL) {
-        sem_more(t->relock)->cond_waiters--;
-        t->relock = NULL;
+    list_init(&free_list);
+    for (int i = 0; i < PR_CONFIG_MAX_CONDS; i++) {
+        pr_cond_t *c = &conds[i];
+        memset(c, 0, sizeof *c);
+        c->index = i;
+        waitq_init(&c->waitq, &cond_waitq_ops, 0, (uint8_t)i);
+        list_push_back(&free_list, &c->pool_link);
     }
 }
 
@@ -105,7 +91,7 @@ static int cond_alloc(const char *name, pr_id_t *id)
     c->waiters = 0;
     c->mutex = NULL;
     name_copy(c->name, name);
-    plist_init(&c->waitq);
+    waitq_init(&c->waitq, &cond_waitq_ops, 0, (uint8_t)c->index);
     *id = c->index;
     return PR_OK;
 }
@@ -136,7 +122,7 @@ static int wait_checks(pr_id_t cid, pr_id_t mid, pr_timeout_t timeout, pr_cond_t
         return PR_EINVAL;
     if (sem_abort_pending(pr_k.current, *m))
         return sem_abort_tell(pr_k.current, *m);
-    if ((*m)->holder != pr_k.current)
+    if (sem_holder(*m) != pr_k.current)
         return PR_EPERM;
     return PR_OK;
 }
@@ -147,32 +133,30 @@ static int cond_wait(pr_id_t cid, pr_id_t mid, pr_timeout_t timeout)
     pr_sem_t *m = NULL;
     pr_task_t *me = pr_k.current;
     int err = wait_checks(cid, mid, timeout, &c, &m);
-    trace_emit(PR_EV_COND_WAIT, caller_trace_id(), cond_trace_id(cid), err, sem_trace_id(mid), 0,
-               (int32_t)timeout);
+    trace_emit(PR_EV_COND_WAIT, caller_trace_id(), cond_trace_id(cid), err, trace_id_of(mid, PR_CONFIG_MAX_SEMS),
+               0, (int32_t)timeout);
     if (err != PR_OK)
         return err;
 
     int depth = sem_more(m)->depth; /* a recursive mutex's, given back below */
     sem_mutex_release(m);
-    sem_more(m)->cond_waiters++; /* until it runs again: the mutex cannot be freed meanwhile */
+    sem_more(m)->relockers++; /* until it runs again: the mutex cannot be freed meanwhile */
     me->relock = m;
     c->mutex = m;
     c->waiters++;
-    me->cond_on = c;
-    me->wait_result = PR_OK;
     sched_make_unready(me, PR_TASK_WAIT_COND);
-    waitq_insert(c, me);
+    waitq_insert(&c->waitq, me);
     if (timeout != PR_FOREVER)
         timer_arm(&me->timeout, tick_now() + timeout);
     sched_reschedule(); /* returns once signalled or timed out */
 
     int result = me->wait_result;
-    sem_more(m)->cond_waiters--;
+    sem_more(m)->relockers--;
     me->relock = NULL;
     err = sem_mutex_lock(m, PR_FOREVER);
     if (err != PR_OK)
         return err;
-    if (m->flags & PR_SEM_RECURSIVE)
+    if (sem_is_recursive(m))
         sem_more(m)->depth = depth;
     return result;
 }
@@ -185,10 +169,9 @@ static int cond_wake(pr_id_t cid, int all)
         err = PR_ECONTEXT;
     int woken = 0;
     if (err == PR_OK) {
-        pr_link_t *first;
-        while ((first = plist_first(&c->waitq)) != NULL && (all || woken == 0)) {
-            pr_task_t *t = container_of(first, pr_task_t, qlink);
-            leave(t, PR_OK);
+        pr_task_t *t;
+        while ((all || woken == 0) && (t = waitq_first(&c->waitq)) != NULL) {
+            leave(c, t, PR_OK);
             sched_make_ready(t);
             woken++;
         }
@@ -207,6 +190,7 @@ static int cond_status(pr_id_t id, pr_cond_status_t *st)
         return err;
     if (st == NULL)
         return PR_EINVAL;
+    PR_ASSERT(waitq_check(&c->waitq) == c->waiters);
     st->index = c->index;
     memcpy(st->name, c->name, PR_CONFIG_NAME_LEN);
     st->waiters = c->waiters;
@@ -214,7 +198,7 @@ static int cond_status(pr_id_t id, pr_cond_status_t *st)
     return PR_OK;
 }
 
-/* ---- the calls: each does its work with interrupts masked (internal.h) ---- */
+/* ---- the calls: each does its work with interrupts masked (kernel_impl.h) ---- */
 
 int pr_cond_alloc(const char *name, pr_id_t *id) { MASKED_CALL(cond_alloc(name, id)); }
 int pr_cond_free(pr_id_t id) { MASKED_CALL(cond_free(id)); }

@@ -1,13 +1,9 @@
 /*
- * The kernel's global state, its life cycle, interrupts and the tick.
+ * The kernel's life cycle, interrupts and the tick.
  */
 #include <string.h>
-#include "internal.h"
-
-pr_kernel_t pr_k;
-pr_task_t pr_tasks[PR_CONFIG_MAX_TASKS];
-pr_task_t pr_idle;
-pr_task_t *pr_self = &pr_idle;
+#include "cond_impl.h"
+#include "sem_impl.h"
 
 static void idle_start(void)
 {
@@ -46,8 +42,7 @@ int pr_kernel_init(const pr_kernel_config_t *config)
     memcpy(idle->name, "idle", 5);
     idle->state = PR_TASK_READY; /* never in the ready queue: chosen when it is empty */
     idle->base = idle->effective = PRIO_NONE;
-    idle->blocked_on = NULL;
-    idle->takes.lo = UINT32_MAX; /* it stands for "no task": see pr_self (internal.h) */
+    idle->takes.lo = UINT32_MAX; /* it stands for "no task": see pr_self (kernel_impl.h) */
     pr_port_context_init(PR_IDLE_SLOT, idle_start);
     pr_k.current = idle;
     self_update();
@@ -168,6 +163,6 @@ void pr_kernel_set_outside(int outside)
     self_update();
 }
 
-int pr_kernel_timers_armed(void) { return pr_k.timers_armed; }
+int pr_kernel_timers_armed(void) { return pr_timers_armed; }
 
 int pr_kernel_current_slot(void) { return pr_k.current->id; }

@@ -13,13 +13,18 @@
  * deadline has not been checked). When the deadline timer fires and that
  * job has not completed, it is a miss: counted, traced, and the watchdog
  * woken. Both timers cost O(1) per job.
+ *
+ * Release ticks are kept as 64-bit ticks (next_release, deadline_release),
+ * never computed from a job number: the 32-bit job counters wrap after
+ * 2^32 jobs (49.7 days at one job per millisecond), and a release computed
+ * from a wrapped number would be armed in the past and never fire. The
+ * counters themselves are compared by their difference, which wraps too.
  */
-#include "internal.h"
+#include "sched.h"
+#include "trace_impl.h"
 
-static pr_ticks_t release_tick(const pr_task_t *t, uint32_t job)
-{
-    return t->phase + (pr_ticks_t)(job - 1) * t->period;
-}
+/* a - b > 0 for job numbers that may have wrapped (they are never 2^31 apart). */
+static inline int jobs_after(uint32_t a, uint32_t b) { return (int32_t)(a - b) > 0; }
 
 static void notify_watchdog(pr_task_t *t)
 {
@@ -39,7 +44,7 @@ static void notify_watchdog(pr_task_t *t)
 static void deadline_fire(pr_task_t *t)
 {
     uint32_t job = t->deadline_job;
-    if (t->completed < job) {
+    if (jobs_after(job, t->completed)) {
         t->misses++;
         trace_emit(PR_EV_DEADLINE_MISS, trace_id(t),
                    t->watchdog != PR_NO_TASK ? (uint8_t)t->watchdog : PR_TRACE_NONE, PR_OK, 0, 0,
@@ -47,20 +52,26 @@ static void deadline_fire(pr_task_t *t)
         notify_watchdog(t);
     }
     t->deadline_job = job + 1;
-    if (t->deadline_job <= t->released) /* already released: check it too */
-        timer_arm(&t->deadline_timer, release_tick(t, t->deadline_job) + t->rel_deadline);
+    t->deadline_release += t->period;
+    if (!jobs_after(t->deadline_job, t->released)) /* already released: check it too */
+        timer_arm(&t->deadline_timer, t->deadline_release + t->rel_deadline);
 }
 
+/* The release due at t->next_release (now). */
 static void release(pr_task_t *t)
 {
+    pr_ticks_t at = t->next_release;
     t->released++;
     trace_emit(PR_EV_RELEASE, trace_id(t), PR_TRACE_NONE, PR_OK, 0, 0, (int32_t)t->released);
     if (t->rel_deadline != 0 && !timer_armed(&t->deadline_timer)) {
         t->deadline_job = t->released;
-        timer_arm(&t->deadline_timer, release_tick(t, t->released) + t->rel_deadline);
+        t->deadline_release = at;
+        timer_arm(&t->deadline_timer, at + t->rel_deadline);
     }
-    if (t->period != 0)
-        timer_arm(&t->release_timer, release_tick(t, t->released + 1));
+    if (t->period != 0) {
+        t->next_release = at + t->period;
+        timer_arm(&t->release_timer, t->next_release);
+    }
     if (t->state == PR_TASK_WAIT_RELEASE)
         sched_make_ready(t);
 }
@@ -72,12 +83,13 @@ void periodic_setup(pr_task_t *t)
     timer_init(&t->release_timer, release_fire, t);
     timer_init(&t->deadline_timer, deadline_fire, t);
     t->state = PR_TASK_WAIT_RELEASE;
-    if (t->phase <= tick_now()) {
+    if (t->phase <= tick_now())
         t->phase = tick_now();
+    t->next_release = t->phase;
+    if (t->phase == tick_now())
         release(t);
-    } else {
+    else
         timer_arm(&t->release_timer, t->phase);
-    }
 }
 
 void periodic_stop(pr_task_t *t)
@@ -100,13 +112,13 @@ static int task_wait_period(void)
     if (me->period == 0)
         return PR_ESTATE;
     periodic_job_done(me);
-    if (me->released > me->completed) /* overrun: the next job is already due */
+    if (jobs_after(me->released, me->completed)) /* overrun: the next job is already due */
         return PR_OK;
     sched_make_unready(me, PR_TASK_WAIT_RELEASE);
     sched_reschedule();
     return PR_OK;
 }
 
-/* ---- the calls: each does its work with interrupts masked (internal.h) ---- */
+/* ---- the calls: each does its work with interrupts masked (kernel_impl.h) ---- */
 
 int pr_task_wait_period(void) { MASKED_CALL(task_wait_period()); }

@@ -1,5 +1,5 @@
 /* Priority lists: see plist.h. */
-#include "internal.h"
+#include "plist.h"
 
 void plist_init(pr_plist_t *pl)
 {

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include "list.h"
 #include "priora/config.h"
+#include "priora/port.h" /* PR_PORT_HIGHEST_BIT, PR_PORT_NO_CLZ */
 
 typedef struct pr_plist {
     uint32_t bitmap;

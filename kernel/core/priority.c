@@ -2,75 +2,77 @@
  * Effective priorities and the inheritance chain walk.
  *
  * A task's effective priority is the maximum of its base priority and what
- * each mutex it holds lends it. It is never saved and restored: it is always
- * recomputed from that definition (RIOT, NuttX and Zephyr all had bugs from
- * an "original priority" saved at lock time).
+ * each lender whose holder it is lends it (priority.h). It is never saved
+ * and restored: it is always recomputed from that definition (RIOT, NuttX
+ * and Zephyr all had bugs from an "original priority" saved at lock time).
  *
- * Each mutex m remembers what it lends (m->lent, PRIO_NONE for nothing; the
- * mutex's policy decides the value). Its holder keeps one counter per
- * priority level - how many of its mutexes lend that level - and a bitmap of
- * the non-zero counters, so the maximum is found in O(1) however many
- * mutexes it holds, and dropping one mutex leaves exactly what the others
- * lend (exact disinheritance).
+ * A lender belongs to a wait queue (waitq.h): the waiters of a mutex lend
+ * through the mutex's lender to its holder; what they lend is the queue's
+ * rule (q->lend, for a mutex its protocol's: the first waiter's priority, a
+ * ceiling, nothing). The walk runs whenever what a queue lends may have
+ * changed: a task joined it or left it (timeout, deletion), a waiter's
+ * priority changed, or the lender changed hands. Step by step:
  *
- * The chain walk (chain_walk below) runs whenever what a mutex lends may have
- * changed: a task blocked on it, left it (timeout, deletion), or changed
- * priority while waiting on it; or it changed hands. Step by step:
+ *   [1] Ask q what its waiters lend now (q->lend).
+ *   [2] If that is what q's lender already lends, stop: nothing changes.
+ *   [3] Move the lender's share of its holder's counters from the old
+ *       level to the new one.
+ *   [4] Recompute the holder's effective priority. If it did not change
+ *       (its base or another lender already gives it as much), stop.
+ *   [5] Put the holder in its new place: in the ready queue, or in the
+ *       queue it waits in.
+ *   [6] If that queue has a lender, its waiters' lend may have changed: go
+ *       back to [1] with it.
  *
- *   [1] Ask m's policy what m lends now.
- *   [2] If that is what m already lends, stop: nothing further changes.
- *   [3] Move m's share of its holder's counters from the old level to the
- *       new one.
- *   [4] Recompute the holder's effective priority. If it did not change (its
- *       base or another mutex already gives it as much), stop.
- *   [5] Put the holder in its new place: in the ready queue, or in the wait
- *       list of the semaphore it waits on (a waiter whose priority changes
- *       must move in its wait list: Zephyr #89331, FreeRTOS #1364).
- *   [6] If the holder waits on a mutex, that mutex's most urgent waiter may
- *       have changed: go back to [1] with that mutex.
+ * Steps [2] to [6] are one inline function, lend_step (priority.h), which
+ * the semaphore fast paths use too: there is one pass, whoever walks.
  *
- * Bound: each pass through [1]-[6] moves to the holder of the next mutex.
- * pr_sem_down refuses (PR_EDEADLK) any wait that would close a cycle, so the
- * tasks of a chain are all different and the walk makes at most
- * PR_CONFIG_MAX_TASKS passes, each O(1). The loop also stops there, should
- * the invariant ever be broken.
+ * Bound: each pass moves to the holder of the next lender. A wait that
+ * would close a cycle is refused (PR_EDEADLK, sem_mutex.c), so the holders
+ * of a chain are all different tasks and the walk makes at most
+ * PR_CONFIG_MAX_TASKS passes, each O(1).
  */
-#include "../policy/policy.h"
 #include "priority.h"
 
-/* Steps [4] and [5] for a change that is not a lend's (a base priority).
- * Returns 1 if the effective priority changed. */
-static int update_effective(pr_task_t *t, int cause, const pr_sem_t *via)
+static void chain_walk(pr_waitq_t *q, int cause)
 {
-    pr_prio_t now = effective_of(t);
-    if (now == t->effective)
-        return 0;
-    set_effective(t, now, cause, via);
-    return 1;
+    for (int pass = 0; q != NULL; pass++) {
+        PR_ASSERT(pass <= PR_CONFIG_MAX_TASKS); /* no cycle: at most one pass per task */
+        if (pass > PR_CONFIG_MAX_TASKS)
+            return;
+        q = lend_step(q, q->lend(q), cause);
+    }
 }
 
-/* The walk from m: [1] asks m's policy what m lends now; prio_pass
- * (priority.h) does [2] to [6]. */
-static void chain_walk(pr_sem_t *m, int cause)
-{
-    for (int pass = 0; m != NULL && pass < PR_CONFIG_MAX_TASKS; pass++)
-        m = prio_pass(m, m->policy->lend(m), cause);
-}
+void prio_relend(pr_waitq_t *q, int cause) { chain_walk(q, cause); }
 
-void prio_relend(pr_sem_t *m, int cause) { chain_walk(m, cause); }
-
-/* m's holder is giving m up: m stops lending to it, and the holder drops to
- * what its base and its other mutexes give it (prio_unlend); if it waits
- * on a mutex, the walk goes on from there. */
-void prio_withdraw(pr_sem_t *m, int cause)
+void prio_withdraw(pr_waitq_t *q, int cause)
 {
-    pr_sem_t *next = prio_unlend(m, cause);
+    pr_waitq_t *next = lend_step(q, PRIO_NONE, cause);
     if (next != NULL)
         chain_walk(next, cause);
 }
 
 void prio_task_base_changed(pr_task_t *t)
 {
-    if (update_effective(t, PR_CAUSE_SET, NULL) && t->blocked_on != NULL)
-        chain_walk(t->blocked_on, PR_CAUSE_INHERIT);
+    pr_prio_t now = effective_of(t);
+    if (now == t->effective)
+        return;
+    set_effective(t, now, PR_CAUSE_SET, PR_TRACE_NONE);
+    pr_waitq_t *q = lending_queue_of(t);
+    if (q != NULL)
+        chain_walk(q, PR_CAUSE_INHERIT);
+}
+
+void prio_check_task(const pr_task_t *t, const uint16_t lent[PR_CONFIG_PRIORITIES])
+{
+    uint32_t bitmap = 0;
+    for (int p = 0; p < PR_CONFIG_PRIORITIES; p++) {
+        PR_ASSERT(t->lent_count[p] == lent[p]);
+        if (lent[p] != 0)
+            bitmap |= 1u << p;
+    }
+    PR_ASSERT(t->lent_bitmap == bitmap);
+    PR_ASSERT(t->effective == effective_of(t));
+    (void)bitmap;
 }

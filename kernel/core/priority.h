@@ -1,21 +1,28 @@
 /*
- * The effective priority's bookkeeping, inline: what priority.c's chain walk
- * does at each pass, and what the semaphore fast paths (sem.c) do on a
- * mutex whose policy lends its first waiter's priority (policy.h:
- * POLICY_FAST_INHERIT) without calling the walk, which they only call when
- * the holder itself waits on a mutex (a chain longer than one).
+ * Effective priorities, lenders and one pass of the chain walk (private;
+ * priority.c has the rules and the walk itself).
  *
  * A task's effective priority is the maximum of its base priority and what
- * each mutex it holds lends it (priority.c has the rules and the walk). It
- * keeps one counter per priority level, how many of its mutexes lend that
- * level, and a bitmap of the non-zero counters.
+ * every lender whose holder it is lends it. A lender is what a mutex (or a
+ * queue a policy keeps) has to lend a priority: its holder and what it
+ * lends now (PRIO_NONE: nothing). The task keeps one counter per level, how
+ * many of its lenders lend that level, and a bitmap of the non-zero
+ * counters, so the maximum is found in O(1) however many it holds, and
+ * dropping one leaves exactly what the others lend.
  */
 #ifndef PRIORA_PRIORITY_H
 #define PRIORA_PRIORITY_H
 
-#include "internal.h"
+#include "sched.h"
+#include "trace_impl.h"
+#include "waitq.h"
 
-/* One more of t's mutexes lends p (PRIO_NONE: nothing to count). */
+typedef struct pr_lender {
+    pr_task_t *holder;  /* who receives what it lends, or NULL */
+    pr_prio_t lent;     /* what it lends its holder now; PRIO_NONE without a holder */
+} pr_lender_t;
+
+/* One more of t's lenders lends p (PRIO_NONE: nothing to count). */
 static inline void lent_add(pr_task_t *t, pr_prio_t p)
 {
     if (p == PRIO_NONE)
@@ -30,6 +37,7 @@ static inline void lent_remove(pr_task_t *t, pr_prio_t p)
     if (p == PRIO_NONE)
         return;
     uint16_t n = t->lent_count[p]; /* compared before the decrement: no 16-bit wrap to take */
+    PR_ASSERT(n > 0);
     t->lent_count[p] = (uint16_t)(n - 1);
     if (n == 1)
         t->lent_bitmap &= ~(1u << p);
@@ -43,115 +51,80 @@ static inline pr_prio_t effective_of(const pr_task_t *t)
     return top > t->base ? top : t->base;
 }
 
-/* t's effective priority becomes `now`, which differs from it: counted and
- * traced (through `via`, or none). The caller puts t in its place. */
-static inline void effective_becomes(pr_task_t *t, pr_prio_t now, int cause, const pr_sem_t *via)
+/* The queue a holder's inheritance travels on through: the one it waits
+ * in, if that queue has a lender; else NULL (the walk ends with it). */
+static inline pr_waitq_t *lending_queue_of(const pr_task_t *t)
 {
+    pr_waitq_t *q = task_waitq(t);
+    return (q != NULL && q->lender != NULL) ? q : NULL;
+}
+
+/* t's effective priority becomes `now`, which differs from it: counted,
+ * traced (through the object `via`: a queue's id, or PR_TRACE_NONE), and t
+ * moves to its place for it: in the ready queue, or in the queue it waits
+ * in (a waiter whose priority changes must move in its wait queue: Zephyr
+ * #89331, FreeRTOS #1364). */
+static inline __attribute__((always_inline)) void set_effective(pr_task_t *t, pr_prio_t now, int cause,
+                                                                uint8_t via)
+{
+    PR_ASSERT(now != t->effective && now >= t->base);
     pr_prio_t old = t->effective;
     t->effective = now;
     count64_add1(&pr_k.priority_changes);
-    trace_emit(PR_EV_PRIO, trace_id(t), via != NULL ? sem_trace_via(via) : PR_TRACE_NONE, PR_OK,
-               (uint8_t)old, (uint8_t)now, cause);
-}
-
-/* effective_becomes, and t moves to its place for it: in the ready queue,
- * or in the list it waits in (a waiter whose priority changes must move in
- * its wait list: Zephyr #89331, FreeRTOS #1364). */
-static inline __attribute__((always_inline)) void set_effective(pr_task_t *t, pr_prio_t now, int cause,
-                                                                const pr_sem_t *via)
-{
-    effective_becomes(t, now, cause, via);
+    trace_emit(PR_EV_PRIO, trace_id(t), via, PR_OK, (uint8_t)old, (uint8_t)now, cause);
     if (t->queue == &pr_k.ready)
         sched_requeue(t);
-    else if (t->blocked_on != NULL)
-        sem_waiter_requeue(t);
-    else if (t->cond_on != NULL)
-        cond_waiter_requeue(t);
+    else if (t->queue != NULL)
+        waitq_requeue((pr_waitq_t *)(uintptr_t)t->queue, t);
 }
 
 /*
- * One pass of the chain walk (priority.c, steps [2] to [6]) through m,
- * which lends `lend` now: m's share of its holder's counters moves, the
- * holder's effective priority is recomputed and, if it changed, the holder
- * moves. Returns the mutex the walk goes on with (the one the holder waits
- * on), or NULL when it stops.
+ * One pass of the chain walk (priority.c, steps [2] to [6]): q's lender now
+ * lends `lend`. Its share of its holder's counters moves, the holder's
+ * effective priority is recomputed and, if it changed, the holder moves.
+ * Returns the queue the walk goes on with (lending_queue_of the holder), or
+ * NULL when it stops. `lend` == PRIO_NONE withdraws what it lent.
  *
- * prio_start_lending is the pass for the usual case of a block: m lent
- * nothing (its first waiter has just come) and starts lending `lend`, not
- * PRIO_NONE. Adding a lend can only raise the holder, to the larger of its
- * priority and the lend, so the new effective priority needs no search of
- * its counters.
+ * When the lender lent nothing before (a first waiter has just come, or a
+ * ceiling starts to count), adding a lend can only raise the holder, to the
+ * larger of its priority and the lend: no search of its counters.
  */
-static inline __attribute__((always_inline)) pr_sem_t *prio_start_lending(pr_sem_t *m, pr_prio_t lend, int cause)
+static inline __attribute__((always_inline)) pr_waitq_t *lend_step(pr_waitq_t *q, pr_prio_t lend, int cause)
 {
-    pr_task_t *holder = m->holder;
-    m->lent = lend;
-    if (holder == NULL)
+    pr_lender_t *l = q->lender;
+    pr_task_t *holder = l->holder;
+    pr_prio_t lent = l->lent;
+    if (lend == lent || holder == NULL)                        /* [2]; nobody to lend to */
         return NULL;
-    lent_add(holder, lend);                                    /* [3] */
-    if (lend <= holder->effective)                             /* [4] */
-        return NULL;
-    set_effective(holder, lend, cause, m);                     /* [5] */
-    return holder->blocked_on;                                 /* [6] */
+    l->lent = lend;
+    pr_prio_t now;
+    if (lent == PRIO_NONE) {
+        lent_add(holder, lend);                                /* [3] */
+        if (lend <= holder->effective)                         /* [4] */
+            return NULL;
+        now = lend;
+    } else {
+        lent_remove(holder, lent);                             /* [3] */
+        lent_add(holder, lend);
+        now = effective_of(holder);                            /* [4] */
+        if (now == holder->effective)
+            return NULL;
+    }
+    set_effective(holder, now, cause, q->id);                  /* [5] */
+    return lending_queue_of(holder);                           /* [6] */
 }
 
-static inline __attribute__((always_inline)) pr_sem_t *prio_pass(pr_sem_t *m, pr_prio_t lend, int cause)
-{
-    pr_prio_t lent = m->lent;
-    if (lend == lent)                                          /* [2] */
-        return NULL;
-    if (lent == PRIO_NONE)
-        return prio_start_lending(m, lend, cause);
-    pr_task_t *holder = m->holder;
-    m->lent = lend;
-    if (holder == NULL)
-        return NULL;
-    lent_remove(holder, lent);                                 /* [3] */
-    lent_add(holder, lend);
-    pr_prio_t now = effective_of(holder);                      /* [4] */
-    if (now == holder->effective)
-        return NULL;
-    set_effective(holder, now, cause, m);                      /* [5] */
-    return holder->blocked_on;                                 /* [6] */
-}
+/* The walk from q, each pass asking the queue what it lends ([1]). */
+void prio_relend(pr_waitq_t *q, int cause);
+/* q's lender's holder gives it up: it lends nothing any more, and the
+ * holder drops to what its base and its other lenders give it. The caller
+ * then sets a new holder (or none). */
+void prio_withdraw(pr_waitq_t *q, int cause);
+/* t's base priority changed: its effective one follows, and the walk goes
+ * on from the queue it waits in. */
+void prio_task_base_changed(pr_task_t *t);
+/* Checks t's lend bookkeeping against `lent`, the lends counted by walking
+ * every lender whose holder it is (PR_ASSERT). */
+void prio_check_task(const pr_task_t *t, const uint16_t lent[PR_CONFIG_PRIORITIES]);
 
-/* prio_withdraw (priority.c), inline: m's holder gives m up, m stops
- * lending to it, and it drops to what its base and its other mutexes give
- * it: its base, without a search, when m was the only one lending. Returns
- * the mutex the walk must go on with (the one the holder waits on, if its
- * priority changed), or NULL. */
-static inline __attribute__((always_inline)) pr_sem_t *prio_unlend(pr_sem_t *m, int cause)
-{
-    pr_prio_t lent = m->lent;
-    if (lent == PRIO_NONE)
-        return NULL;
-    pr_task_t *holder = m->holder;
-    lent_remove(holder, lent);
-    m->lent = PRIO_NONE;
-    pr_prio_t now = effective_of(holder);
-    if (now == holder->effective)
-        return NULL;
-    set_effective(holder, now, cause, m);
-    return holder->blocked_on;
-}
-
-/* prio_unlend when the holder is the running task, giving m up in its own
- * call: it is in the ready queue, at the head of its level, where it goes
- * at its new level too (sched.c's rule for the running task), and it waits
- * on nothing, so the walk ends with it. */
-static inline __attribute__((always_inline)) void prio_unlend_running(pr_sem_t *m, int cause)
-{
-    pr_prio_t lent = m->lent;
-    if (lent == PRIO_NONE)
-        return;
-    pr_task_t *holder = m->holder;
-    lent_remove(holder, lent);
-    m->lent = PRIO_NONE;
-    pr_prio_t now = effective_of(holder);
-    if (now == holder->effective)
-        return;
-    effective_becomes(holder, now, cause, m);
-    ready_move(&pr_k.ready, holder, 1);
-}
-
-#endif
+#endif /* PRIORA_PRIORITY_H */

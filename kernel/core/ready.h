@@ -29,11 +29,14 @@
  * boosted holder drops it a level and fills its old level with the task it
  * hands the mutex to.
  *
- * Included by internal.h, between the task descriptor and the kernel's
- * state, which holds the queue (pr_k.ready): these functions take it.
+ * The kernel's state holds the queue (kernel_impl.h: pr_k.ready); these
+ * functions take it as an argument.
  */
 #ifndef PRIORA_READY_H
 #define PRIORA_READY_H
+
+#include "plist.h"
+#include "task_impl.h"
 
 typedef struct pr_ready {
     pr_link_t **top;                              /* head of the highest non-empty level, or above */

@@ -18,10 +18,17 @@
  * A switch happens at the instant a more urgent task becomes ready: in the
  * call that readied it, or at the end of the interrupt that did.
  */
-#include "internal.h"
+#include "sched.h"
+#include "trace_impl.h"
 
 void sched_make_ready(pr_task_t *t) { ready_add(t); }
-void sched_make_unready(pr_task_t *t, pr_task_state_t state) { ready_leave(t, state); }
+
+void sched_make_unready(pr_task_t *t, pr_task_state_t state)
+{
+    if (t->queue == &pr_k.ready)
+        ready_remove(&pr_k.ready, t);
+    t->state = state;
+}
 
 void sched_reset(void)
 {
@@ -155,17 +162,15 @@ void sched_fold(uint32_t tick)
     t->dispatched_at = now;
 }
 
-void sched_nonpreemptive(pr_task_t *t, int delta) { t->nonpreemptive += delta; }
-
 /* Round robin: charge the running task one tick of its quantum. */
 void sched_tick(void)
 {
     pr_task_t *t = pr_k.current;
     if (pr_k.quantum == 0 || t == idle_task() || t->queue != &pr_k.ready)
         return;
-    /* Inside a non-preemptive critical section (npcs) nothing preempts it,
-     * not the end of its slice either: it keeps running. */
-    if (t->nonpreemptive > 0)
+    /* Under a preemption lock nothing preempts it, not the end of its
+     * slice either: it keeps running. */
+    if (t->preempt_locks > 0)
         return;
     /* Switched in at this very instant (a task blocked, yielded or ended at
      * the instant of the tick, before the tick was taken): it has not run

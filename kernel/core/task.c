@@ -4,7 +4,7 @@
  * semaphore timeouts and watchdog timeouts.
  */
 #include <string.h>
-#include "internal.h"
+#include "../policy/policy.h"
 
 int task_lookup(pr_id_t id, pr_task_t **out)
 {
@@ -29,18 +29,16 @@ int name_copy(char *dst, const char *src)
 
 pr_id_t pr_task_self(void) { return in_task_context() ? pr_k.current->id : PR_NO_TASK; }
 
-/* The timed-wait timer fired: a delay is over, a semaphore wait or a
- * watchdog wait timed out. */
+/* The timed-wait timer fired: a delay is over, a wait in a queue (a
+ * semaphore's, a condition variable's, one a policy named) or a watchdog's
+ * wait timed out. */
 static void timeout_fire(pr_task_t *t)
 {
     switch (t->state) {
-    case PR_TASK_BLOCKED: {
-        uint8_t sem = (uint8_t)t->wants->index; /* what it asked for (pcp: not where it waited) */
-        trace_emit(PR_EV_TIMEOUT, trace_id(t), sem, PR_ETIMEDOUT, 0, 0, 0);
-        sem_waiter_abort(t, PR_ETIMEDOUT, PR_CAUSE_TIMEOUT);
-        trace_emit(PR_EV_WAKE, trace_id(t), sem, PR_ETIMEDOUT, 0, 0, 0);
+    case PR_TASK_BLOCKED:
+    case PR_TASK_WAIT_COND:
+        waitq_abandon(t, PR_ETIMEDOUT, PR_CAUSE_TIMEOUT);
         break;
-    }
     case PR_TASK_DELAYED:
         trace_emit(PR_EV_DELAY_END, trace_id(t), PR_TRACE_NONE, PR_OK, 0, 0, 0);
         t->wait_result = PR_OK;
@@ -49,11 +47,9 @@ static void timeout_fire(pr_task_t *t)
         trace_emit(PR_EV_TIMEOUT, trace_id(t), PR_TRACE_NONE, PR_ETIMEDOUT, 0, 0, 0);
         t->wait_result = PR_ETIMEDOUT;
         break;
-    case PR_TASK_WAIT_COND:
-        cond_waiter_timeout(t);
-        break;
-    default:
-        return; /* cannot happen: the timer is cancelled when the wait ends */
+    default: /* the timer is cancelled when the wait ends */
+        PR_UNREACHABLE();
+        return;
     }
     sched_make_ready(t);
 }
@@ -71,9 +67,12 @@ static void task_start(void)
     int released = 0;
     for (pr_sem_t *s; (s = sem_first_held(t)) != NULL; released++) {
         sem_more(s)->depth = 1; /* a recursive mutex is released whatever its depth */
-        pr_sem_up(s->index);
+        int err = pr_sem_up(s->index);
+        PR_ASSERT(err == PR_OK); /* it holds s, so s is allocated and its to give */
+        if (err != PR_OK)
+            break;
     }
-    sem_task_forget_aborts(t);
+    sem_task_gone(t, PR_CAUSE_DELETE);
     periodic_job_done(t);
     periodic_stop(t);
     trace_emit(PR_EV_TASK_EXIT, trace_id(t), PR_TRACE_NONE, PR_OK, 0, 0, released);
@@ -159,10 +158,9 @@ static int task_delete(pr_id_t id)
     trace_emit(PR_EV_TASK_DELETE, trace_id(t), caller_trace_id(), PR_OK, 0, 0, 0);
     timer_cancel(&t->timeout);
     periodic_stop(t);
-    if (t->state == PR_TASK_BLOCKED)
-        sem_waiter_abort(t, PR_ENOTALLOC, PR_CAUSE_DELETE);
-    cond_task_deleted(t);
-    sem_task_forget_aborts(t);
+    if (task_waitq(t) != NULL)
+        waitq_abandon(t, PR_ENOTALLOC, PR_CAUSE_DELETE);
+    sem_task_gone(t, PR_CAUSE_DELETE);
     sched_make_unready(t, PR_TASK_FREE);
     for (int i = 0; i < PR_CONFIG_MAX_TASKS; i++) /* forget it as a watchdog */
         if (pr_tasks[i].watchdog == id)
@@ -285,8 +283,8 @@ static int task_status(pr_id_t id, pr_task_status_t *st)
     st->suspended = t->suspended;
     st->base_priority = t->base;
     st->effective_priority = t->effective;
-    st->blocked_on = t->wants != NULL ? t->wants->index : PR_NO_SEM;
-    st->cond_on = t->cond_on != NULL ? t->cond_on->index : PR_NO_COND;
+    st->blocked_on = t->state == PR_TASK_BLOCKED ? t->down_on->index : PR_NO_SEM;
+    st->cond_on = t->state == PR_TASK_WAIT_COND ? task_waitq(t)->id : PR_NO_COND;
     st->aborts = t->aborts;
     st->aborts_pending = t->aborts_pending;
     st->mutexes_held = sem_held_count(t);
@@ -308,7 +306,7 @@ static int task_status(pr_id_t id, pr_task_status_t *st)
     return PR_OK;
 }
 
-/* ---- the calls: each does its work with interrupts masked (internal.h) ---- */
+/* ---- the calls: each does its work with interrupts masked (kernel_impl.h) ---- */
 
 int pr_task_create(const pr_task_attr_t *attr, pr_id_t *id) { MASKED_CALL(task_create(attr, id)); }
 int pr_task_delete(pr_id_t id) { MASKED_CALL(task_delete(id)); }

@@ -8,18 +8,19 @@
  * every timeout shorter than SLOTS ticks, every timer in the slot is due.
  * At most 3 timers per task exist (timeout, release, deadline).
  */
-#include "internal.h"
+#include "timer.h"
 
 pr_link_t pr_wheel[PR_CONFIG_TIMER_SLOTS];
+int pr_timers_armed;
 
 void timers_reset(void)
 {
     for (int i = 0; i < PR_CONFIG_TIMER_SLOTS; i++)
         list_init(&pr_wheel[i]);
-    pr_k.timers_armed = 0;
+    pr_timers_armed = 0;
 }
 
-void timer_init(pr_timer_t *tm, void (*fire)(pr_task_t *), pr_task_t *task)
+void timer_init(pr_timer_t *tm, void (*fire)(struct pr_task *), struct pr_task *task)
 {
     list_init(&tm->link);
     tm->expiry = 0;
@@ -32,7 +33,7 @@ void timer_arm(pr_timer_t *tm, pr_ticks_t expiry)
     timer_cancel(tm);
     tm->expiry = expiry;
     list_push_back(timer_slot(expiry), &tm->link);
-    pr_k.timers_armed++;
+    pr_timers_armed++;
 }
 
 /*

@@ -6,7 +6,7 @@
  * count is written as soon as there is room again. Each record carries a
  * sequence number, so a reader also sees a gap.
  */
-#include "internal.h"
+#include "trace_impl.h"
 
 #if PR_CONFIG_TRACE
 

@@ -31,26 +31,27 @@ static int ipcp_check_attr(const pr_sem_attr_t *attr)
 static void ipcp_acquired(pr_sem_t *m, pr_task_t *t)
 {
     (void)t;
-    prio_relend(m, PR_CAUSE_CEILING);
+    prio_relend(m->waitq, PR_CAUSE_CEILING);
 }
 
-static pr_prio_t ipcp_lend(const pr_sem_t *m)
+static pr_prio_t ipcp_lend(const pr_waitq_t *q)
 {
-    pr_prio_t waiter = policy_lend_first_waiter(m);
-    return waiter > m->ceiling ? waiter : m->ceiling;
+    pr_prio_t waiter = policy_lend_first_waiter(q), ceiling = sem_of_queue(q)->ceiling;
+    return waiter > ceiling ? waiter : ceiling;
 }
 
 const pr_policy_t pr_policy_ipcp = {
     .name = "ipcp",
-    .system_ceiling = 0,
+    .protocol = PR_PROTOCOL_IPCP,
     .check_attr = ipcp_check_attr,
     .admit = policy_admit_below_ceiling,
-    .conflict = policy_allow_block,
+    .conflict = policy_allow_wait,
     .acquired = ipcp_acquired,
-    .not_acquired = policy_relend_inherit,
+    .waiting = policy_relend_waiting,
     .release = policy_ignore, /* the mechanism withdrew the ceiling */
-    .abort = policy_relend_abort,
+    .abandoned = policy_relend_abandoned,
     .lend = ipcp_lend,
     .control = policy_no_commands,
+    .lenders = NULL,
     .fast = POLICY_FAST_NEVER, /* it lends its ceiling from the take on */
 };

@@ -8,15 +8,16 @@
 
 const pr_policy_t pr_policy_none = {
     .name = "none",
-    .system_ceiling = 0,
+    .protocol = PR_PROTOCOL_NONE,
     .check_attr = policy_refuse_ceiling,
     .admit = policy_admit,
-    .conflict = policy_allow_block,
+    .conflict = policy_allow_wait,
     .acquired = policy_ignore,
-    .not_acquired = policy_ignore,
+    .waiting = policy_ignore_waiting,
     .release = policy_ignore,
-    .abort = policy_ignore_abort,
+    .abandoned = policy_ignore_abandoned,
     .lend = policy_lend_nothing,
     .control = policy_no_commands,
+    .lenders = NULL,
     .fast = POLICY_FAST_QUIET, /* lends nothing, does nothing */
 };

@@ -3,8 +3,8 @@
  * monitor, KM, sections 2.2, 2.3 and 3.2.2): no task preempts the holder
  * while it is inside the section, not even the most urgent one.
  *
- * It is ipcp with the highest ceiling there is, PR_PRIO_MAX, plus one rule
- * for the scheduler. Why this and not a preemption-disable count:
+ * It is ipcp with the highest ceiling there is, PR_PRIO_MAX, plus the
+ * scheduler's preemption lock. Why a priority, and not the lock alone:
  *  - a priority is what the scheduler already obeys everywhere (at wakeups,
  *    at interrupt exits, at creations), so nothing in the scheduler's fast
  *    paths changes; a task never preempts an equal, so at PR_PRIO_MAX no
@@ -17,8 +17,8 @@
  *    whoever runs then: a preemption count would leave it waiting behind
  *    more urgent tasks.
  * The one preemption a priority cannot stop is round-robin among equals at
- * PR_PRIO_MAX: the holder is marked (sched_nonpreemptive) and the tick does
- * not rotate it (core/sched.c).
+ * PR_PRIO_MAX: the holder takes a preemption lock (core/sched.h) for its
+ * section, and the end of its round-robin slice does not rotate it.
  *
  * A ceiling attribute is refused: the ceiling is always PR_PRIO_MAX, so no
  * task is ever above it. Waiters may be queued by priority or FIFO: the
@@ -35,33 +35,34 @@ static int npcs_check_attr(const pr_sem_attr_t *attr)
 
 static void npcs_acquired(pr_sem_t *m, pr_task_t *t)
 {
-    sched_nonpreemptive(t, +1);
-    prio_relend(m, PR_CAUSE_CEILING);
+    sched_lock_preemption(t);
+    prio_relend(m->waitq, PR_CAUSE_CEILING);
 }
 
 static void npcs_release(pr_sem_t *m, pr_task_t *t)
 {
     (void)m;
-    sched_nonpreemptive(t, -1);
+    sched_unlock_preemption(t);
 }
 
-static pr_prio_t npcs_lend(const pr_sem_t *m)
+static pr_prio_t npcs_lend(const pr_waitq_t *q)
 {
-    (void)m;
+    (void)q;
     return PR_PRIO_MAX;
 }
 
 const pr_policy_t pr_policy_npcs = {
     .name = "npcs",
-    .system_ceiling = 0,
+    .protocol = PR_PROTOCOL_NPCS,
     .check_attr = npcs_check_attr,
     .admit = policy_admit,
-    .conflict = policy_allow_block,
+    .conflict = policy_allow_wait,
     .acquired = npcs_acquired,
-    .not_acquired = policy_ignore, /* it already lends the most there is */
+    .waiting = policy_ignore_waiting, /* it already lends the most there is */
     .release = npcs_release,
-    .abort = policy_ignore_abort,
+    .abandoned = policy_ignore_abandoned,
     .lend = npcs_lend,
     .control = policy_no_commands,
+    .lenders = NULL,
     .fast = POLICY_FAST_NEVER, /* it lends PR_PRIO_MAX from the take on */
 };

@@ -27,76 +27,71 @@ int policy_refuse_ceiling(const pr_sem_attr_t *attr)
     return attr->ceiling == 0 ? PR_OK : PR_EINVAL;
 }
 
-int policy_admit(pr_sem_t *m, pr_task_t *t, pr_sem_t **wait_on)
+int policy_admit(pr_sem_t *m, pr_task_t *t, pr_waitq_t **wait_in)
 {
-    (void)m;
-    (void)t;
-    *wait_on = NULL;
+    (void)m, (void)t;
+    *wait_in = NULL;
     return PR_OK;
 }
 
-int policy_allow_block(pr_sem_t *m, pr_task_t *t)
+int policy_allow_wait(pr_sem_t *m, pr_task_t *t)
 {
-    (void)m;
-    (void)t;
+    (void)m, (void)t;
     return PR_OK;
 }
 
-void policy_ignore(pr_sem_t *m, pr_task_t *t)
+void policy_ignore(pr_sem_t *m, pr_task_t *t) { (void)m, (void)t; }
+
+void policy_ignore_waiting(pr_sem_t *m, pr_task_t *t, pr_waitq_t *q) { (void)m, (void)t, (void)q; }
+
+void policy_ignore_abandoned(pr_sem_t *m, pr_task_t *t, pr_waitq_t *q, int cause)
 {
-    (void)m;
-    (void)t;
+    (void)m, (void)t, (void)q, (void)cause;
 }
 
-void policy_ignore_abort(pr_sem_t *m, pr_task_t *t, int cause)
+pr_prio_t policy_lend_nothing(const pr_waitq_t *q)
 {
-    (void)m;
-    (void)t;
-    (void)cause;
-}
-
-pr_prio_t policy_lend_nothing(const pr_sem_t *m)
-{
-    (void)m;
+    (void)q;
     return PRIO_NONE;
 }
 
 int policy_no_commands(pr_sem_t *m, int cmd, void *arg)
 {
-    (void)m;
-    (void)cmd;
-    (void)arg;
+    (void)m, (void)cmd, (void)arg;
     return PR_EINVAL;
 }
 
 /* ---- shared by the protocols that lend ---- */
 
-pr_prio_t policy_lend_first_waiter(const pr_sem_t *m)
+pr_prio_t policy_lend_first_waiter(const pr_waitq_t *q)
 {
-    const pr_task_t *top = sem_first_waiter(m);
+    const pr_task_t *top = waitq_first(q);
     return top != NULL ? top->effective : PRIO_NONE;
 }
 
 void policy_relend_acquired(pr_sem_t *m, pr_task_t *t)
 {
     (void)t;
-    prio_relend(m, PR_CAUSE_ACQUIRE);
+    prio_relend(m->waitq, PR_CAUSE_ACQUIRE);
 }
 
-void policy_relend_inherit(pr_sem_t *m, pr_task_t *t)
+void policy_relend_waiting(pr_sem_t *m, pr_task_t *t, pr_waitq_t *q)
 {
-    (void)t;
-    prio_relend(m, PR_CAUSE_INHERIT);
+    (void)m, (void)t;
+    prio_relend(q, PR_CAUSE_INHERIT);
 }
 
-void policy_relend_abort(pr_sem_t *m, pr_task_t *t, int cause)
+/* A waiter that left without the mutex lent through the queue it left:
+ * that queue re-lends. One woken to try again (q NULL) lends nothing. */
+void policy_relend_abandoned(pr_sem_t *m, pr_task_t *t, pr_waitq_t *q, int cause)
 {
-    (void)t;
-    prio_relend(m, cause);
+    (void)m, (void)t;
+    if (q != NULL && q->lender != NULL)
+        prio_relend(q, cause);
 }
 
-/* Inheritance needs a holder and a priority-ordered wait list (seed 000,
- * 5.1): the first waiter must be the most urgent. */
+/* Inheritance needs a holder and a priority-ordered wait queue [Pessolani]:
+ * the first waiter must be the most urgent. */
 int policy_needs_prio_mutex(const pr_sem_attr_t *attr)
 {
     const unsigned needed = PR_SEM_MUTEX | PR_SEM_PRIO;
@@ -117,8 +112,8 @@ int policy_check_ceiling(const pr_sem_attr_t *attr)
  * lifted above the ceiling by what it inherits through another mutex is
  * still a task the ceiling was computed for.
  */
-int policy_admit_below_ceiling(pr_sem_t *m, pr_task_t *t, pr_sem_t **wait_on)
+int policy_admit_below_ceiling(pr_sem_t *m, pr_task_t *t, pr_waitq_t **wait_in)
 {
-    *wait_on = NULL;
+    *wait_in = NULL;
     return t->base > m->ceiling ? PR_ECEILING : PR_OK;
 }

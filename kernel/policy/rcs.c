@@ -5,7 +5,7 @@
  * A task that asks for a mutex held by a less urgent task (a strictly lower
  * effective priority) does not wait: its conflict hook answers
  * POLICY_TAKE_OVER and the mechanism aborts the holder's critical section
- * and hands the mutex over at once (sem.c, take_over). The aborted task
+ * and hands the mutex over at once (core/sem_mutex.c: take_over). The aborted task
  * learns of it at its recovery point: its next call on that mutex returns
  * PR_EABORTED, pr_sem_aborted() counts what it has not yet been told, and
  * while that count is not 0 its computing (pr_port_consume) returns at once.
@@ -27,20 +27,21 @@ static int rcs_check_attr(const pr_sem_attr_t *attr)
 
 static int rcs_conflict(pr_sem_t *m, pr_task_t *t)
 {
-    return t->effective > m->holder->effective ? POLICY_TAKE_OVER : PR_OK;
+    return t->effective > sem_holder(m)->effective ? POLICY_TAKE_OVER : PR_OK;
 }
 
 const pr_policy_t pr_policy_rcs = {
     .name = "rcs",
-    .system_ceiling = 0,
+    .protocol = PR_PROTOCOL_RCS,
     .check_attr = rcs_check_attr,
     .admit = policy_admit,
     .conflict = rcs_conflict,
     .acquired = policy_relend_acquired,
-    .not_acquired = policy_relend_inherit,
+    .waiting = policy_relend_waiting,
     .release = policy_ignore,
-    .abort = policy_relend_abort,
+    .abandoned = policy_relend_abandoned,
     .lend = policy_lend_first_waiter,
     .control = policy_no_commands,
+    .lenders = NULL,
     .fast = POLICY_FAST_NEVER, /* a lock must first tell an aborted task (sem.c) */
 };

@@ -6,6 +6,8 @@
  * Under AddressSanitizer, every switch is announced to it (fiber switching),
  * and a stack is unpoisoned before it is reused.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "host_internal.h"
 
@@ -91,4 +93,13 @@ void pr_port_switch(int from_slot, int to_slot)
 {
     host_charge_switch();
     host_context_switch(from_slot, to_slot);
+}
+
+/* A failed kernel assertion (PR_ASSERT): say where, and stop the process
+ * so that a test or the fuzzer fails loudly (port.h). */
+void pr_port_panic(const char *file, int line, const char *expr)
+{
+    fflush(stdout);
+    fprintf(stderr, "priora: kernel assertion failed: %s:%d: %s\n", file, line, expr);
+    abort();
 }

@@ -52,6 +52,21 @@
 #define PR_CONFIG_TRACE 1
 #endif
 
+/* 1 = the semaphore calls' fast paths (kernel/core/sem.c) are compiled in;
+ * 0 = every call takes the general path. The behaviour is the same either
+ * way (the test command runs every test against both builds); only the
+ * cost differs (docs/performance.md). */
+#ifndef PR_CONFIG_FAST_PATHS
+#define PR_CONFIG_FAST_PATHS 1
+#endif
+
+/* 1 = the kernel checks its invariants (PR_ASSERT, kernel/core/check.h)
+ * and stops through pr_port_panic when one fails: the debug and sanitizer
+ * builds. 0 = the checks are compiled out. */
+#ifndef PR_CONFIG_ASSERT
+#define PR_CONFIG_ASSERT 0
+#endif
+
 /* Longest task or semaphore name, terminating NUL included. */
 #ifndef PR_CONFIG_NAME_LEN
 #define PR_CONFIG_NAME_LEN 16

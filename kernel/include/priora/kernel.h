@@ -46,4 +46,11 @@ typedef struct pr_kernel_stats {
 } pr_kernel_stats_t;
 void pr_kernel_stats(pr_kernel_stats_t *stats);
 
+/* Checks every kernel invariant (queues, values, holders, the effective
+ * priorities against what is lent) and stops through the port's panic if
+ * one fails: the debug and sanitizer builds (PR_CONFIG_ASSERT=1), for tests
+ * and the fuzzer. Without the checks compiled in it does nothing. Returns
+ * PR_OK. O(T * P + S * P); not for production use. */
+int pr_kernel_check(void);
+
 #endif /* PRIORA_KERNEL_H */

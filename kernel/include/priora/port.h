@@ -111,6 +111,12 @@ void pr_port_trace_full(void);
  * inside: an aborted section stops computing. */
 void pr_port_consume(uint64_t amount);
 
+/* Stops the system after a failed kernel assertion (PR_ASSERT, built with
+ * PR_CONFIG_ASSERT=1): reports the file, the line and the expression that
+ * failed, and never returns. Only a port that builds the kernel with its
+ * assertions needs it. */
+void pr_port_panic(const char *file, int line, const char *expr) __attribute__((noreturn));
+
 /* Optional: a port that charges the kernel's own work in its time (the host
  * port's per-operation costs, docs/cost-model.md) defines PR_PORT_TRACE_HOOK
  * where it compiles the kernel and implements pr_port_traced, which the

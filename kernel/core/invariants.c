@@ -1,0 +1,103 @@
+/*
+ * The kernel's invariants checked as a whole (pr_kernel_check): every
+ * task's queue membership, the ready queue's bitmap, every semaphore's
+ * value, waiters and holder (sem_check), and every task's lend bookkeeping
+ * against the lenders that lend to it. O(T * P + S * P): for the debug
+ * builds' tests and the fuzzer, after each call, never in a kernel call.
+ */
+#include <string.h>
+#include "../policy/policy.h"
+
+#if PR_CONFIG_ASSERT
+
+static void check_ready_queue(void)
+{
+    const pr_ready_t *rq = &pr_k.ready;
+    for (int level = 0; level < PR_CONFIG_PRIORITIES; level++) {
+        const pr_link_t *head = rq->head[level];
+        PR_ASSERT(((rq->bitmap >> level) & 1u) == (head != NULL));
+        if (head == NULL)
+            continue;
+        const pr_link_t *l = head;
+        do {
+            const pr_task_t *t = container_of(l, pr_task_t, qlink);
+            PR_ASSERT(t->queue == rq && t->queued_level == level && t->effective == level);
+            PR_ASSERT(t->state == PR_TASK_READY && !t->suspended);
+            l = l->next;
+        } while (l != head);
+    }
+    PR_ASSERT(rq->bitmap == 0 || *rq->top == NULL || rq->top >= &rq->head[plist_highest_bit(rq->bitmap)]);
+}
+
+static void check_task(const pr_task_t *t)
+{
+    pr_waitq_t *q = task_waitq(t);
+    switch (t->state) {
+    case PR_TASK_READY:
+        PR_ASSERT(q == NULL && (t->queue == &pr_k.ready) == !t->suspended);
+        break;
+    case PR_TASK_BLOCKED:
+        PR_ASSERT(q != NULL && t->down_on != NULL && t->down_on->allocated);
+        break;
+    case PR_TASK_WAIT_COND:
+        PR_ASSERT(q != NULL && t->down_on == NULL);
+        break;
+    default:
+        PR_ASSERT(t->queue == NULL && t->down_on == NULL);
+    }
+    PR_ASSERT(t->effective >= t->base && t->base >= 0 && t->base <= PR_PRIO_MAX);
+    PR_ASSERT(t->preempt_locks >= 0);
+    (void)q;
+}
+
+/* The lends counted from the lenders' side, per task. */
+static uint16_t lent_seen[PR_CONFIG_MAX_TASKS][PR_CONFIG_PRIORITIES];
+
+static void count_lender(const pr_lender_t *l, void *arg)
+{
+    (void)arg;
+    if (l->holder == NULL) {
+        PR_ASSERT(l->lent == PRIO_NONE);
+        return;
+    }
+    PR_ASSERT(l->holder != &pr_idle && l->holder->state != PR_TASK_FREE);
+    if (l->lent != PRIO_NONE)
+        lent_seen[l->holder->id][l->lent]++;
+}
+
+int pr_kernel_check(void)
+{
+    pr_irq_state_t irq = pr_port_irq_save();
+    check_ready_queue();
+    memset(lent_seen, 0, sizeof lent_seen);
+    for (int i = 0; i < PR_CONFIG_MAX_SEMS; i++) {
+        const pr_sem_t *s = &pr_sem_pool[i];
+        if (!s->allocated) {
+            PR_ASSERT(s->lender.holder == NULL && s->waiters == 0 && waitq_empty(s->waitq));
+            continue;
+        }
+        sem_check(s);
+        PR_ASSERT(s->fast == SEM_FAST_COUNTING || s->fast == SEM_FAST_NONE || s->fast == (int8_t)s->policy->fast);
+        count_lender(&s->lender, NULL);
+    }
+    for (int p = 0; p < PR_PROTOCOL_COUNT; p++) {
+        const pr_policy_t *policy = policy_of((pr_protocol_t)p);
+        if (policy->lenders != NULL)
+            policy->lenders(count_lender, NULL);
+    }
+    for (int i = 0; i < PR_CONFIG_MAX_TASKS; i++) {
+        const pr_task_t *t = &pr_tasks[i];
+        if (t->state == PR_TASK_FREE)
+            continue;
+        check_task(t);
+        prio_check_task(t, lent_seen[i]);
+    }
+    pr_port_irq_restore(irq);
+    return PR_OK;
+}
+
+#else
+
+int pr_kernel_check(void) { return PR_OK; }
+
+#endif

@@ -1,0 +1,76 @@
+/*
+ * The kernel's global state (private): the scheduler's state, the task
+ * pool, the calling task, and what every call file needs to begin: the
+ * context tests, the tick the calling instant belongs to, the masked call.
+ */
+#ifndef PRIORA_KERNEL_IMPL_H
+#define PRIORA_KERNEL_IMPL_H
+
+#include "task_impl.h"
+#include "ready.h"
+
+/* The scheduler's state, small and on its own (the task descriptors are
+ * apart, pr_tasks): a port that addresses small data with one instruction
+ * (RISC-V: gp-relative, ports/riscv/link.ld) reaches all of it that way. */
+typedef struct pr_kernel {
+    pr_task_t *current;
+    int isr_nesting;
+    int outside;                    /* port code outside any task */
+    pr_stamp_t left_at;             /* the stamp when the port last went outside (kernel.c) */
+    /* The tick count, also as two words, so that the tick adds 1 to the low
+     * one with a rare carry (count64_add1), where a 64-bit add on a 32-bit
+     * CPU carries every time (kernel.c: tick_count_add1). */
+    union {
+        pr_ticks_t ticks;
+        pr_count64_t ticks_words;
+    };
+    pr_ticks_t quantum;
+    uint32_t tick_hz;
+    pr_count64_t context_switches;  /* pr_kernel_stats (the ticks are `ticks`) */
+    pr_count64_t priority_changes;
+    pr_ready_t ready;               /* ready.h */
+} pr_kernel_t;
+
+extern pr_kernel_t pr_k;
+extern pr_task_t pr_tasks[PR_CONFIG_MAX_TASKS]; /* by id */
+extern pr_task_t pr_idle;                        /* the idle task (slot PR_IDLE_SLOT) */
+
+/* The calling task: pr_k.current in task context, else the idle task, which
+ * stands for "no task" (self_update). A small global of its own, which a
+ * port that reaches small data in one instruction (RISC-V: gp-relative)
+ * loads in one. The idle task never holds a mutex and its take count is at
+ * its end (kernel.c), so the mutex fast paths fall to the general path for
+ * it without a test of their own. */
+extern pr_task_t *pr_self;
+
+static inline pr_task_t *idle_task(void) { return &pr_idle; }
+
+/* pr_self, recomputed whenever one of the three things it depends on
+ * changes (the interrupt nesting, the outside flag, the current task). */
+static inline void self_update(void)
+{
+    int task = pr_k.isr_nesting == 0 && !pr_k.outside;
+    pr_self = task ? pr_k.current : &pr_idle;
+}
+
+/* 1 when the caller is a task that may block (not an interrupt, not outside
+ * the kernel, not the idle task). */
+static inline int in_task_context(void) { return pr_self != &pr_idle; }
+
+/* The tick the current instant belongs to: the tick count, plus one when the
+ * next tick's instant has come but its interrupt has not been taken yet. A
+ * relative wait of n ticks ends at tick_now() + n: exactly n ticks. */
+static inline pr_ticks_t tick_now(void) { return pr_k.ticks + (pr_port_tick_due() ? 1 : 0); }
+
+/* The body of a public call: runs `work` (an int expression: the static
+ * function that does the call's work) with interrupts masked, so that no
+ * interrupt handler sees the kernel's structures half-updated (port.h). */
+#define MASKED_CALL(work)                                                                          \
+    do {                                                                                           \
+        pr_irq_state_t irq_ = pr_port_irq_save();                                                  \
+        int result_ = (work);                                                                      \
+        pr_port_irq_restore(irq_);                                                                 \
+        return result_;                                                                            \
+    } while (0)
+
+#endif /* PRIORA_KERNEL_IMPL_H */

@@ -1,0 +1,54 @@
+/*
+ * The scheduler (private; sched.c has the placement rules). "Make ready"
+ * means one thing everywhere: the task's state becomes PR_TASK_READY and,
+ * unless it is suspended, it joins the tail of its level.
+ */
+#ifndef PRIORA_SCHED_H
+#define PRIORA_SCHED_H
+
+#include "kernel_impl.h"
+
+void sched_make_ready(pr_task_t *t);
+void sched_make_unready(pr_task_t *t, pr_task_state_t state); /* leaves the ready queue if there */
+
+/* sched_make_ready inline, for the semaphore calls, whose blocks and
+ * wakeups are the hot ones; everybody else calls the function, to keep the
+ * code small. The task is in no queue (it has just left a wait queue, or
+ * was waiting in none). */
+static inline void ready_add(pr_task_t *t)
+{
+    PR_ASSERT(t->queue == NULL);
+    t->state = PR_TASK_READY;
+    t->slice_left = pr_k.quantum;
+    if (!t->suspended)
+        ready_insert(&pr_k.ready, t, t->effective, 0);
+}
+
+/* A ready task whose effective priority changed moves to its new level: to
+ * the tail, or to the head if it runs (sched.c's placement rules); the top
+ * is found again lazily (ready.h). */
+static inline void sched_requeue(pr_task_t *t)
+{
+    PR_ASSERT(t->queue == &pr_k.ready);
+    ready_move(&pr_k.ready, t, t == pr_k.current);
+}
+
+void sched_rotate(pr_task_t *t);               /* to the tail of its level */
+void sched_yield_now(void);                    /* the current task: rotate, reschedule */
+void sched_reschedule(void);                   /* switch now if allowed, else defer */
+void switch_to_most_urgent(void);              /* switch now (the caller may) */
+void sched_reset(void);
+void sched_tick(void);                         /* round-robin quantum */
+void sched_fold(uint32_t tick);                /* CPU time so far, before stamps wrap */
+
+/* A preemption lock on t: while it holds one or more, the end of its
+ * round-robin slice does not rotate it away (its priority keeps everything
+ * else from preempting it: whoever locks preemption raises it). */
+static inline void sched_lock_preemption(pr_task_t *t) { t->preempt_locks++; }
+static inline void sched_unlock_preemption(pr_task_t *t)
+{
+    PR_ASSERT(t->preempt_locks > 0);
+    t->preempt_locks--;
+}
+
+#endif /* PRIORA_SCHED_H */

@@ -1,0 +1,124 @@
+/*
+ * The task descriptor (private). A task is in at most one queue at a time,
+ * named by `queue`: the ready queue (ready.h), one wait queue (waitq.h), or
+ * none (delayed, waiting for a release, suspended, done). The rest of its
+ * state is grouped by the module that owns it; each field says which.
+ */
+#ifndef PRIORA_TASK_IMPL_H
+#define PRIORA_TASK_IMPL_H
+
+#include "priora/priora.h"
+#include "priora/port.h"
+#include "check.h"
+#include "list.h"
+#include "timer.h"
+
+/* A condition that is rarely true, for the compiler's code layout: the
+ * fast paths keep their common case straight, without jumps. */
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#define likely(x) __builtin_expect(!!(x), 1)
+
+/* "No priority": what a lender lends when it lends nothing. */
+#define PRIO_NONE (-1)
+
+/* Words of a bitmap with one bit per semaphore. */
+#define SEM_WORDS ((PR_CONFIG_MAX_SEMS + 31) / 32)
+
+/* A 64-bit count in two words, low word first. Adding 1 is one load, one
+ * add and one store of the low word, plus a branch taken once in 2^32 (a
+ * 32-bit CPU adds a uint64_t with a carry every time); the semaphore fast
+ * paths even leave that carry to the general path (sem.c). */
+typedef struct pr_count64 {
+    uint32_t lo, hi;
+} pr_count64_t;
+
+/* Returns the new low word. */
+static inline uint32_t count64_add1(pr_count64_t *c)
+{
+    uint32_t lo = ++c->lo;
+    if (lo == 0)
+        c->hi++;
+    return lo;
+}
+
+static inline uint64_t count64_value(pr_count64_t c) { return ((uint64_t)c.hi << 32) | c.lo; }
+
+/* a < b */
+static inline int count64_before(pr_count64_t a, pr_count64_t b) { return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo); }
+
+struct pr_sem;
+
+typedef struct pr_task {
+    /* Queues (sched.c, waitq.c). qlink comes first: its address is the task's. */
+    pr_link_t qlink;
+    const void *queue;          /* &pr_k.ready, the pr_waitq_t it waits in, or NULL */
+    int queued_level;           /* the level qlink was inserted at */
+
+    pr_id_t id;
+    pr_port_ctx_t ctx;          /* its slot's context, as pr_port_switch takes it (port.h) */
+    char name[PR_CONFIG_NAME_LEN];
+    pr_task_state_t state;
+    int suspended;
+    pr_entry_t entry;
+    void *arg;
+
+    /* Priorities (priority.c). effective = max(base, highest level in
+     * lent_bitmap); lent_count[p] counts the lenders that lend it p. */
+    pr_prio_t base;
+    pr_prio_t effective;
+    uint16_t lent_count[PR_CONFIG_PRIORITIES];
+    uint32_t lent_bitmap;
+    int preempt_locks;          /* sections in which nothing rotates it away (sched.c) */
+
+    /* Mutexes (sem_mutex.c). The task holds the mutexes whose holder it is;
+     * each keeps the number of this task's take that got it. */
+    pr_count64_t takes;
+
+    /* A wait (waitq.c, sem_*.c, cond.c). down_on is the semaphore whose
+     * down the task is in while it waits for it, in its wait queue or in
+     * one its policy named, or is woken to try again. */
+    struct pr_sem *down_on;
+    struct pr_sem *relock;      /* the mutex its pr_cond_wait locks again, until it runs */
+    int wait_result;            /* PR_OK, an error, or WAIT_AGAIN (sem_impl.h) */
+    pr_ticks_t wait_expiry;     /* absolute tick a mutex down times out at, 0 = never */
+    pr_timer_t timeout;         /* a wait's timeout, a delay, a watchdog's wait */
+
+    /* Aborted critical sections (sem_mutex.c): one bit per mutex whose
+     * section was aborted and whose abort the task has not been told of. */
+    uint32_t aborted_on[SEM_WORDS];
+    uint32_t aborts, aborts_pending;
+
+    /* Jobs (periodic.c). */
+    pr_ticks_t period, phase, rel_deadline;
+    pr_ticks_t next_release;    /* tick of the release after the last one */
+    pr_ticks_t deadline_release;/* release tick of the job the deadline timer checks */
+    uint32_t released, completed, misses;
+    uint32_t deadline_job;      /* that job's number (wraps with released) */
+    pr_timer_t release_timer;
+    pr_timer_t deadline_timer;
+    pr_id_t watchdog;
+    uint32_t misses_pending;    /* for a watchdog: misses not yet reported */
+    pr_id_t miss_who;
+
+    /* Scheduling accounting (sched.c). */
+    pr_ticks_t slice_left;
+    /* CPU time in port stamp units (port.h), also as two words, so that a
+     * stamp narrower than the total (RV32) is added to the low word with a
+     * carry only when it wraps (sched.c: cpu_time_add). */
+    union {
+        uint64_t cpu_time;
+        pr_count64_t cpu_time_words;
+    };
+    pr_stamp_t dispatched_at;   /* stamp of its last switch in (or of a fold, sched.c) */
+} pr_task_t;
+
+/* Task calls that other modules make (task.c). */
+int task_lookup(pr_id_t id, pr_task_t **out);   /* PR_EBADID / PR_ENOTALLOC */
+int name_copy(char *dst, const char *src);      /* PR_EINVAL if too long */
+
+/* Jobs (periodic.c). */
+void periodic_setup(pr_task_t *t);
+void periodic_stop(pr_task_t *t);
+void periodic_job_done(pr_task_t *t);
+
+#endif /* PRIORA_TASK_IMPL_H */

@@ -1,0 +1,46 @@
+/*
+ * Timers: a wheel of PR_CONFIG_TIMER_SLOTS lists (timer.c). A timer due at
+ * tick e sits in slot e mod SLOTS, at the tail, so timers due at the same
+ * tick fire in the order they were armed (the trace is deterministic).
+ * Every task owns its timers (a wait's timeout, its release, its deadline):
+ * none is ever allocated.
+ */
+#ifndef PRIORA_TIMER_H
+#define PRIORA_TIMER_H
+
+#include "priora/types.h"
+#include "list.h"
+
+struct pr_task;
+
+typedef struct pr_timer {
+    pr_link_t link;           /* in its wheel slot; unlinked when not armed */
+    pr_ticks_t expiry;        /* absolute tick */
+    void (*fire)(struct pr_task *task);
+    struct pr_task *task;
+} pr_timer_t;
+
+/* The wheel, and how many timers are armed in it. An empty slot means
+ * nothing is due at that tick: the tick tests that first (kernel.c). */
+extern pr_link_t pr_wheel[PR_CONFIG_TIMER_SLOTS];
+extern int pr_timers_armed;
+
+static inline pr_link_t *timer_slot(pr_ticks_t tick) { return &pr_wheel[tick & (PR_CONFIG_TIMER_SLOTS - 1)]; }
+static inline int timer_armed(const pr_timer_t *tm) { return link_linked(&tm->link); }
+
+void timer_init(pr_timer_t *tm, void (*fire)(struct pr_task *), struct pr_task *task);
+void timer_arm(pr_timer_t *tm, pr_ticks_t expiry);  /* expiry > now; re-arms an armed one */
+void timers_reset(void);
+void timers_fire_due(pr_ticks_t now);
+
+/* Cancels a timer (nothing if it is not armed). Inline: every wakeup of a
+ * task that waited with a timeout cancels one. */
+static inline void timer_cancel(pr_timer_t *tm)
+{
+    if (!timer_armed(tm))
+        return;
+    list_remove(&tm->link);
+    pr_timers_armed--;
+}
+
+#endif /* PRIORA_TIMER_H */
