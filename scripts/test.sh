@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # Sets everything up and runs every test:
-#  1. the kernel's tests on the host build (-Wall -Wextra -Werror), under ctest;
-#  2. the same tests built with AddressSanitizer and UndefinedBehaviorSanitizer;
-#  3. the kernel built with tracing compiled out (it must build warning-free);
+#  1. the kernel's tests on the host build (-Wall -Wextra -Werror), under ctest,
+#     and the check that kernel/core's files call each other without a cycle;
+#  2. the same tests built with AddressSanitizer and UndefinedBehaviorSanitizer,
+#     the kernel's invariants asserted (PR_ASSERT), and the standing fuzzer's
+#     fixed-seed run (tests/fuzz, docs/fuzzing.md);
+#  3. the kernel built with its fast paths compiled out (PR_CONFIG_FAST_PATHS=0,
+#     invariants asserted): every kernel test, then the lab's tests against it;
+#     and the kernel built with tracing compiled out (it must build warning-free);
 #  4. the C demo twice: byte-identical output (determinism);
 #  5. the RISC-V port on QEMU (RV32 and RV64): boot, the inversion under pip
 #     and none, a preemption stress run, stack-overflow detection
@@ -15,11 +20,16 @@ scripts/setup.sh
 echo "== host build: kernel tests"
 scripts/build.sh build
 ctest --test-dir build --output-on-failure
+python3 tests/kernel/check_layering.py build
 
 echo "== host build with ASan + UBSan: kernel tests"
 scripts/build.sh build-san -DPRIORA_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-san --output-on-failure
+
+echo "== kernel with the fast paths compiled out: kernel tests"
+scripts/build.sh build-nofast -DPRIORA_FAST_PATHS=OFF -DPRIORA_ASSERT=ON
+ctest --test-dir build-nofast --output-on-failure
 
 echo "== kernel with tracing compiled out"
 scripts/build.sh build-notrace -DPRIORA_TRACE=OFF
@@ -40,3 +50,6 @@ echo "== lab: mypy --strict, ruff"
 
 echo "== lab: pytest"
 .venv/bin/pytest -q tests/lab
+
+echo "== lab: pytest against the kernel with its fast paths compiled out"
+PRIORA_NATIVE_LIB="$PWD/build-nofast/lab/libpriora_lab.so" .venv/bin/pytest -q tests/lab

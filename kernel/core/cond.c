@@ -8,7 +8,7 @@
  * order; a timeout wakes the one waiter it belongs to. Each woken waiter
  * locks the mutex again in its own pr_cond_wait, through the mutex's
  * protocol, as any locker would (sem_mutex_lock): the protocol's rules
- * (ceilings, inheritance, take-over) apply to it unchanged, and waking costs
+ * (whatever they decide for any locker) apply to it unchanged, and waking costs
  * O(1) per waiter. Woken in priority order and made ready at the tail of
  * their levels, the waiters run, and so lock, most urgent first.
  *

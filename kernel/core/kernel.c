@@ -149,12 +149,16 @@ void pr_kernel_stats(pr_kernel_stats_t *stats)
     pr_port_irq_restore(irq);
 }
 
-/* Time spent outside is no task's CPU time. The stamp may go on meanwhile
+/* In the debug builds, the kernel's invariants are checked each time the
+ * port goes outside (host: at the end of every run). Time spent outside is
+ * no task's CPU time. The stamp may go on meanwhile
  * (port.h: only port time stands still), so coming back moves the current
  * task's switch-in stamp on by the time spent outside: what it ran before
  * and what it runs after add up as if no time had passed. */
 void pr_kernel_set_outside(int outside)
 {
+    if (PR_CONFIG_ASSERT && outside) /* between runs: everything must hold (invariants.c) */
+        pr_kernel_check();
     if (outside && !pr_k.outside)
         pr_k.left_at = pr_port_stamp();
     else if (!outside && pr_k.outside)

@@ -1,6 +1,6 @@
 /*
- * Jobs: releases, completions, deadlines and watchdogs (seed 000 section 2;
- * seed 003 section 2.1).
+ * Jobs: releases, completions, deadlines and watchdogs [Pessolani;
+ * Tokuda-Nakajima 1993].
  *
  * Job k (k = 1, 2, ...) of a task is released at phase + (k-1) * period and
  * must complete by that release + the relative deadline. Releases follow

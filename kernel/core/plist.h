@@ -1,6 +1,6 @@
 /*
  * Priority list: one FIFO list per priority level and a bitmap with bit p set
- * while level p is not empty (seed 000, section 5.3). The most urgent entry is
+ * while level p is not empty [Pessolani]. The most urgent entry is
  * the head of the level of the highest set bit, found in O(1) whatever the
  * number of entries. The ready queue and every priority-ordered wait list are
  * plists; a FIFO wait list is a plist that uses level 0 only.

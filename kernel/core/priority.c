@@ -9,7 +9,7 @@
  * A lender belongs to a wait queue (waitq.h): the waiters of a mutex lend
  * through the mutex's lender to its holder; what they lend is the queue's
  * rule (q->lend, for a mutex its protocol's: the first waiter's priority, a
- * ceiling, nothing). The walk runs whenever what a queue lends may have
+ * fixed level, nothing). The walk runs whenever what a queue lends may have
  * changed: a task joined it or left it (timeout, deletion), a waiter's
  * priority changed, or the lender changed hands. Step by step:
  *

@@ -86,7 +86,7 @@ static inline __attribute__((always_inline)) void set_effective(pr_task_t *t, pr
  * NULL when it stops. `lend` == PRIO_NONE withdraws what it lent.
  *
  * When the lender lent nothing before (a first waiter has just come, or a
- * ceiling starts to count), adding a lend can only raise the holder, to the
+ * fixed level starts to count), adding a lend can only raise the holder, to the
  * larger of its priority and the lend: no search of its counters.
  */
 static inline __attribute__((always_inline)) pr_waitq_t *lend_step(pr_waitq_t *q, pr_prio_t lend, int cause)

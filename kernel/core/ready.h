@@ -24,7 +24,7 @@
  * leaves top on that empty level (it is never below the highest non-empty
  * one), and the search of the bitmap runs when the next task is chosen and
  * the top level is found empty. Most often it never runs: a task that
- * blocks and lends its priority to the holder of what it waits for (pip)
+ * blocks and lends its priority to the holder of what it waits for
  * empties its level and the holder fills it again at once, and an up by a
  * boosted holder drops it a level and fills its old level with the task it
  * hands the mutex to.

@@ -1,6 +1,6 @@
 /*
- * The semaphore calls: down, try-down and up, for every kind (seed 000,
- * sections 4-6: MINIX4RT's real-time semaphores). Each call checks its
+ * The semaphore calls: down, try-down and up, for every kind ([Pessolani]:
+ * MINIX4RT's real-time semaphores). Each call checks its
  * arguments and goes to its kind's general path (sem_counting.c,
  * sem_mutex.c). In front of them, with PR_CONFIG_FAST_PATHS, the fast
  * paths serve what tasks do most; each is the general path with its case

@@ -1,6 +1,6 @@
 /*
  * Counting and binary semaphores: a value, and a wait queue for the tasks
- * that found it at 0 or below (seed 000's semaphores: a negative value
+ * that found it at 0 or below ([Pessolani]'s semaphores: a negative value
  * counts the waiters). They have no holder and no policy: an up may come
  * from any task or interrupt, and a waiter always waits in the semaphore's
  * own queue for the semaphore itself.

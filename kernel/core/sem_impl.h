@@ -75,8 +75,12 @@ typedef struct pr_sem_more {
     uint32_t aborts;            /* statistics: pr_sem_stats_t.aborts */
 } pr_sem_more_t;
 
-extern pr_sem_t *pr_sem_pool;   /* its address in a small global: one load (kernel_impl.h) */
-pr_sem_more_t *sem_more(const pr_sem_t *s);
+/* The pool and what lies beside it, by index (state.c). */
+extern pr_sem_t *pr_sem_pool;
+extern pr_waitq_t pr_sem_waitqs[PR_CONFIG_MAX_SEMS];
+extern pr_sem_more_t pr_sem_mores[PR_CONFIG_MAX_SEMS];
+
+static inline pr_sem_more_t *sem_more(const pr_sem_t *s) { return &pr_sem_mores[s->index]; }
 
 static inline int sem_is_mutex(const pr_sem_t *s) { return (s->flags & PR_SEM_MUTEX) != 0; }
 static inline int sem_is_recursive(const pr_sem_t *s) { return (s->flags & PR_SEM_RECURSIVE) != 0; }

@@ -216,9 +216,9 @@ __attribute__((noinline)) int mutex_wait(pr_sem_t *s, pr_task_t *me, pr_irq_stat
 {
     PR_ASSERT(s->fast == (int8_t)s->policy->fast && s->fast > 0 && sem_holder(s) != me);
     pr_waitq_t *q = s->waitq;
-    /* The cycle check's first step inline: a holder that waits on nothing
-     * (the usual case) closes no cycle. */
-    if (unlikely(task_waitq(sem_holder(s)) != NULL && closes_cycle(q, me))) {
+    /* The cycle check's first step inline: a holder in the ready queue (the
+     * usual case) waits on nothing, so closes no cycle. */
+    if (unlikely(sem_holder(s)->queue != &pr_k.ready && closes_cycle(q, me))) {
         int err = mutex_down(s, s->index, PR_FOREVER); /* which refuses it */
         pr_port_irq_restore(irq);
         return err;

@@ -1,5 +1,5 @@
 /*
- * The semaphore pool (seed 000's system pool: MINIX4RT): allocation, free,
+ * The semaphore pool (MINIX4RT's system pool [Pessolani]): allocation, free,
  * lookups, statistics, status and attributes, for every kind.
  *
  * What is stored and what is derived, so that the fast paths store as
@@ -26,27 +26,21 @@ _Static_assert(sizeof(pr_sem_t) == SEM_BYTES, "a semaphore descriptor is SEM_BYT
 _Static_assert((int)POLICY_FAST_QUIET == SEM_FAST_MUTEX && (int)POLICY_FAST_INHERIT == SEM_FAST_INHERIT,
                "a mutex's `fast` is its policy's (policy.h)");
 
-static pr_sem_t sems[PR_CONFIG_MAX_SEMS];
-pr_sem_t *pr_sem_pool = sems;
-static pr_waitq_t waitqs[PR_CONFIG_MAX_SEMS]; /* each semaphore's wait queue, by index */
-static pr_sem_more_t mores[PR_CONFIG_MAX_SEMS];
 static pr_link_t free_list;                   /* freed descriptors go to the tail: reused last */
 static pr_link_t alloc_list;
-
-pr_sem_more_t *sem_more(const pr_sem_t *s) { return &mores[s->index]; }
 
 void sems_reset(void)
 {
     list_init(&free_list);
     list_init(&alloc_list);
     for (int i = 0; i < PR_CONFIG_MAX_SEMS; i++) {
-        pr_sem_t *s = &sems[i];
+        pr_sem_t *s = &pr_sem_pool[i];
         memset(s, 0, sizeof *s);
-        memset(&mores[i], 0, sizeof mores[i]);
+        memset(&pr_sem_mores[i], 0, sizeof pr_sem_mores[i]);
         s->index = i;
-        s->waitq = &waitqs[i];
+        s->waitq = &pr_sem_waitqs[i];
         s->lender.lent = PRIO_NONE;
-        waitq_init(&waitqs[i], &sem_waitq_ops, 1, (uint8_t)i);
+        waitq_init(&pr_sem_waitqs[i], &sem_waitq_ops, 1, (uint8_t)i);
         list_push_back(&free_list, &s->pool_link);
     }
     policies_reset();
@@ -56,9 +50,9 @@ int sem_lookup(pr_id_t id, pr_sem_t **out)
 {
     if (id < 0 || id >= PR_CONFIG_MAX_SEMS)
         return PR_EBADID;
-    if (!sems[id].allocated)
+    if (!pr_sem_pool[id].allocated)
         return PR_ENOTALLOC;
-    *out = &sems[id];
+    *out = &pr_sem_pool[id];
     return PR_OK;
 }
 
@@ -67,14 +61,14 @@ static int sem_depth(const pr_sem_t *s)
 {
     if (s->lender.holder == NULL)
         return 0;
-    return sem_is_recursive(s) ? mores[s->index].depth : 1;
+    return sem_is_recursive(s) ? pr_sem_mores[s->index].depth : 1;
 }
 
 pr_sem_t *sem_first_held(const pr_task_t *t)
 {
     pr_sem_t *first = NULL;
     for (int i = 0; i < PR_CONFIG_MAX_SEMS; i++) {
-        pr_sem_t *s = &sems[i];
+        pr_sem_t *s = &pr_sem_pool[i];
         if (s->lender.holder == t && (first == NULL || count64_before(s->taken, first->taken)))
             first = s;
     }
@@ -85,13 +79,13 @@ int sem_held_count(const pr_task_t *t)
 {
     int n = 0;
     for (int i = 0; i < PR_CONFIG_MAX_SEMS; i++)
-        n += sems[i].lender.holder == t;
+        n += pr_sem_pool[i].lender.holder == t;
     return n;
 }
 
 void sem_check(const pr_sem_t *s)
 {
-    const pr_sem_more_t *more = &mores[s->index];
+    const pr_sem_more_t *more = &pr_sem_mores[s->index];
     PR_ASSERT(waitq_check(s->waitq) == s->waiters);
     PR_ASSERT(more->remote >= 0 && more->relockers >= 0 && more->abort_marks >= 0);
     if (!sem_is_mutex(s)) {
@@ -190,7 +184,7 @@ static int sem_alloc(const pr_sem_attr_t *attr, pr_id_t *id)
         q->lender = &s->lender;
         q->lend = s->policy->lend;
     }
-    memset(&mores[s->index], 0, sizeof mores[s->index]);
+    memset(&pr_sem_mores[s->index], 0, sizeof pr_sem_mores[s->index]);
 
     *id = s->index;
     trace_emit(PR_EV_SEM_ALLOC, caller_trace_id(), (uint8_t)s->index, PR_OK, 0, 0, sem_value(s));
@@ -202,7 +196,7 @@ static int sem_alloc(const pr_sem_attr_t *attr, pr_id_t *id)
  * waiter that will lock it again, or a holder not yet told of its abort. */
 static int sem_in_use(const pr_sem_t *s)
 {
-    const pr_sem_more_t *more = &mores[s->index];
+    const pr_sem_more_t *more = &pr_sem_mores[s->index];
     return s->waiters > 0 || s->lender.holder != NULL || more->remote > 0 || more->relockers > 0 ||
            more->abort_marks > 0;
 }
@@ -234,7 +228,7 @@ static int sem_stats(pr_id_t id, pr_sem_stats_t *stats)
         return err;
     if (stats == NULL)
         return PR_EINVAL;
-    const pr_sem_more_t *more = &mores[s->index];
+    const pr_sem_more_t *more = &pr_sem_mores[s->index];
     /* In modular arithmetic, like the counters themselves. */
     stats->ups = (uint32_t)sem_value(s) - (uint32_t)s->init_value + s->downs - s->unreserved -
                  (uint32_t)more->remote;

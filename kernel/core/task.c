@@ -57,7 +57,7 @@ static void timeout_fire(pr_task_t *t)
 /* The task's body returned: its last job is complete and it is done. A
  * mutex it still holds is released as by pr_sem_up (its most urgent waiter
  * gets it), or its waiters would wait forever; TASK_EXIT's value says how
- * many there were. Aborts (rcs) it was never told of are forgotten. */
+ * many there were. Aborts of its sections it was never told of are forgotten. */
 static void task_start(void)
 {
     pr_task_t *t = pr_k.current;

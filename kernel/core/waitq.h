@@ -1,7 +1,7 @@
 /*
  * The wait queue: where every blocking object keeps the tasks that wait on
  * it (semaphores of every kind, condition variables, and any queue a
- * policy keeps, such as the tasks a priority ceiling blocks).
+ * policy keeps, such as the tasks a protocol holds back).
  *
  * A queue is in priority order (the waiters by effective priority, FIFO
  * among equals: one list per level and a bitmap, plist.h) or in FIFO order

@@ -1,7 +1,7 @@
 /*
  * "ipcp": the immediate priority ceiling protocol, or highest locker (POSIX's
- * PTHREAD_PRIO_PROTECT; in the family of seed 003's ceiling protocols,
- * section 2.2).
+ * PTHREAD_PRIO_PROTECT; one of the ceiling protocols of [Tokuda-Nakajima
+ * 1993], section 2.2).
  *
  * Each mutex has a ceiling: the base priority of the most urgent task that
  * locks it (attr.ceiling). While a task holds the mutex, the mutex lends it

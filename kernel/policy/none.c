@@ -1,6 +1,6 @@
 /*
  * "none": waiters queue in the semaphore's order and no priority ever
- * changes (seed 003's basic priority protocol, BP, when the semaphore is
+ * changes ([Tokuda-Nakajima 1993]'s basic priority protocol, BP, when the semaphore is
  * priority-ordered). Every hook is a default one: a ceiling is refused, the
  * mutex lends nothing, nothing else happens.
  */

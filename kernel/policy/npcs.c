@@ -1,6 +1,6 @@
 /*
- * "npcs": the non-preemptive critical section (seed 003's kernelized
- * monitor, KM, sections 2.2, 2.3 and 3.2.2): no task preempts the holder
+ * "npcs": the non-preemptive critical section ([Tokuda-Nakajima 1993]'s
+ * kernelized monitor, KM): no task preempts the holder
  * while it is inside the section, not even the most urgent one.
  *
  * It is ipcp with the highest ceiling there is, PR_PRIO_MAX, plus the

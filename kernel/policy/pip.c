@@ -1,6 +1,6 @@
 /*
- * "pip": basic priority inheritance (Sha, Rajkumar, Lehoczky; seed 000
- * section 6; seed 003's BPI, sections 2.2 and 3.2.2).
+ * "pip": basic priority inheritance [Sha-Rajkumar-Lehoczky
+ * 1990; Pessolani; Tokuda-Nakajima 1993's BPI].
  *
  * A mutex lends its holder the effective priority of its most urgent waiter.
  * The holder's effective priority is the maximum of its base priority and
@@ -16,7 +16,7 @@
  * No priority is ever saved and restored: it is recomputed from what is held.
  *
  * Inheritance needs a holder and a priority-ordered wait list, so it is
- * refused at allocation on a counting or FIFO semaphore (seed 000, 5.1).
+ * refused at allocation on a counting or FIFO semaphore [Pessolani].
  */
 #include "policy.h"
 

@@ -1,5 +1,5 @@
 /*
- * "rcs": the restartable critical section (seed 003, sections 2.2, 2.3 and
+ * "rcs": the restartable critical section [Tokuda-Nakajima 1993] (sections 2.2, 2.3 and
  * 3.2.2).
  *
  * A task that asks for a mutex held by a less urgent task (a strictly lower
@@ -13,7 +13,7 @@
  * interpreter restarts the section from its LOCK action).
  *
  * A task that is not more urgent than the holder waits, and the holder
- * inherits its priority as under pip (seed 003: "the higher priority
+ * inherits its priority as under pip ([Tokuda-Nakajima 1993]: "the higher priority
  * thread's priority is inherited like in priority inheritance protocol"),
  * so the blocking of the equally or less urgent is bounded as under pip.
  */

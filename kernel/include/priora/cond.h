@@ -1,5 +1,5 @@
 /*
- * Condition variables (seed 003, section 3.1: rt_condition_wait and
+ * Condition variables ([Tokuda-Nakajima 1993], section 3.1: rt_condition_wait and
  * rt_condition_signal over a lock variable).
  *
  * A condition variable is a wait list used with a mutex: a task that holds

@@ -1,5 +1,5 @@
 /*
- * The real-time semaphore facility (MINIX4RT's model, seed 000 sections 4-6).
+ * The real-time semaphore facility (MINIX4RT's model [Pessolani], sections 4-6).
  *
  * Semaphores live in a system pool sized at build time. A semaphore has a
  * value: a down decrements it and blocks the caller when the result is
@@ -38,11 +38,11 @@
 #define PR_SEM_BINARY    0x8u /* a binary semaphore: counting, value 0 or 1 */
 
 typedef enum pr_protocol {
-    PR_PROTOCOL_NONE = 0, /* no priority change (seed 003's basic priority, BP) */
+    PR_PROTOCOL_NONE = 0, /* no priority change ([Tokuda-Nakajima 1993]'s basic priority, BP) */
     PR_PROTOCOL_PIP = 1,  /* basic priority inheritance (BPI) */
     PR_PROTOCOL_PCP = 2,  /* original priority ceiling protocol (PCP); needs a ceiling */
     PR_PROTOCOL_IPCP = 3, /* immediate ceiling (highest locker); needs a ceiling */
-    PR_PROTOCOL_NPCS = 4, /* non-preemptive critical section (seed 003's kernelized monitor, KM) */
+    PR_PROTOCOL_NPCS = 4, /* non-preemptive critical section ([Tokuda-Nakajima 1993]'s kernelized monitor, KM) */
     PR_PROTOCOL_RCS = 5   /* restartable critical section (RCS) */
 } pr_protocol_t;
 #define PR_PROTOCOL_COUNT 6
@@ -150,7 +150,7 @@ int pr_sem_attr_get(pr_id_t id, pr_sem_attr_t *attr);
 #define PR_SEM_CTL_PROTOCOL_NAME 1 /* arg: const char ** <- the policy's name ("none", "pip",
                                       "pcp", "ipcp", "npcs", "rcs") */
 
-/* Controls a semaphore's policy (seed 003's control operation).
+/* Controls a semaphore's policy ([Tokuda-Nakajima 1993]'s control operation).
  * Errors: PR_EBADID, PR_ENOTALLOC, PR_EINVAL (NULL arg, or a command neither
  * the mechanism nor the policy knows). */
 int pr_sem_control(pr_id_t id, int cmd, void *arg);
