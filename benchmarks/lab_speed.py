@@ -2,7 +2,8 @@
 
 A ten-task periodic set without resources (periods 10..100 ms, total
 utilisation 0.70, rate-monotonic priorities) goes from a validated model to
-its report, the path of issue 3's speed requirement:
+its report, the path of the lab's speed requirement (at least 500,000
+simulated jobs per second, docs/performance.md):
 
   model to report   `simulate` (the kernel on the host port, its trace, the C
                     job accounting) then `build_report` (every job, task,

@@ -60,7 +60,7 @@ FREERTOS: dict[str, tuple[float, float]] = {
     "yield_switch": (128, 161),
     "tick": (131, 124),
 }
-# Issue 4's targets, on RV32 with tracing compiled out: at most this many instructions.
+# The port's cost targets, on RV32 with tracing compiled out: at most this many instructions.
 TARGETS: dict[str, float] = {
     "mutex_pair": 50,
     "counting_pair": 45,
@@ -213,24 +213,25 @@ OTHERS = (
 )
 
 
-# Seed 003's names for the protocols of its Table 2, and Priora's beside them.
+# The names of the protocols in Table 2 of [Tokuda-Nakajima 1993], and Priora's beside them.
 PROTOCOL_ROWS = (
     ("none", "BP"), ("npcs", "KM"), ("pip", "BPI"), ("pcp", "PCP"), ("ipcp", "-"), ("rcs", "RCS"),
 )  # fmt: skip
 
 
 def protocol_table(results: dict[Build, Results]) -> str:
-    """Seed 003's Table 2 layout: lock (acquired), lock (not acquired), unlock, per protocol."""
+    """The layout of Table 2 of [Tokuda-Nakajima 1993]: lock (acquired), lock (not acquired),
+    unlock, per protocol."""
 
     def by_protocol(r: Results, name: str) -> dict[str, float]:
         return {v["protocol"]: float(v["per_op"]) for v in r.series.get(name, []) if "protocol" in v}
 
-    header = ["protocol (seed 003)"]
+    header = ["protocol (paper's name)"]
     for b in results:
         header += [f"{b.label}: lock, acquired", "lock, not acquired", "unlock"]
     rows = []
-    for protocol, seed_name in PROTOCOL_ROWS:
-        row = [f"{protocol} ({seed_name})"]
+    for protocol, paper_name in PROTOCOL_ROWS:
+        row = [f"{protocol} ({paper_name})"]
         for r in results.values():
             taken = by_protocol(r, "lock_taken_over").get(protocol)
             waited = by_protocol(r, "lock_not_acquired").get(protocol)
@@ -242,7 +243,7 @@ def protocol_table(results: dict[Build, Results]) -> str:
         rows.append(row)
     return "\n".join(
         [
-            "Seed 003, Table 2 layout: the locking primitives per protocol",
+            "Table 2 layout of [Tokuda-Nakajima 1993]: the locking primitives per protocol",
             "(instructions; benchmarks/riscv/bench_protocols.c).",
             "Not acquired = the requester's down up to the holder running again; '-' under ipcp and npcs,",
             "where a more urgent task never runs while a less urgent one holds the mutex.",
@@ -289,7 +290,7 @@ def report(results: dict[Build, Results]) -> str:
     ]
     rows = [[b.label, *(fmt(results[b].number(name, "per_pair")) for name, _ in tests)] for b in builds]
     out += [
-        "Seed 000, Table 2 layout: instructions per down-up pair (round / 4), 10000 rounds",
+        "Table 2 layout of [Pessolani]: instructions per down-up pair (round / 4), 10000 rounds",
         "(TEST1 no timeout, no BPIP; TEST2 timeout; TEST3 BPIP; TEST4 timeout and BPIP;",
         "all priority-ordered)",
         "",

@@ -1,5 +1,5 @@
 /*
- * Seed 000's experiment (MINIX4RT, section 7): 10000 rounds of a
+ * MINIX4RT's experiment ([Pessolani], section 7): 10000 rounds of a
  * producer/consumer in which each task does two downs and two ups per
  * round, in the four setups of its Table 1:
  *

@@ -1,6 +1,6 @@
 /*
- * Seed 003's Table 2 for Priora: the cost of the locking primitives under
- * each protocol (issue 5, "Costs"), in instructions, caller's call and
+ * Table 2 of [Tokuda-Nakajima 1993] for Priora: the cost of the locking
+ * primitives under each protocol, in instructions, caller's call and
  * return included:
  *
  *   acquired      pr_sem_down on a free mutex (the lock is taken at once);
@@ -15,7 +15,7 @@
  *   taken_over    rcs only: that down aborts the holder's section and
  *                 returns owning the mutex, with no switch.
  *
- * Seed 003's "lock and not acquired" counts only the policy's notacquired
+ * The paper's "lock and not acquired" counts only the policy's notacquired
  * function; here it is the whole path to the holder, which is what a
  * requester waits for. Under ipcp and npcs a more urgent task cannot ask
  * for a mutex a less urgent one holds while that holder is running: the

@@ -91,6 +91,7 @@ static inline __attribute__((always_inline)) void set_effective(pr_task_t *t, pr
  */
 static inline __attribute__((always_inline)) pr_waitq_t *lend_step(pr_waitq_t *q, pr_prio_t lend, int cause)
 {
+    PR_ASSERT(lend == PRIO_NONE || (lend >= 0 && lend <= PR_PRIO_MAX));
     pr_lender_t *l = q->lender;
     pr_task_t *holder = l->holder;
     pr_prio_t lent = l->lent;

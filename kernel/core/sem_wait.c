@@ -101,5 +101,6 @@ int closes_cycle(const pr_waitq_t *q, const pr_task_t *t)
             return 0;
         h = next->lender->holder;
     }
+    PR_ASSERT(h == NULL); /* every chain ends within the task pool: no cycle was ever let in */
     return 0;
 }

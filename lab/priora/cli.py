@@ -9,6 +9,13 @@
                      [--ignore TASK ...] [--cost-model M [--cpu-hz HZ]]
     priora experiments [--out DIR] [--bench FILE] [--quick]
     priora bench [--arch rv32,rv64] [--trace off,on] [--json OUT] [--no-build]
+    priora generate [SPEC] --out DIR [--count N] [--seed S] [--set KEY=VALUE ...]
+    priora campaign SPEC [--db FILE] [--jobs N] [--limit N] [--max-jobs N]
+                         [--plot OUT] [--csv OUT] [--ray ADDRESS]
+    priora campaign rerun DB ROW [--scenario OUT.toml]
+    priora campaign summary DB
+    priora campaign plot DB OUT.png|OUT.svg|OUT.pdf
+    priora campaign export DB --csv OUT.csv | --parquet OUT.parquet
 
 A user's mistake (an invalid file, a bad option value, an output that cannot
 be written) is printed as one line `priora: <message>` on stderr with exit
@@ -138,7 +145,7 @@ def _parser() -> argparse.ArgumentParser:
     breakdown.set_defaults(handler=_breakdown)
 
     experiments = commands.add_parser(
-        "experiments", help="the seeds' experiments on Priora, beside the papers' figures"
+        "experiments", help="Real-Time Mach's and MINIX4RT's experiments on Priora, beside the papers"
     )
     experiments.add_argument(
         "--out", type=Path, metavar="DIR", help="also write experiments.md and experiments.json into DIR"
@@ -165,7 +172,102 @@ def _parser() -> argparse.ArgumentParser:
     )
     bench.add_argument("options", nargs=argparse.REMAINDER, help="options of benchmarks/riscv/bench.py")
     bench.set_defaults(handler=_bench)
+
+    generate = commands.add_parser(
+        "generate", help="write random task sets as scenario files (UUniFast-Discard, Dirichlet-Rescale, ...)"
+    )
+    generate.add_argument(
+        "spec",
+        type=Path,
+        nargs="?",
+        metavar="SPEC",
+        help="a TOML file whose [generator] table gives the parameters (a campaign's works)",
+    )
+    generate.add_argument("--out", type=Path, required=True, metavar="DIR", help="directory for the files")
+    generate.add_argument("--count", type=int, default=1, metavar="N", help="how many sets (default: 1)")
+    generate.add_argument("--seed", type=int, default=1, metavar="S", help="the series' seed (default: 1)")
+    generate.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a generator parameter, over the file's (a TOML value: tasks=6, periods=[10,20])",
+    )
+    generate.set_defaults(handler=_generate)
+
+    campaign = commands.add_parser(
+        "campaign",
+        help="generated task sets by the thousand, per protocol, by analysis and on the kernel",
+        description="priora campaign SPEC runs a campaign; priora campaign rerun|summary|plot|export DB "
+        "reads its database. priora campaign SPEC --help lists the options.",
+    )
+    campaign.add_argument(
+        "options", nargs=argparse.REMAINDER, help="SPEC and options, or rerun|summary|plot|export DB"
+    )
+    campaign.set_defaults(handler=_campaign)
     return parser
+
+
+CAMPAIGN_COMMANDS = ("rerun", "summary", "plot", "export")
+PLOT_SUFFIXES = (".png", ".svg", ".pdf")
+
+
+def _campaign_parser(command: str | None) -> argparse.ArgumentParser:
+    """The options of `priora campaign SPEC` (command None) or of one of
+    CAMPAIGN_COMMANDS on a database."""
+    if command is None:
+        p = argparse.ArgumentParser(
+            prog="priora campaign",
+            description="Runs (or resumes) the campaign of SPEC (docs/campaigns.md). On its database: "
+            "priora campaign rerun DB ROW, summary DB, plot DB OUT, export DB --csv OUT.",
+        )
+        p.add_argument("spec", type=Path, metavar="SPEC", help="campaign specification (TOML)")
+        p.add_argument(
+            "--db", type=Path, metavar="FILE", help="SQLite results (default: SPEC's name .sqlite, here)"
+        )
+        p.add_argument("--jobs", type=int, metavar="N", help="worker processes (default: every core)")
+        p.add_argument("--limit", type=int, metavar="N", help="run at most N sets now; run again to go on")
+        p.add_argument(
+            "--max-jobs",
+            type=int,
+            metavar="N",
+            help="refuse a campaign estimated to simulate more than N jobs (default: 200 million)",
+        )
+        p.add_argument(
+            "--plot", type=Path, metavar="OUT", help="also draw the acceptance ratios (.png, .svg, .pdf)"
+        )
+        p.add_argument("--csv", type=Path, metavar="OUT", help="also export every row (.csv)")
+        p.add_argument("--ray", metavar="ADDRESS", help="run on the Ray cluster at ADDRESS (priora[cluster])")
+        p.set_defaults(handler=_campaign_run)
+        return p
+    p = argparse.ArgumentParser(prog=f"priora campaign {command}")
+    p.add_argument("db", type=Path, metavar="DB", help="a campaign's database")
+    if command == "rerun":
+        p.description = (
+            "Computes one row again from the specification alone and compares it with the database."
+        )
+        p.add_argument("row", type=int, metavar="ROW", help="the row number")
+        p.add_argument("--scenario", type=Path, metavar="OUT", help="also write the row's set (.toml)")
+        p.set_defaults(handler=_campaign_rerun)
+    elif command == "summary":
+        p.description = "Acceptance ratios, weighted schedulability and findings."
+        p.set_defaults(handler=_campaign_summary)
+    elif command == "plot":
+        p.description = "Acceptance ratio and weighted schedulability against the axis, per protocol."
+        p.add_argument("out", type=Path, metavar="OUT", help="the figure (.png, .svg or .pdf)")
+        p.set_defaults(handler=_campaign_plot)
+    else:
+        p.description = "Every row as CSV, or as Parquet when pyarrow is installed."
+        out = p.add_mutually_exclusive_group(required=True)
+        out.add_argument("--csv", type=Path, metavar="OUT", help="write a CSV file")
+        out.add_argument("--parquet", type=Path, metavar="OUT", help="write a Parquet file (needs pyarrow)")
+        p.set_defaults(handler=_campaign_export)
+    return p
+
+
+def _campaign_args(options: list[str]) -> argparse.Namespace:
+    command = options[0] if options and options[0] in CAMPAIGN_COMMANDS else None
+    return _campaign_parser(command).parse_args(options[1:] if command else options)
 
 
 def _scenario_options(parser: argparse.ArgumentParser) -> None:
@@ -368,6 +470,158 @@ def _bench(args: argparse.Namespace) -> str:
     return done.stdout
 
 
+def _generate(args: argparse.Namespace) -> str:
+    from priora.errors import SpecError
+    from priora.generate import derive_seed, generate, load_spec, parse_params, with_overrides
+
+    table: dict[str, object] = {}
+    source = "--set"
+    if args.spec is not None:
+        source = str(args.spec)
+        doc = load_spec(args.spec)
+        for key in doc:
+            if key not in ("generator", "campaign"):
+                raise SpecError(
+                    source, key, "unknown table (expected [generator], and [campaign] in a campaign)"
+                )
+        found = doc.get("generator", {})
+        if not isinstance(found, dict):
+            raise SpecError(source, "[generator]", "must be a table")
+        table = found
+    count: int = args.count
+    if count < 1:
+        raise UsageError(f"--count: must be >= 1, got {count}")
+    params = parse_params(source, with_overrides(source, table, args.set))
+    out: Path = args.out
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"--out: cannot create {out}: {exc.strerror or exc}") from None
+    width = max(4, len(str(count - 1)))
+    lines = []
+    for i in range(count):
+        seed = derive_seed(args.seed, i)
+        ts = generate(params, seed)
+        path = out / f"set-{i:0{width}d}.toml"
+        try:
+            path.write_text(ts.toml())
+        except OSError as exc:
+            raise UsageError(f"--out: cannot write {path}: {exc.strerror or exc}") from None
+        lines.append(f"{path}  seed {seed}  utilisation {float(ts.utilisation):.6f}")
+    return "\n".join(lines)
+
+
+def _campaign(args: argparse.Namespace) -> str:
+    """`priora campaign` with its own options (parsed in main)."""
+    handler: Callable[[argparse.Namespace], str] = args.handler
+    return handler(args)
+
+
+def _campaign_run(args: argparse.Namespace) -> str:
+    from priora import campaign
+    from priora.campaign import db, plot, report
+
+    _check_output("--plot", args.plot, PLOT_SUFFIXES)
+    _check_output("--csv", args.csv, (".csv",))
+    for option, value, least in (
+        ("--jobs", args.jobs, 1),
+        ("--limit", args.limit, 1),
+        ("--max-jobs", args.max_jobs, 0),
+    ):
+        if value is not None and value < least:
+            raise UsageError(f"{option}: must be >= {least}, got {value}")
+    spec = campaign.load(args.spec)
+    path: Path = args.db if args.db is not None else Path(args.spec.stem + ".sqlite")
+    _check_output("--db", path, (".sqlite", ".db", ".sqlite3"))
+    outcome = campaign.run(
+        spec,
+        path,
+        jobs=args.jobs,
+        limit=args.limit,
+        max_jobs=args.max_jobs if args.max_jobs is not None else campaign.DEFAULT_MAX_JOBS,
+        ray_address=args.ray,
+    )
+    con = db.connect(path)
+    try:
+        text = report.summary(spec, con, path)
+        if outcome.stopped:
+            text += f"\nStopped after {outcome.ran} sets (--limit): run the same command again to go on.\n"
+        if args.plot is not None:
+            _campaign_write("--plot", args.plot, lambda: plot.draw(spec, con, args.plot))
+        if args.csv is not None:
+            _campaign_write("--csv", args.csv, lambda: db.export_csv(con, args.csv))
+    finally:
+        con.close()
+    return text
+
+
+def _campaign_write(option: str, path: Path, write: Callable[[], object]) -> None:
+    try:
+        write()
+    except ImportError as exc:
+        raise _import_problem(option, exc) from None
+    except OSError as exc:
+        raise UsageError(f"{option}: cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _campaign_rerun(args: argparse.Namespace) -> str:
+    from priora.campaign import db, report
+
+    _check_output("--scenario", args.scenario, (".toml",))
+    con, spec = db.open_existing(args.db)
+    try:
+        again = report.rerun(spec, con, args.row, args.db)
+        if args.scenario is not None:
+            text = report.scenario_text(spec, args.row)
+            _campaign_write("--scenario", args.scenario, lambda: args.scenario.write_text(text))
+        return report.rerun_text(spec, again, args.db, args.scenario)
+    finally:
+        con.close()
+
+
+def _campaign_summary(args: argparse.Namespace) -> str:
+    from priora.campaign import db, report
+
+    con, spec = db.open_existing(args.db)
+    try:
+        return report.summary(spec, con, args.db)
+    finally:
+        con.close()
+
+
+def _campaign_plot(args: argparse.Namespace) -> str:
+    from priora.campaign import db, plot
+
+    _check_output("plot", args.out, PLOT_SUFFIXES)
+    con, spec = db.open_existing(args.db)
+    try:
+        _campaign_write("plot", args.out, lambda: plot.draw(spec, con, args.out))
+    finally:
+        con.close()
+    return f"wrote {args.out}"
+
+
+def _campaign_export(args: argparse.Namespace) -> str:
+    from priora.campaign import db
+
+    out: Path = args.csv if args.csv is not None else args.parquet
+    option = "--csv" if args.csv is not None else "--parquet"
+    _check_output(option, out, (".csv",) if args.csv is not None else (".parquet",))
+    con, _ = db.open_existing(args.db)
+    try:
+        writer = db.export_csv if args.csv is not None else db.export_parquet
+        count = 0
+
+        def write() -> None:
+            nonlocal count
+            count = writer(con, out)
+
+        _campaign_write(option, out, write)
+    finally:
+        con.close()
+    return f"wrote {count} rows to {out}"
+
+
 # ---------------------------------------------------------------- main
 
 
@@ -383,6 +637,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if argv[:1] == ["bench"]:  # every option is bench.py's, help included
             args = argparse.Namespace(handler=_bench, options=argv[1:])
+        elif argv[:1] == ["campaign"]:  # a command of its own, with subcommands on a database
+            args = _campaign_args(argv[1:])
         else:
             args = _parser().parse_args(argv)
     except SystemExit as exc:  # argparse: --help (0) or a usage error (2)

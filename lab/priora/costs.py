@@ -18,7 +18,8 @@ the kernel call (ports/host/clock.c, pr_port_traced), so a simulation shows
 the overheads as a real kernel has them. Three named models:
 
     zero      nothing (the default)
-    rtmach93  Real-Time Mach on a 25 MHz MC68030 (seed 003, Tables 1 and 2)
+    rtmach93  Real-Time Mach on a 25 MHz MC68030 (Tables 1 and 2 of
+              [Tokuda-Nakajima 1993])
     measured  Priora's own instruction counts on QEMU (benchmarks/riscv,
               scripts/bench.sh) at the file's cpu_hz, one instruction a cycle
 
@@ -120,7 +121,7 @@ def _us(value: int | float) -> int:
     return round(value * 1000)
 
 
-# Seed 003, Table 1 (us).
+# [Tokuda-Nakajima 1993], Table 1 (us).
 C_WAKEUP = 72
 C_SCHED_CALL = 72
 C_BLOCK_REINCAR = 672
@@ -162,9 +163,10 @@ RTMACH_CLOCK_HZ = 100
 
 
 def rtmach93(tick_hz: int = RTMACH_CLOCK_HZ) -> CostModel:
-    """Seed 003's costs, mapped onto Priora's operations (docs/cost-model.md),
-    for a simulation whose tick is tick_hz: the clock interrupt's cost is
-    spread over its ticks at RT-Mach's assumed rate."""
+    """Real-Time Mach's costs [Tokuda-Nakajima 1993], mapped onto Priora's
+    operations (docs/cost-model.md), for a simulation whose tick is tick_hz:
+    the clock interrupt's cost is spread over its ticks at RT-Mach's assumed
+    rate."""
     mutex = {p: _rtmach_mutex(p) for p in _TABLE2}
     mutex["ipcp"] = mutex["pcp"]  # no figure: the ceiling protocol's
     return CostModel(

@@ -45,3 +45,17 @@ def describe_value(value: object) -> str:
     if isinstance(value, dict):
         return "a table"
     return "a date/time"
+
+
+class SpecError(PrioraError):
+    """A generator or campaign specification is invalid. One line, in the
+    scenario loader's form: the file, where in it, the reason:
+
+        campaign.toml: [generator] utilisation: must be > 0, got -1
+    """
+
+    def __init__(self, source: str, where: str, reason: str) -> None:
+        self.source = source
+        self.where = where
+        self.reason = reason
+        super().__init__(f"{source}: {where}: {reason}" if where else f"{source}: {reason}")

@@ -103,17 +103,30 @@ def load(path: str | os.PathLike[str], *, check_default_horizon: bool = True) ->
     (the --horizon option): a file without a horizon whose default one is
     beyond the host port's clock is then not refused for it."""
     source = os.fspath(path)
+    return parse(read_text(path), source, check_default_horizon=check_default_horizon)
+
+
+def read_text(path: str | os.PathLike[str]) -> str:
+    """The UTF-8 text of the file at `path`; a ScenarioError (the file named
+    as given) when it cannot be read or is not UTF-8."""
+    source = os.fspath(path)
     try:
         with open(path, "rb") as f:
             data = f.read()
     except OSError as e:
         raise ScenarioError(source, "", f"cannot read the file: {e.strerror or e}") from e
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as e:
         line = data[: e.start].count(b"\n") + 1
         raise ScenarioError(source, f"line {line}", "not UTF-8 text (TOML files are UTF-8)") from e
-    return parse(text, source, check_default_horizon=check_default_horizon)
+
+
+def decode_toml(text: str, source: str) -> dict[str, object]:
+    """The TOML document in `text`, floats read exactly as Decimal; malformed
+    TOML is one ScenarioError with its line. The generator and campaign
+    specifications are read by it too."""
+    return _decode(text, source)
 
 
 def parse(text: str, source: str, *, check_default_horizon: bool = True) -> Scenario:

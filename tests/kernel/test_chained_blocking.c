@@ -1,8 +1,8 @@
 /*
  * Chained blocking: an urgent task that needs two resources, each held by a
  * different less urgent task, is blocked once per resource under pip, and
- * at most once under pcp (seed 003, section 2.2: PCP "prevents deadlock, and
- * chained blocking").
+ * at most once under pcp ([Tokuda-Nakajima 1993], section 2.2: PCP "prevents
+ * deadlock, and chained blocking").
  *   L1 (1), released at 0: LOCK S1, COMPUTE 3, UNLOCK S1
  *   L2 (2), released at 1: LOCK S2, COMPUTE 3, UNLOCK S2
  *   H  (3), released at 2: LOCK S1, COMPUTE 1, UNLOCK S1, LOCK S2, COMPUTE 1, UNLOCK S2

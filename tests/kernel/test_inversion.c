@@ -1,5 +1,6 @@
 /*
- * The classic priority inversion (seed 000 section 6, seed 003 section 1).
+ * The classic priority inversion ([Pessolani], section 6;
+ * [Tokuda-Nakajima 1993], section 1).
  *
  * L (priority 1, released at 0): lock S, compute 4, unlock S, compute 1
  * H (priority 3, released at 1): compute 1, lock S, compute 1, unlock S, compute 1

@@ -142,7 +142,8 @@ def test_rtmach_benchmark1() -> None:
         True,
         Fraction(10, 100) + Fraction(100, 300) + Fraction(60, 400) + Fraction(30, 1000),
     )
-    # Seed 003's kernelized monitor, CS = 30: 40/100 + 130/300 + 90/400 + 60/1000 = 1.118333.
+    # The kernelized-monitor bound of [Tokuda-Nakajima 1993], CS = 30:
+    # 40/100 + 130/300 + 90/400 + 60/1000 = 1.118333.
     km = a.protocols["npcs"].tests["edf_kernelized_monitor"]
     assert (km.passes, km.value) == (False, Fraction(671, 600))
     assert km.reason == "sum (C + CS)/T = 1.118333 > 1 with CS = 30 ms"
@@ -419,7 +420,7 @@ def test_edf_demand_with_blocking() -> None:
         "npcs": (False, "at L = 5 tick the demand with blocking is 6 tick > L"),
         "rcs": (None, "no EDF demand test with rcs abort costs here"),
     }
-    # Seed 003's bound, CS = 4: (2 + 4)/5 + (5 + 4)/10 = 2.1 > 1.
+    # The kernelized-monitor bound, CS = 4: (2 + 4)/5 + (5 + 4)/10 = 2.1 > 1.
     km = a.protocols["npcs"].tests["edf_kernelized_monitor"]
     assert (km.passes, km.value, km.reason) == (
         False,
@@ -636,14 +637,14 @@ def test_cli_text(capsys: pytest.CaptureFixture[str]) -> None:
     assert out.startswith(f"Analysis of {EXAMPLES / 'rtmach_benchmark1.toml'}: times in ms (tick_hz 1000)\n")
     assert (
         "Tests: yes = schedulable by the test, no = not shown, - = does not apply\n"
-        "test                                  none  pip  pcp  ipcp  npcs  rcs\n"
-        "------------------------------------  ----  ---  ---  ----  ----  ---\n"
-        "total utilisation U <= 1 (necessary)   yes  yes  yes   yes   yes  yes\n"
-        "Liu-Layland with blocking               no  yes  yes   yes   yes   no\n"
-        "hyperbolic with blocking                no  yes  yes   yes   yes   no\n"
-        "response-time analysis                  no  yes  yes   yes   yes  yes\n"
-        "EDF processor demand with blocking       -    -  yes   yes   yes    -\n"
-        "EDF kernelized monitor (seed 003)        -    -    -     -    no    -\n"
+        "test                                           none  pip  pcp  ipcp  npcs  rcs\n"
+        "---------------------------------------------  ----  ---  ---  ----  ----  ---\n"
+        "total utilisation U <= 1 (necessary)            yes  yes  yes   yes   yes  yes\n"
+        "Liu-Layland with blocking                        no  yes  yes   yes   yes   no\n"
+        "hyperbolic with blocking                         no  yes  yes   yes   yes   no\n"
+        "response-time analysis                           no  yes  yes   yes   yes  yes\n"
+        "EDF processor demand with blocking                -    -  yes   yes   yes    -\n"
+        "EDF kernelized monitor [Tokuda-Nakajima 1993]     -    -    -     -    no    -\n"
     ) in out
 
 
@@ -752,7 +753,7 @@ def max_response(s: Scenario, name: str) -> int:
     return ns // (10**9 // s.system.tick_hz)
 
 
-# Every protocol of the kernel (issue 5): the analysis gives a bound under
+# Every protocol of the kernel: the analysis gives a bound under
 # each of them (docs/analysis.md), and the kernel runs each one.
 KERNEL_PROTOCOLS = PROTOCOLS
 SETS = 3000

@@ -194,7 +194,7 @@ def test_every_operation_is_charged_as_documented(protocol: str) -> None:
 # ---------------------------------------------------------------- the named models
 
 
-def test_rtmach93_is_seed_003_tables_1_and_2() -> None:
+def test_rtmach93_is_tables_1_and_2_of_real_time_mach() -> None:
     m = rtmach93()  # at RT-Mach's own clock rate, 100 Hz
     us = 1000
     # switch: choose + dispatch; preempt: sched_call + block; tick: clockint.
@@ -336,7 +336,7 @@ def test_file_errors(system: str, message: str) -> None:
 
 def test_breakdown_under_a_cost_model() -> None:
     # Benchmark-1, B's breakdown under pip: 190 ms with zero costs
-    # (test_breakdown.py), 180 with rtmach93 (seed 003 Table 4: 181), 149
+    # (test_breakdown.py), 180 with rtmach93 (the paper's Table 4: 181), 149
     # with its clock interrupt at every 1 ms tick (10.8 % of the CPU).
     from dataclasses import replace
 

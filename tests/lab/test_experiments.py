@@ -1,6 +1,7 @@
-"""priora experiments: the seeds' experiments regenerated (docs/experiments.md).
-The test suite runs the quick version through the command, and the full one
-once to check that docs/experiments.md shows what the command prints."""
+"""priora experiments: the experiments of Real-Time Mach and MINIX4RT
+regenerated (docs/experiments.md). The test suite runs the quick version
+through the command, and the full one once to check that docs/experiments.md
+shows what the command prints."""
 
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ def test_quick_through_the_command(tmp_path: Path, capsys: pytest.CaptureFixture
     out = tmp_path / "exp"
     assert main(["experiments", "--quick", "--out", str(out)]) == 0
     text = capsys.readouterr().out
-    assert text.startswith("# Priora's runs of the seeds' experiments\n")
+    assert text.startswith("# Priora's runs of the experiments of Real-Time Mach and MINIX4RT\n")
     assert BENCHMARK1_QUICK in text
     assert (out / "experiments.md").read_text() == text
     doc = json.loads((out / "experiments.json").read_text())

@@ -52,8 +52,8 @@ def mutex(name: str, protocol: Protocol = "pip", order: Order = "priority") -> R
 # ---- good files: the exact model ----
 
 
-def test_the_issue_example() -> None:
-    # The example of issue 3: ms at 1 kHz, so 1 ms = 1 tick.
+def test_a_small_complete_file() -> None:
+    # Every section of a file, in ms at 1 kHz, so 1 ms = 1 tick.
     text = """
 [system]
 tick_hz = 1000

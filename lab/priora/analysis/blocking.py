@@ -92,13 +92,13 @@ def _ceiling_relevant(ts: TaskSet, task: TaskInfo) -> frozenset[str]:
 def blocking_pcp(ts: TaskSet, task: TaskInfo) -> Blocking:
     """pcp and ipcp: a job is blocked at most once, for one critical section of
     one less urgent task, on a mutex whose ceiling is at least its priority
-    (Sha, Rajkumar, Lehoczky 1990; Rajkumar 1991 for the immediate ceiling)."""
+    [Sha-Rajkumar-Lehoczky 1990; Rajkumar 1991 for the immediate ceiling]."""
     return _longest(ts, task, _ceiling_relevant(ts, task))
 
 
 def blocking_npcs(ts: TaskSet, task: TaskInfo) -> Blocking:
     """npcs: a job is blocked at most once, by the longest critical section of
-    any less urgent task (no preemption inside a section; Mok 1983)."""
+    any less urgent task (no preemption inside a section) [Mok 1983]."""
     return _longest(ts, task, frozenset(ts.mutexes))
 
 
@@ -106,10 +106,10 @@ def blocking_pip(ts: TaskSet, task: TaskInfo) -> Blocking:
     """pip: each less urgent task blocks at most once per level-i busy period,
     for at most its longest stretch on a relevant mutex, so B_i is the sum
     over the less urgent tasks of their longest relevant stretch (the
-    per-task half of the bound of Sha, Rajkumar and Lehoczky, IEEE TC 39(9),
-    1990). A mutex is relevant when its holder can inherit a priority >= p_i:
-    direct blocking (i locks it) and push-through blocking (a more urgent
-    task locks it), transitively through nested sections.
+    per-task half of the bound of [Sha-Rajkumar-Lehoczky 1990]). A mutex is
+    relevant when its holder can inherit a priority >= p_i: direct blocking
+    (i locks it) and push-through blocking (a more urgent task locks it),
+    transitively through nested sections.
 
     Their other half, one section per semaphore, does not hold on this
     kernel: an unlock hands the mutex to its first waiter at once, and that
@@ -215,8 +215,8 @@ def abort_cost(ts: TaskSet, aborter: TaskInfo, floor: int) -> int:
 
 
 def longest_critical_section(ts: TaskSet) -> Term | None:
-    """CS of seed 003's kernelized-monitor bound: the longest stretch during
-    which any task holds any mutex."""
+    """CS of the kernelized-monitor bound [Tokuda-Nakajima 1993]: the
+    longest stretch during which any task holds any mutex."""
     best: Term | None = None
     everything = frozenset(ts.mutexes)
     for t in ts.tasks:

@@ -2,10 +2,9 @@
 earliest-deadline-first scheduler. Priora's kernel schedules by fixed
 priority; these answer "would EDF do" beside the fixed-priority tests.
 
-- The processor-demand test with a blocking term (Baruah, Rosier and Howell
-  1990 for the demand bound function; the blocking function b(L) in the form
-  of Baruah 2006, "Resource sharing in EDF-scheduled systems: a closer look",
-  RTSS): for every absolute deadline L,
+- The processor-demand test with a blocking term ([Baruah-Rosier-Howell
+  1990] for the demand bound function; the blocking function b(L) in the
+  form of [Baruah 2006]): for every absolute deadline L,
 
       b(L) + sum_i dbf_i(L) <= L,    dbf_i(L) = max(0, floor((L - D_i) / T_i) + 1) C_i
 
@@ -13,13 +12,14 @@ priority; these answer "would EDF do" beside the fixed-priority tests.
   > L can be inside when the interval starts and that delays a job with
   deadline <= L:
     npcs        any section of a task with D_j > L (non-preemptive sections);
-    pcp, ipcp   under EDF their counterpart is Baker's stack resource policy
-                (1991) with preemption levels in deadline order: a section of a
-                task with D_j > L on a mutex that some task with D_k <= L locks.
+    pcp, ipcp   under EDF their counterpart is the stack resource policy
+                [Baker 1991] with preemption levels in deadline order: a section
+                of a task with D_j > L on a mutex that some task with D_k <= L
+                locks.
   none, pip and rcs have no such test here (none: unbounded inversion; pip
   and rcs under EDF need other analyses).
-- Seed 003 section 2.3's bound for the kernelized monitor (npcs):
-  sum_j (C_j + CS) / T_j <= 1, CS the longest critical section.
+- The bound for the kernelized monitor (npcs) of [Tokuda-Nakajima 1993],
+  section 2.3: sum_j (C_j + CS) / T_j <= 1, CS the longest critical section.
 """
 
 from __future__ import annotations
@@ -131,12 +131,12 @@ def demand(ts: TaskSet, protocol: str, max_points: int = MAX_POINTS) -> Test:
 
 
 def kernelized_monitor(ts: TaskSet, protocol: str) -> Test:
-    """Seed 003 section 2.3: EDF with a kernelized monitor (npcs) is
-    schedulable if sum_j (C_j + CS) / T_j <= 1, CS being the longest critical
-    section of the task set (0 without one). For implicit deadlines (D = T;
-    a longer deadline only helps)."""
+    """[Tokuda-Nakajima 1993], section 2.3: EDF with a kernelized monitor
+    (npcs) is schedulable if sum_j (C_j + CS) / T_j <= 1, CS being the longest
+    critical section of the task set (0 without one). For implicit deadlines
+    (D = T; a longer deadline only helps)."""
     if protocol != "npcs":
-        return Test(None, reason="seed 003's bound is for the kernelized monitor (npcs)")
+        return Test(None, reason="this bound is for the kernelized monitor (npcs) only")
     problem = _periodic_problem(ts)
     if problem:
         return Test(None, reason=problem)

@@ -56,9 +56,9 @@ def _ceil(a: int, b: int) -> int:
 def response_time(
     task: TaskInfo, blocking: int, interferers: Sequence[Interferer], max_steps: int = MAX_STEPS
 ) -> Response:
-    """R_i by busy-period response-time analysis with blocking (Joseph and
-    Pandya 1986; Audsley et al. 1993 for B_i; Lehoczky 1990 and Tindell,
-    Burns and Wellings 1994 for deadlines beyond the period): for the jobs
+    """R_i by busy-period response-time analysis with blocking
+    [Joseph-Pandya 1986; Audsley et al. 1993 for B_i; Lehoczky 1990 and
+    Tindell-Burns-Wellings 1994 for deadlines beyond the period]: for the jobs
     q = 0, 1, ... of the level-i busy period that starts at a critical instant,
 
         w_q = B_i + (q+1) C_i + sum_j ceil(w_q / T_j) C_j      (least fixed point)
@@ -164,8 +164,8 @@ def _by_priority(ts: TaskSet) -> list[TaskInfo]:
 
 
 def liu_layland(ts: TaskSet, blocking: dict[str, int | None], wcet: Wcet) -> Test:
-    """Seed 003 section 2.3 (after Sha, Rajkumar and Lehoczky 1990 and Liu
-    and Layland 1973): for every task i, in priority order,
+    """[Tokuda-Nakajima 1993], section 2.3 (after [Sha-Rajkumar-Lehoczky
+    1990] and [Liu-Layland 1973]): for every task i, in priority order,
 
         B_i / T_i + sum_{j at or above i} C_j / T_j <= n_i (2^(1/n_i) - 1)
 
@@ -191,8 +191,8 @@ def liu_layland(ts: TaskSet, blocking: dict[str, int | None], wcet: Wcet) -> Tes
 
 
 def hyperbolic(ts: TaskSet, blocking: dict[str, int | None], wcet: Wcet) -> Test:
-    """The hyperbolic bound (Bini, Buttazzo and Buttazzo 2003) with blocking
-    (Buttazzo, Hard Real-Time Computing Systems, chapter 7): for every task i,
+    """The hyperbolic bound [Bini-Buttazzo-Buttazzo 2003] with blocking
+    ([Buttazzo 2011], chapter 7): for every task i,
 
         (C_i / T_i + B_i / T_i + 1) * prod_{j above i} (C_j / T_j + 1) <= 2"""
     problem = rate_monotonic_problem(ts)

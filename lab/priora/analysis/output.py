@@ -22,7 +22,7 @@ TEST_TITLES: dict[str, str] = {
     "hyperbolic": "hyperbolic with blocking",
     "response_time": "response-time analysis",
     "edf_demand": "EDF processor demand with blocking",
-    "edf_kernelized_monitor": "EDF kernelized monitor (seed 003)",
+    "edf_kernelized_monitor": "EDF kernelized monitor [Tokuda-Nakajima 1993]",
 }
 
 

@@ -1,4 +1,4 @@
-"""MINIX4RT's semaphore test (seed 000, section 7, Tables 1 and 2) beside
+"""MINIX4RT's semaphore test ([Pessolani], section 7, Tables 1 and 2) beside
 Priora's on QEMU (benchmarks/riscv/bench_prodcons.c, scripts/bench.sh)."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from typing import Any
 from priora.experiments.rtmach import markdown
 
 TESTS = ("TEST1", "TEST2", "TEST3", "TEST4")
-# Seed 000, Table 1: the setups (all with priority-ordered lists).
+# [Pessolani], Table 1: the setups (all with priority-ordered lists).
 TIMEOUT = {"TEST1": False, "TEST2": True, "TEST3": False, "TEST4": True}
 BPIP = {"TEST1": False, "TEST2": False, "TEST3": True, "TEST4": True}
-# Seed 000, Table 2: down-up pair times in us, per load (IBM 370C, Intel DX4 75 MHz).
+# [Pessolani], Table 2: down-up pair times in us, per load (IBM 370C, Intel DX4 75 MHz).
 PAPER: dict[str, tuple[float, float, float, float]] = {
     "NOLoad": (53.42, 56.25, 53.52, 55.75),
     "CPUload": (54.02, 55.67, 53.57, 55.67),

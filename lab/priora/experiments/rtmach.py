@@ -1,6 +1,7 @@
-"""Real-Time Mach's Benchmarks 1-3 (seed 003, section 4.3-4.4, Tables 3-8)
-on Priora: the breakdown of one thread's execution time (or section) per
-locking protocol, under several cost models, beside the paper's figures."""
+"""Real-Time Mach's Benchmarks 1-3 ([Tokuda-Nakajima 1993], sections 4.3-4.4,
+Tables 3-8) on Priora: the breakdown of one thread's execution time (or
+section) per locking protocol, under several cost models, beside the paper's
+figures."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from priora.scenario import load
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "examples" / "rtmach"
 
-# Seed 003's names of Priora's protocols (section 2.2).
+# The names of Priora's protocols in [Tokuda-Nakajima 1993] (section 2.2).
 PAPER_NAME = {"none": "BP", "pip": "BPI", "npcs": "KM", "pcp": "PCP", "rcs": "RCS", "ipcp": "-"}
 
 # The paper's MC68030 ran at 25 MHz (section 4): Priora's own counts at that clock.
@@ -40,7 +41,7 @@ class Benchmark:
 BENCHMARKS: tuple[Benchmark, ...] = (
     Benchmark(
         "benchmark1",
-        "Real-Time Mach Benchmark-1 (seed 003, section 4.3, Tables 3 and 4)",
+        "Real-Time Mach Benchmark-1 ([Tokuda-Nakajima 1993], section 4.3, Tables 3 and 4)",
         "benchmark1.toml",
         "B.wcet",
         "B's execution time",
@@ -50,7 +51,7 @@ BENCHMARKS: tuple[Benchmark, ...] = (
     ),
     Benchmark(
         "benchmark2",
-        "Real-Time Mach Benchmark-2 (seed 003, section 4.4, Tables 5 and 6)",
+        "Real-Time Mach Benchmark-2 ([Tokuda-Nakajima 1993], section 4.4, Tables 5 and 6)",
         "benchmark2.toml",
         "B.section.S",
         "B's critical section",
@@ -59,7 +60,7 @@ BENCHMARKS: tuple[Benchmark, ...] = (
     ),
     Benchmark(
         "benchmark3",
-        "Real-Time Mach Benchmark-3 (seed 003, section 4.4, Tables 7 and 8)",
+        "Real-Time Mach Benchmark-3 ([Tokuda-Nakajima 1993], section 4.4, Tables 7 and 8)",
         "benchmark3.toml",
         "B.wcet",
         "B's execution time",
