@@ -156,7 +156,9 @@ static int cond_wait(pr_id_t cid, pr_id_t mid, pr_timeout_t timeout)
     err = sem_mutex_lock(m, PR_FOREVER);
     if (err != PR_OK)
         return err;
-    if (sem_is_recursive(m))
+    /* Its depth back, if it still holds m: a more urgent task may have
+     * taken m over (its abort is then pending) while the lock rescheduled. */
+    if (sem_is_recursive(m) && sem_holder(m) == me)
         sem_more(m)->depth = depth;
     return result;
 }

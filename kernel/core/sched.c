@@ -108,8 +108,9 @@ void switch_to_most_urgent(void)
 void sched_reschedule(void)
 {
     /* In an interrupt, pr_isr_exit reschedules; outside the kernel, the
-     * port's next pr_kernel_dispatch does. */
-    if (pr_k.isr_nesting > 0 || pr_k.outside)
+     * port's next pr_kernel_dispatch does; under a preemption lock, its
+     * last unlock does. */
+    if (pr_k.isr_nesting > 0 || pr_k.outside || !sched_may_preempt(pr_k.current))
         return;
     switch_to_most_urgent();
 }
@@ -141,7 +142,7 @@ void sched_yield_now(void)
 
 int pr_kernel_dispatch(void)
 {
-    pr_task_t *next = ready_first(&pr_k.ready);
+    pr_task_t *next = sched_may_preempt(pr_k.current) ? ready_first(&pr_k.ready) : pr_k.current;
     if (next != pr_k.current)
         account_switch(pr_k.current, next);
     return next->id;
@@ -190,3 +191,38 @@ void sched_tick(void)
     sched_rotate(t); /* refills the slice; a no-op for the order if it is alone */
     sched_reschedule();
 }
+
+/* ---- the scheduler lock (kernel.h) ---- */
+
+/* How deep pr_sched_lock nests: a bound, so that the count cannot wrap. */
+#define SCHED_LOCK_MAX 255
+
+static int sched_lock(void)
+{
+    if (!in_task_context())
+        return PR_ECONTEXT;
+    pr_task_t *me = pr_k.current;
+    if (me->sched_locks == SCHED_LOCK_MAX)
+        return PR_EOVERFLOW;
+    me->sched_locks++;
+    sched_lock_preemption(me);
+    trace_emit(PR_EV_SCHED_LOCK, trace_id(me), PR_TRACE_NONE, PR_OK, 1, 0, me->sched_locks);
+    return PR_OK;
+}
+
+static int sched_unlock(void)
+{
+    if (!in_task_context())
+        return PR_ECONTEXT;
+    pr_task_t *me = pr_k.current;
+    if (me->sched_locks == 0)
+        return PR_ESTATE;
+    me->sched_locks--;
+    sched_unlock_preemption(me);
+    trace_emit(PR_EV_SCHED_LOCK, trace_id(me), PR_TRACE_NONE, PR_OK, 0, 0, me->sched_locks);
+    sched_reschedule(); /* the switches it held back, if this was the last lock */
+    return PR_OK;
+}
+
+int pr_sched_lock(void) { MASKED_CALL(sched_lock()); }
+int pr_sched_unlock(void) { MASKED_CALL(sched_unlock()); }

@@ -41,14 +41,23 @@ void sched_reset(void);
 void sched_tick(void);                         /* round-robin quantum */
 void sched_fold(uint32_t tick);                /* CPU time so far, before stamps wrap */
 
-/* A preemption lock on t: while it holds one or more, the end of its
- * round-robin slice does not rotate it away (its priority keeps everything
- * else from preempting it: whoever locks preemption raises it). */
+/* A preemption lock on t: while it holds one or more and runs, no other
+ * task preempts it, however urgent (its switches wait for the last unlock),
+ * and the end of its round-robin slice does not rotate it. It may still
+ * block or yield: then others run, and the lock applies again when it runs
+ * again. The unlock does not reschedule: the caller does. */
 static inline void sched_lock_preemption(pr_task_t *t) { t->preempt_locks++; }
 static inline void sched_unlock_preemption(pr_task_t *t)
 {
     PR_ASSERT(t->preempt_locks > 0);
     t->preempt_locks--;
+}
+
+/* 1 if the current task may be preempted now: it holds no preemption lock,
+ * or it is leaving the CPU anyway (it is no longer in the ready queue). */
+static inline int sched_may_preempt(const pr_task_t *me)
+{
+    return likely(me->preempt_locks == 0) || me->queue != &pr_k.ready;
 }
 
 #endif /* PRIORA_SCHED_H */

@@ -263,7 +263,8 @@ __attribute__((noinline)) int mutex_handoff(pr_sem_t *s, pr_irq_state_t irq)
         prio_relend(q, PR_CAUSE_ACQUIRE);
     ready_add(woken);
     sem_up_result(s, s->index, PR_OK, woken);
-    switch_to_most_urgent(); /* the caller is a task: it may switch */
+    if (sched_may_preempt(pr_self)) /* the caller is a task: no interrupt, not outside */
+        switch_to_most_urgent();
     pr_port_irq_restore(irq);
     return PR_OK;
 }

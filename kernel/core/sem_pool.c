@@ -83,10 +83,23 @@ int sem_held_count(const pr_task_t *t)
     return n;
 }
 
+/* The tasks in s's queue that wait for s itself (not for another mutex
+ * their policy made them wait for here). */
+static int own_waiters(const pr_sem_t *s)
+{
+    int n = 0;
+    for (int level = 0; level < PR_CONFIG_PRIORITIES; level++) {
+        const pr_link_t *head = &s->waitq->list.level[level];
+        for (const pr_link_t *l = head->next; l != head; l = l->next)
+            n += container_of(l, pr_task_t, qlink)->down_on == s;
+    }
+    return n;
+}
+
 void sem_check(const pr_sem_t *s)
 {
     const pr_sem_more_t *more = &pr_sem_mores[s->index];
-    PR_ASSERT(waitq_check(s->waitq) == s->waiters);
+    PR_ASSERT(waitq_check(s->waitq) >= s->waiters && own_waiters(s) == s->waiters);
     PR_ASSERT(more->remote >= 0 && more->relockers >= 0 && more->abort_marks >= 0);
     if (!sem_is_mutex(s)) {
         PR_ASSERT(s->value <= s->max);

@@ -68,7 +68,8 @@ typedef struct pr_task {
     pr_prio_t effective;
     uint16_t lent_count[PR_CONFIG_PRIORITIES];
     uint32_t lent_bitmap;
-    int preempt_locks;          /* sections in which nothing rotates it away (sched.c) */
+    int preempt_locks;          /* preemption locks held: nothing preempts it while it runs (sched.c) */
+    int sched_locks;            /* of those, the ones pr_sched_lock took */
 
     /* Mutexes (sem_mutex.c). The task holds the mutexes whose holder it is;
      * each keeps the number of this task's take that got it. */

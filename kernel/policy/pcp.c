@@ -32,11 +32,12 @@
  *    protocol's assumptions; the blocker's release wakes it to try again).
  *  - settle, after every lock, release and departure: the gate follows the
  *    system ceiling to its new holder (what it lent the old one is
- *    withdrawn); a new holder that itself waits at the gate tries again (it
- *    cannot wait behind itself); and if the mutex that blocks the gate's
- *    first waiter is no longer the system ceiling's, that waiter is woken
- *    to try again (it is not handed a mutex: when it runs, it passes the
- *    test or waits again). One waiter per settle: the next one is examined
+ *    withdrawn); a task that waits at the gate and is on the chain of what
+ *    the new holder waits for tries again (it cannot wait behind itself,
+ *    and a longer cycle is a deadlock its retry reports); and if the mutex
+ *    that blocks the gate's first waiter is no longer the system ceiling's,
+ *    that waiter is woken to try again (it is not handed a mutex: when it
+ *    runs, it passes the test or waits again). One waiter per settle: the next one is examined
  *    when that one has tried, given up or been deleted (each settles
  *    again), which keeps every call O(1) in the number of waiters. Waking
  *    rather than handing over keeps "blocked at most once": a waiter handed
@@ -123,6 +124,29 @@ void pcp_reset(void)
     gate.lend = gate_lend;
 }
 
+/*
+ * The gate has just passed to `holder`. If holder waits, the chain of
+ * holders from it (holder, the holder of what it waits for, ...) may reach
+ * a task that waits at the gate: a cycle, which the move made without any
+ * task asking to wait (the cycle check runs when a task waits). That task
+ * (holder itself, if it waits at the gate) tries again: it cannot wait
+ * behind itself; another one finds the cycle when it waits again and gets
+ * PR_EDEADLK, the deadlock it is in. O(d).
+ */
+static void retry_a_gate_waiter_on_the_chain_of(pr_task_t *holder, int cause)
+{
+    for (int step = 0; holder != NULL && step <= PR_CONFIG_MAX_TASKS; step++) {
+        pr_waitq_t *q = lending_queue_of(holder);
+        if (q == NULL)
+            return;
+        if (q == &gate) {
+            sem_wake_to_retry(holder, cause);
+            return;
+        }
+        holder = q->lender->holder;
+    }
+}
+
 /* The gate follows the system ceiling, and its first waiter tries again if
  * what blocked it is gone (see the top). */
 static void settle(int cause)
@@ -133,8 +157,7 @@ static void settle(int cause)
     if (moved) {
         prio_withdraw(&gate, cause);
         gate_lender.holder = holder;
-        if (holder != NULL && task_waitq(holder) == &gate)
-            sem_wake_to_retry(holder, cause);
+        retry_a_gate_waiter_on_the_chain_of(holder, cause);
     }
     if (top != NULL) /* PRIO records through the gate name the mutex that sets the ceiling */
         gate.id = (uint8_t)top->index;

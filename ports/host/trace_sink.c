@@ -175,6 +175,9 @@ char *pr_host_trace_line(const pr_trace_record_t *r, char *buf, size_t size)
         snprintf(buf, size, "%s %s %s %s %s woken=%d", when, r->arg0 ? "COND_BROADCAST" : ev, t,
                  cond_name(r->object, o, sizeof o), res, r->value);
         break;
+    case PR_EV_SCHED_LOCK:
+        snprintf(buf, size, "%s %s %s depth=%d", when, r->arg0 ? "SCHED_LOCK" : "SCHED_UNLOCK", t, r->value);
+        break;
     default:
         snprintf(buf, size, "%s %s %s", when, ev, t);
     }

@@ -28,6 +28,21 @@ uint32_t pr_tick_hz(void);
  * current slice is refilled to the new quantum. */
 void pr_sched_set_quantum(pr_ticks_t quantum);
 
+/* The scheduler lock: while the calling task holds it and runs, no other
+ * task preempts it, however urgent: a switch that a wakeup, a hand-off, an
+ * interrupt or the round-robin tick calls for waits for the outermost
+ * pr_sched_unlock, which makes it. Interrupts still run. It nests (up to
+ * 255 levels) and belongs to the task: a task that blocks or yields while
+ * it holds the lock lets others run, and the lock applies again when it
+ * runs again (Zephyr's k_sched_lock; FreeRTOS's vTaskSuspendAll instead
+ * forbids blocking). A task's locks end with it. Cost: O(1); the unlock
+ * adds at most one switch.
+ * Errors: PR_ECONTEXT (not a task), PR_EOVERFLOW (255 levels held:
+ * nothing changes); pr_sched_unlock: PR_ECONTEXT, PR_ESTATE (the caller
+ * holds no scheduler lock). */
+int pr_sched_lock(void);
+int pr_sched_unlock(void);
+
 /* Interrupt bracketing, called by ports. Inside, calls that would block fail
  * with PR_ECONTEXT and rescheduling waits for the outermost pr_isr_exit. */
 void pr_isr_enter(void);

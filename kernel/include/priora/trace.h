@@ -41,8 +41,10 @@ typedef enum pr_trace_event {
                                result; value = timeout ticks */
     PR_EV_COND_WAKE = 26,   /* task leaving a condition variable; object = it; result = PR_OK
                                (signalled) or PR_ETIMEDOUT */
-    PR_EV_COND_SIGNAL = 27  /* task = caller; object = condition variable; arg0 = 0 signal, 1 broadcast;
+    PR_EV_COND_SIGNAL = 27, /* task = caller; object = condition variable; arg0 = 0 signal, 1 broadcast;
                                result; value = tasks woken */
+    PR_EV_SCHED_LOCK = 28   /* task = caller; arg0 = 1 pr_sched_lock, 0 pr_sched_unlock; value = the
+                               caller's scheduler-lock depth after the call */
 } pr_trace_event_t;
 
 /* Why an effective priority changed (PR_EV_PRIO value). */
