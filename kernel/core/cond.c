@@ -121,13 +121,13 @@ static int wait_checks(pr_id_t cid, pr_id_t mid, pr_timeout_t timeout, pr_cond_t
     if (timeout == PR_NO_WAIT || !sem_is_mutex(*m) || ((*c)->waiters > 0 && (*c)->mutex != *m))
         return PR_EINVAL;
     if (sem_abort_pending(pr_k.current, *m))
-        return sem_abort_tell(pr_k.current, *m);
+        return PR_EABORTED; /* reported by cond_wait: it may have a recovery to run */
     if (sem_holder(*m) != pr_k.current)
         return PR_EPERM;
     return PR_OK;
 }
 
-static int cond_wait(pr_id_t cid, pr_id_t mid, pr_timeout_t timeout)
+static int cond_wait(pr_id_t cid, pr_id_t mid, pr_timeout_t timeout, pr_irq_state_t *irq)
 {
     pr_cond_t *c = NULL;
     pr_sem_t *m = NULL;
@@ -135,6 +135,12 @@ static int cond_wait(pr_id_t cid, pr_id_t mid, pr_timeout_t timeout)
     int err = wait_checks(cid, mid, timeout, &c, &m);
     trace_emit(PR_EV_COND_WAIT, caller_trace_id(), cond_trace_id(cid), err, trace_id_of(mid, PR_CONFIG_MAX_SEMS),
                0, (int32_t)timeout);
+    if (err == PR_EABORTED) { /* its recovery point on m */
+        pr_task_t *woken;
+        err = sem_abort_report(m, me, irq, &woken);
+        sched_reschedule();
+        return err;
+    }
     if (err != PR_OK)
         return err;
 
@@ -204,7 +210,13 @@ static int cond_status(pr_id_t id, pr_cond_status_t *st)
 
 int pr_cond_alloc(const char *name, pr_id_t *id) { MASKED_CALL(cond_alloc(name, id)); }
 int pr_cond_free(pr_id_t id) { MASKED_CALL(cond_free(id)); }
-int pr_cond_wait(pr_id_t cond, pr_id_t mutex, pr_timeout_t timeout) { MASKED_CALL(cond_wait(cond, mutex, timeout)); }
+int pr_cond_wait(pr_id_t cond, pr_id_t mutex, pr_timeout_t timeout)
+{
+    pr_irq_state_t irq = pr_port_irq_save(); /* a recovery runs with it restored */
+    int err = cond_wait(cond, mutex, timeout, &irq);
+    pr_port_irq_restore(irq);
+    return err;
+}
 int pr_cond_signal(pr_id_t cond) { MASKED_CALL(cond_wake(cond, 0)); }
 int pr_cond_broadcast(pr_id_t cond) { MASKED_CALL(cond_wake(cond, 1)); }
 int pr_cond_status(pr_id_t id, pr_cond_status_t *status) { MASKED_CALL(cond_status(id, status)); }

@@ -38,12 +38,17 @@ static __attribute__((noinline)) int down_general(pr_id_t id, pr_timeout_t timeo
     int err = sem_lookup(id, &s);
     if (err == PR_OK && !in_task_context() && (timeout != PR_NO_WAIT || sem_is_mutex(s)))
         err = PR_ECONTEXT;
-    if (err != PR_OK)
+    if (err != PR_OK) {
         err = sem_down_result(err == PR_ECONTEXT ? s : NULL, id, err, 0);
-    else if (sem_is_mutex(s))
+    } else if (sem_is_mutex(s) && sem_abort_pending(pr_k.current, s)) { /* its recovery point */
+        pr_task_t *woken;
+        err = sem_down_result(s, id, sem_abort_report(s, pr_k.current, &irq, &woken), 0);
+        sched_reschedule();
+    } else if (sem_is_mutex(s)) {
         err = mutex_down(s, id, timeout);
-    else if ((err = counting_down(s, id, timeout)) == DOWN_WAIT)
+    } else if ((err = counting_down(s, id, timeout)) == DOWN_WAIT) {
         return counting_wait(s, pr_k.current, timeout, irq);
+    }
     pr_port_irq_restore(irq);
     return err;
 }
@@ -55,9 +60,11 @@ static __attribute__((noinline)) int up_general(pr_id_t id, pr_irq_state_t irq)
     int err = sem_lookup(id, &s);
     if (err != PR_OK)
         err = sem_up_result(NULL, id, err, NULL);
+    else if (sem_is_mutex(s) && in_task_context() && sem_abort_pending(pr_k.current, s)) /* its recovery point */
+        err = sem_up_result(s, id, sem_abort_report(s, pr_k.current, &irq, &woken), woken);
     else
         err = sem_is_mutex(s) ? mutex_up(s, id, &woken) : counting_up(s, id, &woken);
-    if (err == PR_OK)
+    if (err == PR_OK || err == PR_EABORTED) /* a recovery hands the mutex over */
         sched_reschedule();
     pr_port_irq_restore(irq);
     return err;

@@ -73,6 +73,8 @@ typedef struct pr_sem_more {
     int relockers;              /* tasks in pr_cond_wait that will lock it again */
     int abort_marks;            /* holders whose section on it was aborted, not yet told */
     uint32_t aborts;            /* statistics: pr_sem_stats_t.aborts */
+    pr_sem_recovery_t recovery; /* its sections' recovery (sem.h), fn NULL for none */
+    int recovering;             /* its holder is running the recovery */
 } pr_sem_more_t;
 
 /* The pool and what lies beside it, by index (state.c). */
@@ -197,6 +199,12 @@ int sem_abort_pending(const pr_task_t *t, const pr_sem_t *m);
 void sem_abort_mark(pr_task_t *holder, pr_sem_t *m);
 int sem_abort_tell(pr_task_t *t, pr_sem_t *m);          /* returns PR_EABORTED */
 void sem_abort_forget_all(pr_task_t *t);                /* the task ends or is deleted */
+
+/* A mutex's aborted holder, at its next call on it (sem_mutex.c): told,
+ * and if it still holds the mutex, its recovery runs with the caller's
+ * interrupt state `irq` back, then the mutex is released. Returns
+ * PR_EABORTED, with interrupts masked again. */
+int sem_abort_report(pr_sem_t *m, pr_task_t *me, pr_irq_state_t *irq, pr_task_t **woken);
 
 /* sem_mutex.c */
 int mutex_down(pr_sem_t *s, pr_id_t id, pr_timeout_t timeout);

@@ -62,6 +62,18 @@ static void take_over(pr_sem_t *s, pr_task_t *t)
     take(s, t);
 }
 
+/* The policy answered POLICY_ABORT_AND_WAIT, and t is about to wait for s:
+ * the holder's section is aborted (sem_abort.c) and it will recover while
+ * it inherits t's priority, then give s up (sem_abort_report). */
+static void abort_for_recovery(pr_sem_t *s, pr_task_t *t)
+{
+    pr_task_t *h = sem_holder(s);
+    int depth = sem_is_recursive(s) ? sem_more(s)->depth : 1;
+    sem_abort_mark(h, s);
+    trace_emit(PR_EV_ABORT, trace_id(h), (uint8_t)s->index, PR_OK, trace_id(t), (uint8_t)depth,
+               (int32_t)h->aborts_pending);
+}
+
 /* The first waiter that asks for s is handed it and made ready. A waiter
  * that asks for another mutex (its policy made it wait here) is woken to
  * try again instead. Returns the task handed s, or NULL. */
@@ -118,8 +130,7 @@ static void retry_begins(pr_task_t *me, pr_sem_t *s)
 int mutex_down(pr_sem_t *s, pr_id_t id, pr_timeout_t timeout)
 {
     pr_task_t *me = pr_k.current;
-    if (sem_abort_pending(me, s))
-        return sem_down_result(s, id, sem_abort_tell(me, s), 0);
+    PR_ASSERT(!sem_abort_pending(me, s)); /* the calls report an abort first (sem_abort_report) */
     if (sem_holder(s) == me)
         return relock(s, id);
     pr_waitq_t *wait_in = NULL;
@@ -130,6 +141,7 @@ int mutex_down(pr_sem_t *s, pr_id_t id, pr_timeout_t timeout)
     me->wait_expiry = (timeout == PR_NO_WAIT || timeout == PR_FOREVER) ? 0 : expiry_after(timeout);
 
     for (int again = 0;; again = 1) {
+        int abort_holder = 0;
         if (again) {
             retry_begins(me, s);
             err = s->policy->admit(s, me, &wait_in);
@@ -145,6 +157,10 @@ int mutex_down(pr_sem_t *s, pr_id_t id, pr_timeout_t timeout)
                 take_over(s, me);
                 sched_reschedule();
                 return sem_down_result(s, id, PR_OK, again);
+            }
+            if (err == POLICY_ABORT_AND_WAIT) { /* once nothing refuses the wait */
+                abort_holder = 1;
+                err = PR_OK;
             }
             wait_in = s->waitq;
         }
@@ -162,6 +178,8 @@ int mutex_down(pr_sem_t *s, pr_id_t id, pr_timeout_t timeout)
             }
             return sem_down_result(s, id, err, again);
         }
+        if (abort_holder)
+            abort_for_recovery(s, me);
         sem_wait_begin(wait_in, s, me, timeout, me->wait_expiry, 0, wait_in == s->waitq);
         s->policy->waiting(s, me, wait_in);
         switch_to_most_urgent(); /* returns once woken: handed the mutex, timed out, or to try again */
@@ -178,10 +196,9 @@ int mutex_up(pr_sem_t *s, pr_id_t id, pr_task_t **woken)
 {
     pr_task_t *me = pr_k.current;
     int err = PR_OK;
+    PR_ASSERT(!in_task_context() || !sem_abort_pending(me, s)); /* reported first (sem_abort_report) */
     if (!in_task_context())
         err = PR_ECONTEXT;
-    else if (sem_abort_pending(me, s))
-        err = sem_abort_tell(me, s);
     else if (sem_holder(s) != me)
         err = PR_EPERM;
     if (err != PR_OK)
@@ -192,6 +209,36 @@ int mutex_up(pr_sem_t *s, pr_id_t id, pr_task_t **woken)
     }
     *woken = mutex_release(s, me);
     return sem_up_result(s, id, PR_OK, *woken);
+}
+
+/*
+ * me, whose section on m was aborted, makes its next call on m: it is told
+ * (PR_EABORTED). If m was taken over, that is all. If it still holds m (m
+ * has a recovery: the requester waits), its recovery runs now, in its
+ * context, with the caller's interrupt state back (user code must not run
+ * with interrupts masked) and at the priority it inherits; then m is given
+ * up whatever its depth, and handed to its first waiter. *woken is that
+ * waiter (NULL if none). The caller traces the call's result and
+ * reschedules.
+ */
+int sem_abort_report(pr_sem_t *m, pr_task_t *me, pr_irq_state_t *irq, pr_task_t **woken)
+{
+    *woken = NULL;
+    int err = sem_abort_tell(me, m);
+    if (sem_holder(m) != me) /* taken over */
+        return err;
+    pr_sem_more_t *more = sem_more(m);
+    trace_emit(PR_EV_RECOVER, trace_id(me), (uint8_t)m->index, PR_OK, trace_id(waitq_first(m->waitq)), 0, 0);
+    if (more->recovery.fn != NULL) {
+        more->recovering = 1;
+        pr_port_irq_restore(*irq);
+        more->recovery.fn(m->index, more->recovery.arg);
+        *irq = pr_port_irq_save();
+        more->recovering = 0;
+    }
+    if (sem_holder(m) == me) /* its recovery may have given m up itself */
+        *woken = mutex_release(m, me);
+    return err;
 }
 
 void sem_mutex_release(pr_sem_t *m)

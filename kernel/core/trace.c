@@ -102,6 +102,7 @@ const char *pr_trace_event_name(int event)
         [PR_EV_ABORT] = "ABORT",             [PR_EV_CEILING] = "CEILING",
         [PR_EV_COND_WAIT] = "COND_WAIT",     [PR_EV_COND_WAKE] = "COND_WAKE",
         [PR_EV_COND_SIGNAL] = "COND_SIGNAL", [PR_EV_SCHED_LOCK] = "SCHED_LOCK",
+        [PR_EV_RECOVER] = "RECOVER",
     };
     if (event <= 0 || (size_t)event >= sizeof names / sizeof names[0] || names[event] == NULL)
         return "?";

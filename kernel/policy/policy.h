@@ -18,7 +18,9 @@
  *               down, PR_OK lets the task wait in the mutex's queue (or
  *               fail with PR_EAGAIN if it may not wait), POLICY_TAKE_OVER
  *               makes the mechanism abort the holder's critical section and
- *               hand the mutex to the task at once.
+ *               hand the mutex to the task at once, POLICY_ABORT_AND_WAIT
+ *               aborts the section and lets the task wait while the holder
+ *               runs the section's recovery (sem.h: pr_sem_recovery_t).
  *   acquired    a task has just become the holder (free mutex, handed over
  *               by an up, or taken over from an aborted holder).
  *   waiting     a task has just joined a queue in a down on this mutex
@@ -61,8 +63,11 @@
 
 #include "../core/sem_impl.h"
 
-/* conflict's answer: abort the holder's section and take the mutex. */
+/* conflict's answers: abort the holder's section and take the mutex at
+ * once; or abort it and wait while the holder recovers (it inherits the
+ * waiter's priority, and gives the mutex up after its recovery). */
 #define POLICY_TAKE_OVER 1
+#define POLICY_ABORT_AND_WAIT 2
 
 /* pr_policy_t.fast (above); a descriptor copies it (sem_impl.h: sem_fast). */
 enum policy_fast { POLICY_FAST_NEVER = 0, POLICY_FAST_QUIET = 1, POLICY_FAST_INHERIT = 2 };

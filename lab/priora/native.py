@@ -123,7 +123,7 @@ EVENT = {
     "TIMEOUT": 8, "MISS": 9, "JOB_DONE": 10, "SEM_ALLOC": 11, "SEM_FREE": 12, "DOWN": 13, "UP": 14,
     "DELAY": 15, "SUSPEND": 16, "RESUME": 17, "TASK_EXIT": 18, "LOST": 19, "WATCHDOG": 20,
     "DELAY_END": 21, "PRIO_SET": 22, "ABORT": 23, "CEILING": 24, "COND_WAIT": 25, "COND_WAKE": 26,
-    "COND_SIGNAL": 27, "SCHED_LOCK": 28,
+    "COND_SIGNAL": 27, "SCHED_LOCK": 28, "RECOVER": 29,
 }  # fmt: skip
 EVENT_NAME = {code: name for name, code in EVENT.items()}
 # PR_EV_PRIO's value: why an effective priority changed (pr_prio_cause, trace.h).

@@ -175,6 +175,10 @@ char *pr_host_trace_line(const pr_trace_record_t *r, char *buf, size_t size)
         snprintf(buf, size, "%s %s %s %s %s woken=%d", when, r->arg0 ? "COND_BROADCAST" : ev, t,
                  cond_name(r->object, o, sizeof o), res, r->value);
         break;
+    case PR_EV_RECOVER:
+        snprintf(buf, size, "%s %s %s %s for=%s", when, ev, t, sem_name(r->object, o, sizeof o),
+                 task_name(r->arg0, x, sizeof x));
+        break;
     case PR_EV_SCHED_LOCK:
         snprintf(buf, size, "%s %s %s depth=%d", when, r->arg0 ? "SCHED_LOCK" : "SCHED_UNLOCK", t, r->value);
         break;

@@ -149,6 +149,27 @@ int pr_sem_attr_get(pr_id_t id, pr_sem_attr_t *attr);
  * PR_EINVAL to commands it does not know. */
 #define PR_SEM_CTL_PROTOCOL_NAME 1 /* arg: const char ** <- the policy's name ("none", "pip",
                                       "pcp", "ipcp", "npcs", "rcs") */
+#define PR_SEM_CTL_RECOVERY 2      /* rcs only; arg: const pr_sem_recovery_t * -> the mutex's
+                                      recovery (below); fn NULL removes it */
+
+/*
+ * The recovery of a restartable critical section (rcs) [Tokuda-Nakajima
+ * 1993]. Without one, a more urgent task that asks for an rcs mutex held by
+ * a less urgent task takes it over at once: the holder learns of the abort
+ * at its next call on the mutex (PR_EABORTED). With one, the requester
+ * waits instead, and the holder inherits its priority while it recovers:
+ * the holder's computing stops (pr_port_consume returns), and its next
+ * call on the mutex (an up, a down, a condition wait) runs fn(mutex, arg)
+ * in the holder's context, with interrupts enabled, at the inherited
+ * priority, to restore the shared state the section was changing; then
+ * gives the mutex up (the requester is handed it) and returns PR_EABORTED.
+ * The holder then locks again and restarts its section. fn must not block
+ * on the mutex; it may compute, and call the kernel on other objects.
+ */
+typedef struct pr_sem_recovery {
+    void (*fn)(pr_id_t mutex, void *arg);
+    void *arg;
+} pr_sem_recovery_t;
 
 /* Controls a semaphore's policy ([Tokuda-Nakajima 1993]'s control operation).
  * Errors: PR_EBADID, PR_ENOTALLOC, PR_EINVAL (NULL arg, or a command neither

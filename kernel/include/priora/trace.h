@@ -43,8 +43,10 @@ typedef enum pr_trace_event {
                                (signalled) or PR_ETIMEDOUT */
     PR_EV_COND_SIGNAL = 27, /* task = caller; object = condition variable; arg0 = 0 signal, 1 broadcast;
                                result; value = tasks woken */
-    PR_EV_SCHED_LOCK = 28   /* task = caller; arg0 = 1 pr_sched_lock, 0 pr_sched_unlock; value = the
+    PR_EV_SCHED_LOCK = 28,  /* task = caller; arg0 = 1 pr_sched_lock, 0 pr_sched_unlock; value = the
                                caller's scheduler-lock depth after the call */
+    PR_EV_RECOVER = 29      /* rcs: task = aborted holder starting its section's recovery; object =
+                               mutex; arg0 = the task that waits for the mutex (0xFF if none) */
 } pr_trace_event_t;
 
 /* Why an effective priority changed (PR_EV_PRIO value). */
