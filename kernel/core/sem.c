@@ -58,12 +58,14 @@ static __attribute__((noinline)) int up_general(pr_id_t id, pr_irq_state_t irq)
     pr_sem_t *s = NULL;
     pr_task_t *woken = NULL;
     int err = sem_lookup(id, &s);
-    if (err != PR_OK)
+    if (err != PR_OK) {
         err = sem_up_result(NULL, id, err, NULL);
-    else if (sem_is_mutex(s) && in_task_context() && sem_abort_pending(pr_k.current, s)) /* its recovery point */
-        err = sem_up_result(s, id, sem_abort_report(s, pr_k.current, &irq, &woken), woken);
-    else
+    } else if (sem_is_mutex(s) && in_task_context() && sem_abort_pending(pr_k.current, s)) { /* its recovery point */
+        err = sem_abort_report(s, pr_k.current, &irq, &woken);
+        err = sem_up_result(s, id, err, woken);
+    } else {
         err = sem_is_mutex(s) ? mutex_up(s, id, &woken) : counting_up(s, id, &woken);
+    }
     if (err == PR_OK || err == PR_EABORTED) /* a recovery hands the mutex over */
         sched_reschedule();
     pr_port_irq_restore(irq);
