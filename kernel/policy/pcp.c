@@ -30,7 +30,7 @@
  *    holds the system ceiling and waits in that blocker's own queue (only
  *    when priorities moved since the mutexes were locked, outside the
  *    protocol's assumptions; the blocker's release wakes it to try again).
- *  - settle, after every lock, release and departure: the gate follows the
+ *  - settle, after every lock, release, wait and departure: the gate follows the
  *    system ceiling to its new holder (what it lent the old one is
  *    withdrawn); a task that waits at the gate and is on the chain of what
  *    the new holder waits for tries again (it cannot wait behind itself,
@@ -199,6 +199,8 @@ static void pcp_acquired(pr_sem_t *m, pr_task_t *t)
     settle(PR_CAUSE_ACQUIRE);
 }
 
+/* Every wait settles: a waiter woken to try again that now waits in a
+ * mutex's own queue has tried, and the gate's next waiter is examined. */
 static void pcp_waiting(pr_sem_t *m, pr_task_t *t, pr_waitq_t *q)
 {
     if (q == &gate) {
@@ -207,8 +209,7 @@ static void pcp_waiting(pr_sem_t *m, pr_task_t *t, pr_waitq_t *q)
                    trace_id(sem_holder(top)), top->index);
     }
     prio_relend(q, PR_CAUSE_INHERIT);
-    if (q == &gate)
-        settle(PR_CAUSE_INHERIT);
+    settle(PR_CAUSE_INHERIT);
 }
 
 static void pcp_release(pr_sem_t *m, pr_task_t *t)

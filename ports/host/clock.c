@@ -24,6 +24,8 @@ static struct {
     uint64_t preempt_cost;
     uint64_t sem_cost[PR_CONFIG_MAX_SEMS][PR_HOST_OPS];
     uint64_t event_cost[PR_EV_RECOVER + 1];
+    pr_host_tick_hook_t tick_hook; /* the driver's code in the tick interrupt, or NULL */
+    void *tick_hook_arg;
 } host;
 
 uint64_t pr_host_tick_time(pr_ticks_t k)
@@ -48,6 +50,8 @@ int pr_host_init(const pr_kernel_config_t *config)
     host.preempt_cost = 0;
     memset(host.sem_cost, 0, sizeof host.sem_cost);
     memset(host.event_cost, 0, sizeof host.event_cost);
+    host.tick_hook = NULL;
+    host.tick_hook_arg = NULL;
     host_trace_reset();
     return PR_OK;
 }
@@ -55,6 +59,12 @@ int pr_host_init(const pr_kernel_config_t *config)
 uint64_t pr_port_now(void) { return host.now; }
 
 void pr_host_set_costs(const pr_host_costs_t *costs) { host.costs = costs != NULL ? *costs : (pr_host_costs_t){0, 0}; }
+
+void pr_host_set_tick_hook(pr_host_tick_hook_t fn, void *arg)
+{
+    host.tick_hook = fn;
+    host.tick_hook_arg = arg;
+}
 
 int pr_host_set_sem_cost(pr_id_t sem, int op, uint64_t ns)
 {
@@ -150,6 +160,8 @@ static void take_interrupts(void)
             host.next_tick_time = pr_host_tick_time(host.next_tick);
             pr_isr_enter();
             pr_kernel_tick();
+            if (host.tick_hook != NULL) /* after the tick's work, as a driver's own interrupt handler */
+                host.tick_hook(host.tick_hook_arg);
             host.now += host.costs.tick_ns;
             pr_isr_exit();
         } else {

@@ -57,6 +57,17 @@ typedef struct pr_host_costs {
 void pr_host_set_costs(const pr_host_costs_t *costs);
 
 /*
+ * The driver's own code in the tick interrupt (NULL after pr_host_init: the
+ * interrupt runs the kernel's tick work only). fn(arg) is called at every
+ * tick, after pr_kernel_tick and before the tick's cost and pr_isr_exit, so
+ * its kernel calls are made from interrupt context, as a device's handler
+ * would make them: what it makes ready runs at the interrupt's exit. It must
+ * not call pr_host_run_* or pr_host_consume. tests/fuzz uses it.
+ */
+typedef void (*pr_host_tick_hook_t)(void *arg);
+void pr_host_set_tick_hook(pr_host_tick_hook_t fn, void *arg);
+
+/*
  * Per-operation costs (docs/cost-model.md), all 0 after pr_host_init. The
  * kernel hands the host port every trace record it writes (pr_port_traced,
  * port.h), and the port adds the cost of the operation that record stands
