@@ -4,8 +4,10 @@
 #   - Debian packages: a C compiler (with the sanitizer runtimes), CMake,
 #     Ninja, Python 3.11+ with venv;
 #   - build/: the kernel, its tests, the demo and the lab's native library;
-#   - .venv/: the lab (lab/, package `priora`, command `priora`) and its
-#     Python dependencies from PyPI.
+#   - .venv/: the lab (lab/, package `priora`, command `priora`), editable, with
+#     its Python dependencies, its test tools and Ray (priora campaign --ray)
+#     from PyPI; the install also writes lab/priora/_native_ffi.py, the kernel's
+#     declarations compiled for cffi (lab/setup.py), again when they change.
 # Safe to run again: it changes nothing that is already in place.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,11 +38,12 @@ if [ ! -x .venv/bin/python ]; then
   echo "setup: creating .venv"
   python3 -m venv .venv
 fi
-if ! .venv/bin/python -c 'import priora, cffi, numpy, matplotlib, pytest' >/dev/null 2>&1 \
-   || [ lab/pyproject.toml -nt .venv/.priora-installed ]; then
+if ! .venv/bin/python -c 'import priora, cffi, numpy, matplotlib, pytest, ray' >/dev/null 2>&1 \
+   || [ lab/pyproject.toml -nt .venv/.priora-installed ] || [ lab/setup.py -nt .venv/.priora-installed ] \
+   || [ lab/priora/native.py -nt lab/priora/_native_ffi.py ]; then
   echo "setup: installing the lab into .venv (pip)"
   .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -e "lab[dev]"
+  .venv/bin/python -m pip install -q -e "lab[dev,cluster]"
   touch .venv/.priora-installed
 fi
 echo "setup: ready: $(cc --version | head -n1); $(cmake --version | head -n1); $(.venv/bin/python --version)"

@@ -1,7 +1,30 @@
-"""Priora's lab: scenario files, simulation on the Priora kernel, reports."""
+"""Priora's lab: scenario files, simulation on the Priora kernel, reports.
 
-from priora.errors import NativeError, PrioraError, ScenarioError
-from priora.model import Action, Resource, Scenario, System, Task
+The names below are imported when first used, not with the package: every
+`priora` command starts by importing it, and `priora --version` needs none
+of them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+__version__ = "0.1.0"  # the package's version (pyproject.toml reads it here)
+
+if TYPE_CHECKING:
+    from priora.errors import NativeError, PrioraError, ScenarioError
+    from priora.model import Action, Resource, Scenario, System, Task
+
+_DEFINED_IN = {
+    "NativeError": "priora.errors",
+    "PrioraError": "priora.errors",
+    "ScenarioError": "priora.errors",
+    "Action": "priora.model",
+    "Resource": "priora.model",
+    "Scenario": "priora.model",
+    "System": "priora.model",
+    "Task": "priora.model",
+}
 
 __all__ = [
     "Action",
@@ -12,4 +35,14 @@ __all__ = [
     "ScenarioError",
     "System",
     "Task",
+    "__version__",
 ]
+
+
+def __getattr__(name: str) -> object:
+    home = _DEFINED_IN.get(name)
+    if home is None:
+        raise AttributeError(f"module 'priora' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(home), name)

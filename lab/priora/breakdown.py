@@ -7,6 +7,10 @@ Two answers per locking protocol, side by side:
 - simulation: the scenario with the field set to a value runs on the kernel
   (priora.simulate.simulate, the file's cost model or the one given) over its
   horizon, and "no deadline miss" is judged on every job released within it;
+  a value also fails when its demand exceeds the processor (U > 1, or work
+  released within the horizon still unfinished when the run ends) or when
+  the kernel refused a call of such a job (a skipped section is not a pass),
+  and each failure says why (`Verdict`);
 - analysis: priora.analysis's response-time analysis says the task set is
   schedulable (every task with a deadline has R_i <= D_i; zero overheads, any
   release times).
@@ -43,11 +47,14 @@ from typing import Any, Literal
 
 import numpy as np
 
+from priora import native
 from priora.errors import PrioraError, ScenarioError
 from priora.model import PROTOCOLS, UNITS_PER_SECOND, Action, Scenario, Task
 
 Direction = Literal["largest", "smallest"]
 FieldKind = Literal["wcet", "section", "body", "period", "deadline"]
+# A judge's answer for one value: None when it passes, else why it fails.
+Verdict = str | None
 
 FIELDS = ("wcet", "period", "deadline", "section.MUTEX", "body[i]")
 # One run may not release more jobs than this (a period varied down to a few
@@ -449,12 +456,13 @@ def _check_size(scenario: Scenario, field: Field, value: int, run: int | None) -
 Costs = Any  # priora.simulate.HostCosts or priora.costs.CostModel: what simulate() takes
 
 
-def simulation_judge(
+def simulation_verdict(
     scenario: Scenario, field: Field, protocol: str, costs: Costs = None, ignore: Sequence[str] = ()
-) -> Callable[[int], bool]:
-    """ok(value): the scenario with the field at value, every mutex under
-    `protocol`, runs on the kernel with no deadline miss among the judged jobs
-    (those of the tasks in `ignore` are not judged)."""
+) -> Callable[[int], Verdict]:
+    """verdict(value): the scenario with the field at value, every mutex under
+    `protocol`, run on the kernel (`run_verdict`). A value whose utilisation
+    exceeds 1 fails without a run: a window of one horizon may not show the
+    overload (its last jobs finish after it, within their deadlines)."""
     from priora.simulate import simulate
 
     if protocol not in PROTOCOLS:
@@ -462,37 +470,112 @@ def simulation_judge(
     base = scenario.with_protocol(protocol)  # narrowed to a Protocol by the test above
     skipped = [i for i, t in enumerate(scenario.tasks) if t.name in ignore]
 
-    def ok(value: int) -> bool:
+    def verdict(value: int) -> Verdict:
         variant = with_value(base, field, value)
+        u = utilisation(variant)
+        if u > 1:
+            return f"the demand exceeds the processor: U = {float(u):.6f} > 1"
         w = window(variant)
         _check_size(variant, field, value, w.run)
-        result = simulate(variant, w.run, costs)
-        jobs = result.jobs
-        missed = jobs["missed"] == 1
-        if w.judged is not None:
-            missed &= jobs["release"] < np.uint64(variant.ticks_to_ns(w.judged))
-        if skipped:
-            missed &= ~np.isin(jobs["task"], skipped)
-        return not bool(missed.any())
+        return run_verdict(simulate(variant, w.run, costs), w, skipped)
 
-    return ok
+    return verdict
+
+
+def run_verdict(result: Any, w: Window, ignored: Sequence[int] = ()) -> Verdict:
+    """Why the run `result` (a priora.simulate.SimResult over the window `w`)
+    fails, or None. Of its jobs released within the judged window, in this
+    order: a call the kernel refused (the job skipped what it refused, so it
+    did not do its work), a deadline missed (not for the tasks of `ignored`),
+    a job of any task unfinished at the end of the run (more work than time,
+    or a job that can never end)."""
+    from priora import refusals
+
+    scenario = result.scenario
+    jobs = result.jobs
+    judged = np.ones(len(jobs), dtype=bool)
+    if w.judged is not None:
+        judged = jobs["release"] < np.uint64(scenario.ticks_to_ns(w.judged))
+    names = [t.name for t in scenario.tasks]
+    if refusals.refused_mask(result.trace).any():
+        released = {
+            (int(t), int(j)): bool(ok) for t, j, ok in zip(jobs["task"], jobs["job"], judged, strict=True)
+        }
+        for f in refusals.find(result):
+            if released.get((f.task, f.job), False):
+                what = f'body[{f.action}] "{f.action_text}"' if f.action is not None else f'"{f.action_text}"'
+                return (
+                    f"{f.task_name} job {f.job} at {_show_ns(scenario, f.time)}: {what} refused with "
+                    f"{f.error}: {f.cause}"
+                )
+    missed = judged & (jobs["missed"] == 1)
+    if ignored:
+        missed &= ~np.isin(jobs["task"], ignored)
+    if missed.any():
+        late = jobs[missed]
+        first = late[int(np.argmin(late["deadline"]))]
+        return (
+            f"{names[int(first['task'])]} job {int(first['job'])} misses its deadline at "
+            f"{_show_ns(scenario, int(first['deadline']))}"
+        )
+    open_jobs = judged & (jobs["finish"] == np.uint64(native.NEVER))
+    if open_jobs.any():
+        first = jobs[open_jobs][0]
+        return (
+            f"{names[int(first['task'])]} job {int(first['job'])}, released at "
+            f"{_show_ns(scenario, int(first['release']))}, has not finished when the run ends at "
+            f"{_show_ns(scenario, result.end_ns)}: the work does not fit"
+        )
+    return None
+
+
+def _show_ns(scenario: Scenario, ns: int) -> str:
+    """A kernel time (ns) in the file's unit, as the report writes it."""
+    value = round(scenario.to_unit(ns), 6)
+    return f"{int(value) if value.is_integer() else value} {scenario.system.time_unit}"
+
+
+def simulation_judge(
+    scenario: Scenario, field: Field, protocol: str, costs: Costs = None, ignore: Sequence[str] = ()
+) -> Callable[[int], bool]:
+    """ok(value): `simulation_verdict` passes."""
+    verdict = simulation_verdict(scenario, field, protocol, costs, ignore)
+    return lambda value: verdict(value) is None
+
+
+def analysis_verdict(
+    scenario: Scenario, field: Field, protocol: str, ignore: Sequence[str] = ()
+) -> Callable[[int], Verdict]:
+    """verdict(value): response-time analysis says schedulable under
+    `protocol`: R_i <= D_i for every task with a deadline (but those in
+    `ignore`), and a bounded R_i for every other task (the simulation's
+    "unfinished work": an unbounded one gets more work than time); else its
+    reason."""
+    from priora.analysis import analyze
+
+    def verdict(value: int) -> Verdict:
+        result = analyze(with_value(scenario, field, value), [protocol]).protocols[protocol]
+        test = result.tests["response_time"]
+        if not ignore and test.passes is not True:
+            return test.reason or "not schedulable"
+        judged = [t.name for t in scenario.tasks if t.deadline is not None and t.name not in ignore]
+        late = [name for name in judged if result.tasks[name].meets_deadline is not True]
+        if late:
+            return f"R > D for {', '.join(late)}"
+        starved = [name for name, r in result.tasks.items() if r.unbounded]
+        if starved:
+            return f"{starved[0]}: R unbounded: {result.tasks[starved[0]].reason}"
+        return None
+
+    return verdict
 
 
 def analysis_judge(
     scenario: Scenario, field: Field, protocol: str, ignore: Sequence[str] = ()
 ) -> Callable[[int], bool]:
-    """ok(value): response-time analysis says schedulable under `protocol`:
-    R_i <= D_i for every task with a deadline (but those in `ignore`)."""
-    from priora.analysis import analyze
-
-    def ok(value: int) -> bool:
-        result = analyze(with_value(scenario, field, value), [protocol]).protocols[protocol]
-        if not ignore:
-            return result.tests["response_time"].passes is True
-        judged = [t.name for t in scenario.tasks if t.deadline is not None and t.name not in ignore]
-        return all(result.tasks[name].meets_deadline is True for name in judged)
-
-    return ok
+    """ok(value): `analysis_verdict` passes."""
+    verdict = analysis_verdict(scenario, field, protocol, ignore)
+    return lambda value: verdict(value) is None
 
 
 # ---------------------------------------------------------------- the breakdown
@@ -505,6 +588,9 @@ class Answer:
     search: Search | None
     utilisation: Fraction | None  # total utilisation at the value
     reason: str | None  # no search (the protocol cannot run, the analysis refuses), or no value
+    # Why the first value beyond the answer fails (the least or greatest of
+    # the range when none passes); None when the search reached its limit.
+    why: str | None = None
 
 
 @dataclass(frozen=True)
@@ -582,7 +668,12 @@ def breakdown(
         if analysis:
             try:
                 ana = _answer(
-                    scenario, field, analysis_judge(scenario, field, protocol, ignore), value, least, greatest
+                    scenario,
+                    field,
+                    analysis_verdict(scenario, field, protocol, ignore),
+                    value,
+                    least,
+                    greatest,
                 )
                 if ana.reason is not None:
                     ana = replace(
@@ -631,22 +722,34 @@ def _simulation(
     if protocol not in PROTOCOLS:
         return Answer(None, None, f"the lab cannot simulate protocol {protocol} yet")
     try:
-        judge = simulation_judge(scenario, field, protocol, costs, ignore)
+        judge = simulation_verdict(scenario, field, protocol, costs, ignore)
     except ScenarioError as exc:  # e.g. pip on a FIFO mutex
         return Answer(None, None, f"{exc.where}: {exc.reason}")
     return _answer(scenario, field, judge, value, least, greatest)
 
 
 def _answer(
-    scenario: Scenario, field: Field, ok: Callable[[int], bool], value: int, least: int, greatest: int
+    scenario: Scenario, field: Field, judge: Callable[[int], Verdict], value: int, least: int, greatest: int
 ) -> Answer:
+    reasons: dict[int, str] = {}
+
+    def ok(v: int) -> bool:
+        why = judge(v)
+        if why is not None:
+            reasons[v] = why
+        return why is None
+
     start = min(max(value, least), greatest)
     found = search(ok, start, least, greatest, field.direction)
+    step = 1 if field.direction == "largest" else -1
     if found.value is None:
+        end = least if field.direction == "largest" else greatest
+        why = reasons.get(end)
         if field.direction == "largest":
-            return Answer(found, None, f"no value passes, down to {show(scenario, least)}")
-        return Answer(found, None, f"no value passes, up to {show(scenario, greatest)}")
-    return Answer(found, utilisation(with_value(scenario, field, found.value)), None)
+            return Answer(found, None, f"no value passes, down to {show(scenario, least)}", why)
+        return Answer(found, None, f"no value passes, up to {show(scenario, greatest)}", why)
+    why = reasons.get(found.value + step)
+    return Answer(found, utilisation(with_value(scenario, field, found.value)), None, why)
 
 
 # ---------------------------------------------------------------- output
@@ -684,6 +787,7 @@ def _column(scenario: Scenario, answer: Answer) -> dict[str, Any]:
         "evaluated": [[in_unit(scenario, v), ok] for v, ok in s.evaluated] if s is not None else [],
         "anomalies": [[in_unit(scenario, p), in_unit(scenario, f)] for p, f in s.anomalies] if s else [],
         "reason": answer.reason,
+        "why": answer.why,
     }
 
 
@@ -744,6 +848,16 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     return [line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)]
 
 
+def _beyond(b: Breakdown, answer: Answer) -> str:
+    """The value whose failure `answer.why` gives: the one after the answer,
+    or the end of the range when none passes."""
+    largest = b.field.direction == "largest"
+    s = answer.search
+    if s is None or s.value is None:
+        return str(in_unit(b.scenario, b.least if largest else b.greatest))
+    return str(in_unit(b.scenario, s.value + (1 if largest else -1)))
+
+
 def breakdown_text(b: Breakdown) -> str:
     sc = b.scenario
     unit = sc.system.time_unit
@@ -759,7 +873,8 @@ def breakdown_text(b: Breakdown) -> str:
     out = [
         f"Breakdown of {b.field.text} in {sc.source}: times in {unit} (tick_hz {sc.system.tick_hz})",
         f"  varied: {b.field.describe(sc)}",
-        f"  in the file: {show(sc, b.value)}; the {word} value with no deadline miss is searched",
+        f"  in the file: {show(sc, b.value)}; the {word} value that passes is searched "
+        "(no deadline missed, no call refused, no more work than time)",
         f"  simulation: {release}, {judged} judged, cost model {b.cost_model}",
         "  analysis: response-time analysis (any release times, zero overheads)",
         "",
@@ -781,6 +896,8 @@ def breakdown_text(b: Breakdown) -> str:
         for what, ans in (("simulation", r.simulation), ("analysis", r.analysis)):
             if ans.reason is not None and ans.reason != "not asked":
                 notes.append(f"  {p}: {what}: {ans.reason}")
+            if what == "simulation" and ans.why is not None:
+                notes.append(f"  {p}: simulation: {_beyond(b, ans)} fails: {ans.why}")
             s = ans.search
             if s is not None and s.at_limit:
                 notes.append(f"  {p}: {what}: no miss up to the end of the range, {show(sc, s.value or 0)}")

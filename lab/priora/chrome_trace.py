@@ -13,8 +13,11 @@ ordered most urgent first), and on each task's track:
   "i" instants   "release", "deadline miss" (at the deadline of each job the
                  report marks missed, priora.timeline), "job done",
                  "priority a->b" (args: old, new, cause, resource: a boost to
-                 a ceiling has cause "ceiling") and "abort R" (rcs: args
-                 resource, by)
+                 a ceiling has cause "ceiling"), "abort R" (rcs: args
+                 resource, by) and "refused lock R (PR_E...)" where the kernel
+                 refused a call (args: job, action, action_text, error,
+                 cause, cycle, base_priority, ceiling, skipped: the report's
+                 warning)
 Timestamps ("ts", "dur") are in microseconds, as the format wants, from the
 trace's ns times (floats, so nothing is rounded away).
 """
@@ -200,4 +203,18 @@ def _instants(task: TaskTimeline) -> list[Event]:
         events.append(
             _instant(task, f"abort {a.resource}", "abort", a.time, {"resource": a.resource, "by": a.by})
         )
+    for f in task.refusals:
+        args = {
+            "job": f.job,
+            "action": f.action,
+            "action_text": f.action_text,
+            "error": f.error,
+            "cause": f.cause,
+            "cycle": f.cycle_list(),
+            "base_priority": f.base_priority,
+            "ceiling": f.ceiling,
+            "skipped": list(f.skipped) if f.skipped is not None else None,
+        }
+        name = f"refused {f.call} {f.resource} ({f.error})"
+        events.append(_instant(task, name, "refusal", f.time, args))
     return events

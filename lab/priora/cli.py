@@ -1,7 +1,7 @@
 """The `priora` command (docs/lab.md).
 
     priora simulate FILE [--protocol P] [--json] [--gantt OUT.png|OUT.svg]
-                         [--trace OUT.json] [--horizon T]
+                         [--trace OUT.json] [--horizon T] [--strict]
     priora run FILE --target qemu-rv32|qemu-rv64 [the same options] [--timeout S]
     priora demo [--out DIR]
     priora analyze FILE [--json] [--protocol P ...]
@@ -19,7 +19,10 @@
 
 A user's mistake (an invalid file, a bad option value, an output that cannot
 be written) is printed as one line `priora: <message>` on stderr with exit
-status 2, never as a traceback; argparse's usage errors exit 2 as well.
+status 2, never as a traceback; argparse's usage errors exit 2 as well. With
+--strict, a run in which the kernel refused a call or a job missed its
+deadline exits 1 after its report, with one line `priora: strict: <reason>`
+on stderr per reason.
 """
 
 from __future__ import annotations
@@ -29,14 +32,24 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
 
-from priora.analysis.blocking import PROTOCOLS as ANALYSIS_PROTOCOLS
+from priora import __version__
 from priora.errors import PrioraError, ScenarioError
-from priora.model import PROTOCOLS, Protocol, Scenario
-from priora.simulate import SimResult
+
+# Every module a command needs is imported by that command, when it runs: the
+# lab's start-up is that of the command asked for (benchmarks/cli_startup.py).
+# The names below are the same as theirs (tests/lab/test_cli.py checks).
+if TYPE_CHECKING:
+    from priora.model import Protocol, Scenario
+    from priora.simulate import SimResult
 
 EXIT_OK = 0
+EXIT_STRICT = 1  # --strict: the run refused a call or missed a deadline
 EXIT_USER = 2
+
+PROTOCOLS = ("none", "pip", "pcp", "ipcp", "npcs", "rcs")  # priora.model.PROTOCOLS
+ANALYSIS_PROTOCOLS = PROTOCOLS  # priora.analysis.blocking.PROTOCOLS
 
 GANTT_SUFFIXES = (".png", ".svg")
 TARGETS = ("qemu-rv32", "qemu-rv64")  # priora.qemu_run.TARGETS
@@ -58,6 +71,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="priora",
         description="Priora's lab: real-time task sets simulated on the Priora kernel.",
     )
+    parser.add_argument("--version", action="version", version=f"priora {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     sim = commands.add_parser("simulate", help="run a scenario file and report what happened")
@@ -278,6 +292,12 @@ def _scenario_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--gantt", type=Path, metavar="OUT", help="write a Gantt chart (.png or .svg)")
     parser.add_argument("--trace", type=Path, metavar="OUT", help="write a Chrome/Perfetto trace (.json)")
     parser.add_argument("--horizon", metavar="T", help="run until T, in the file's time unit")
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit with status 1 if the kernel refused a call or a job missed its deadline "
+        "(one line on stderr per reason)",
+    )
 
 
 # ---------------------------------------------------------------- options
@@ -306,7 +326,7 @@ def _check_output(option: str, path: Path | None, suffixes: tuple[str, ...]) -> 
         raise UsageError(f"{option}: {path}: directory {parent} does not exist")
 
 
-Writer = Callable[[SimResult, Path], None]
+Writer = Callable[["SimResult", Path], None]
 
 
 def _gantt() -> Writer:
@@ -362,25 +382,34 @@ def _scenario(args: argparse.Namespace) -> Scenario:
     return scenario
 
 
-def _report(args: argparse.Namespace, result: SimResult) -> str:
-    """The outputs asked for, then the report."""
-    from priora.report import build_report, report_json, report_text
+class Outcome(NamedTuple):
+    """A command's output, and the reasons --strict fails it (one line each)."""
+
+    text: str
+    failures: tuple[str, ...] = ()
+
+
+def _report(args: argparse.Namespace, result: SimResult) -> Outcome:
+    """The outputs asked for, then the report (and, with --strict, why the
+    run fails)."""
+    from priora.report import build_report, report_json, report_text, strict_failures
 
     if args.gantt is not None:
         _write("--gantt", args.gantt, _gantt, result)
     if args.trace is not None:
         _write("--trace", args.trace, _chrome_trace, result)
     report = build_report(result)
-    return report_json(report) if args.json else report_text(report)
+    text = report_json(report) if args.json else report_text(report)
+    return Outcome(text, tuple(strict_failures(report)) if args.strict else ())
 
 
-def _simulate(args: argparse.Namespace) -> str:
+def _simulate(args: argparse.Namespace) -> Outcome:
     from priora.simulate import simulate
 
     return _report(args, simulate(_scenario(args)))
 
 
-def _run(args: argparse.Namespace) -> str:
+def _run(args: argparse.Namespace) -> Outcome:
     from priora import qemu_run
 
     timeout: float = args.timeout
@@ -643,16 +672,20 @@ def main(argv: list[str] | None = None) -> int:
             args = _parser().parse_args(argv)
     except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
         return exc.code if isinstance(exc.code, int) else EXIT_OK if exc.code is None else EXIT_USER
-    handler: Callable[[argparse.Namespace], str] = args.handler
+    handler: Callable[[argparse.Namespace], str | Outcome] = args.handler
     try:
-        output = handler(args)
+        done = handler(args)
     except PrioraError as exc:
         return _error(str(exc))
     except OSError as exc:  # a file the user named: missing, unreadable
         name = exc.filename if exc.filename is not None else ""
         return _error(f"{name}: {exc.strerror or exc}" if name else str(exc))
+    outcome = done if isinstance(done, Outcome) else Outcome(done)
+    output = outcome.text
     _print(output if output.endswith("\n") else output + "\n")
-    return EXIT_OK
+    for failure in outcome.failures:  # after the report, so a CI log ends with them
+        print(f"priora: strict: {failure}", file=sys.stderr)
+    return EXIT_STRICT if outcome.failures else EXIT_OK
 
 
 def _print(text: str) -> None:

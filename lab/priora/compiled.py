@@ -53,7 +53,7 @@ class KernelTask:
 @dataclass(frozen=True)
 class KernelScenario:
     tick_hz: int
-    quantum: int  # ticks; the lab runs without round robin (0)
+    quantum: int  # ticks: round robin among equal priorities ([system] quantum); 0 = none
     semaphores: tuple[KernelSemaphore, ...]
     tasks: tuple[KernelTask, ...]
 
@@ -97,7 +97,7 @@ def compile_scenario(scenario: Scenario) -> KernelScenario:
     """Every kernel object of `scenario`, in id order."""
     return KernelScenario(
         tick_hz=scenario.system.tick_hz,
-        quantum=0,
+        quantum=scenario.system.quantum,
         semaphores=tuple(kernel_semaphore(scenario, r) for r in scenario.resources),
         tasks=tuple(kernel_task(scenario, t) for t in scenario.tasks),
     )

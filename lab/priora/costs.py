@@ -33,7 +33,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from fractions import Fraction
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from priora.errors import ScenarioError, describe_value
@@ -195,6 +194,8 @@ def rtmach93(tick_hz: int = RTMACH_CLOCK_HZ) -> CostModel:
 def measured_figures() -> dict[str, Any]:
     """The instruction counts shipped with the package (measured_costs.json,
     from scripts/bench.sh --json)."""
+    from importlib import resources  # only here: its import costs start-up
+
     text = resources.files("priora").joinpath("measured_costs.json").read_text()
     doc: dict[str, Any] = json.loads(text)
     return doc

@@ -14,7 +14,10 @@ from priora.report import Report, TaskRow, build_report
 from priora.scenario import load
 from priora.simulate import SimResult, simulate
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "inversion.toml"
+# The package's copy of the example (a wheel, lab/setup.py), else the checkout's.
+PACKAGED = Path(__file__).resolve().parent / "examples" / "inversion.toml"
+CHECKOUT = Path(__file__).resolve().parents[2] / "examples" / "inversion.toml"
+EXAMPLE = PACKAGED if PACKAGED.is_file() else CHECKOUT
 PROTOCOLS: tuple[tuple[Protocol, str], ...] = (("none", "no inheritance"), ("pip", "priority inheritance"))
 
 

@@ -17,6 +17,9 @@ unit.
   miss               the deadline arrow in red, a red cross at the deadline, and
                      the overrun (deadline to finish, or to the end) underlined
                      red; the misses are the report's (priora.timeline)
+  refused call       an amber diamond on the bar where the kernel refused a
+                     call, with the error's name ("EDEADLK"): the report's
+                     warnings (priora.refusals)
 
 The output is deterministic for the same run: no dates or versions in the
 metadata, a fixed SVG hash salt. pyplot is not used (no global figure state);
@@ -46,6 +49,7 @@ EXEC_COLOUR = "#4c72b0"
 # Resource colours: tab10 without its blue (execution) and red (misses).
 RESOURCE_COLOURS = ("#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf", "#7f7f7f")
 MISS_COLOUR = "#d62728"
+REFUSAL_COLOUR = "#ffbf00"  # amber: neither a resource's colour nor a miss's red
 TEXT_COLOUR = "#333333"
 
 # Vertical layout of a row (rows are 1 apart, centred on y).
@@ -134,6 +138,7 @@ def _draw_row(chart: _Chart, task: TaskTimeline, y: float) -> None:
     _draw_boosts(chart, task, y)
     _draw_releases_and_deadlines(chart, task, y)
     _draw_misses(chart, task, y)
+    _draw_refusals(chart, task, y)
 
 
 def _draw_critical_bands(chart: _Chart, task: TaskTimeline, y: float) -> None:
@@ -251,6 +256,27 @@ def _draw_misses(chart: _Chart, task: TaskTimeline, y: float) -> None:
         chart.ax.plot([chart.x(m.time)], [below], marker="x", color=MISS_COLOUR, ms=7, mew=1.5, zorder=6)
 
 
+def _draw_refusals(chart: _Chart, task: TaskTimeline, y: float) -> None:
+    for f in task.refusals:
+        x = chart.x(f.time)
+        (marker,) = chart.ax.plot(
+            [x], [y], marker="D", color=REFUSAL_COLOUR, mec="black", mew=1.0, ms=8, ls="none", zorder=7
+        )
+        marker.set_gid("refusal")  # found by tests and in the SVG
+        chart.ax.text(
+            x,
+            y - BAR / 2 - 0.04,
+            f.error.removeprefix("PR_"),
+            ha="center",
+            va="top",
+            fontsize=7,
+            fontweight="bold",
+            color=TEXT_COLOUR,
+            zorder=7,
+            bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5},
+        )
+
+
 # ---------------------------------------------------------------- axes and legend
 
 
@@ -304,6 +330,9 @@ def _legend(chart: _Chart, timeline: Timeline) -> None:
         handles.append(_marker("v", "black", "deadline"))
     if any(t.misses for t in tasks):
         handles.append(_marker("x", MISS_COLOUR, "deadline missed"))
+    if any(t.refusals for t in tasks):
+        label = "call refused by the kernel (its error)"
+        handles.append(Line2D([], [], color=REFUSAL_COLOUR, marker="D", mec="black", ls="none", label=label))
     chart.ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize=8)
 
 

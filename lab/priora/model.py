@@ -95,6 +95,9 @@ class System:
     # What the kernel's own work costs in virtual time ([system] cost_model,
     # priora.costs, docs/cost-model.md); None = zero costs.
     cost_model: CostModel | None = None
+    # The kernel's round-robin quantum among equal priorities, in ticks
+    # (pr_kernel_config_t.quantum: system-wide); 0 = none.
+    quantum: int = 0
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,9 @@
 """The Priora kernel in this process: the host port as a shared library
-(build/lab/libpriora_lab.so), reached through cffi in ABI mode.
+(libpriora_lab.so), reached through cffi in ABI mode.
+
+The library is the one built into the package (pip install ./lab), else the
+checkout's CMake build (build/lab, scripts/setup.sh); $PRIORA_NATIVE_LIB
+overrides both (docs/packaging.md).
 
 The declarations below mirror the C headers (kernel/include/priora/*.h,
 ports/host/include/priora/host.h, lab/native/metrics.h). At load, the size of
@@ -11,12 +15,13 @@ The kernel is one global instance: one simulation at a time per process.
 
 from __future__ import annotations
 
+import importlib
 import os
+import re
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-import cffi
 import numpy as np
 
 from priora.errors import NativeError
@@ -141,16 +146,43 @@ JOB_DTYPE = np.dtype(
      ("errors", "<u4"), ("aborts", "<u4"), ("lost", "<u8")]
 )  # fmt: skip
 
-ffi = cffi.FFI()
-ffi.cdef(CDEF)
+FUNCTIONS = tuple(re.findall(r"(pr_\w+)\(", CDEF))  # checked at load: a stale library lacks some
+
+
+def _declarations() -> Any:
+    """CDEF compiled for cffi. Building the lab (a wheel, or pip install -e)
+    writes priora/_native_ffi.py from CDEF in cffi's out-of-line ABI mode,
+    which loads without cffi's C parser, the slowest part of start-up; while
+    that module is absent or made from another CDEF (edited since), CDEF is
+    parsed here: slower, same result."""
+    try:
+        generated = importlib.import_module("priora._native_ffi")
+    except ImportError:  # absent, or written by another version of cffi
+        generated = None
+    if generated is not None and getattr(generated, "CDEF", None) == CDEF:
+        return generated.ffi
+    import cffi
+
+    parsed = cffi.FFI()
+    parsed.cdef(CDEF)
+    return parsed
+
+
+ffi: Any = _declarations()
+
+LIBRARY = "libpriora_lab.so"
+PACKAGED = Path(__file__).with_name(LIBRARY)  # built into the wheel (lab/setup.py)
+CHECKOUT = Path(__file__).resolve().parents[2] / "build" / "lab" / LIBRARY  # scripts/setup.sh
+REBUILD = "rebuild it: scripts/setup.sh in a checkout, else pip install ./lab again"
 
 
 def library_path() -> Path:
-    """$PRIORA_NATIVE_LIB, or build/lab/libpriora_lab.so in this checkout."""
+    """$PRIORA_NATIVE_LIB; else the library built into the package; else the
+    checkout's build/lab/libpriora_lab.so."""
     override = os.environ.get("PRIORA_NATIVE_LIB")
     if override:
         return Path(override)
-    return Path(__file__).resolve().parents[2] / "build" / "lab" / "libpriora_lab.so"
+    return PACKAGED if PACKAGED.exists() else CHECKOUT
 
 
 def lab_limits() -> dict[str, int]:
@@ -172,7 +204,8 @@ def check_limits(path: Path, loaded: Any) -> None:
         built = int(loaded.pr_lab_limit(which))
         if built != expected:
             raise NativeError(
-                f"{path}: the kernel was built with {name} = {built}, the lab validates for {expected}"
+                f"{path}: the kernel was built with {name} = {built}, the lab validates for {expected}: "
+                + REBUILD
             )
 
 
@@ -181,15 +214,29 @@ def lib() -> Any:
     """The loaded library (once per process), its layout checked."""
     path = library_path()
     if not path.exists():
-        raise NativeError(f"native kernel library not found at {path}: run scripts/setup.sh to build it")
+        if os.environ.get("PRIORA_NATIVE_LIB"):
+            raise NativeError(
+                f"native kernel library not found at {path} (PRIORA_NATIVE_LIB): fix or unset it"
+            )
+        raise NativeError(
+            f"native kernel library not found at {path}: run scripts/setup.sh in the checkout "
+            "to build it, or install the lab with pip install ./lab (which builds it into the package)"
+        )
     try:
         loaded = ffi.dlopen(str(path))
     except OSError as exc:
-        raise NativeError(f"cannot load {path}: {exc}") from exc
+        raise NativeError(f"cannot load {path}: {' '.join(str(exc).split())}: {REBUILD}") from exc
+    for function in FUNCTIONS:
+        try:
+            getattr(loaded, function)
+        except (AttributeError, ffi.error):  # cffi raises either, by version and mode
+            raise NativeError(f"{path}: has no {function} (older than this lab): {REBUILD}") from None
     for which, name in enumerate(MIRRORED):
         c_size, py_size = loaded.pr_lab_sizeof(which), ffi.sizeof(name)
         if c_size != py_size:
-            raise NativeError(f"{path}: {name} is {c_size} bytes in C, {py_size} in priora/native.py")
+            raise NativeError(
+                f"{path}: {name} is {c_size} bytes in C, {py_size} in priora/native.py: {REBUILD}"
+            )
     check_limits(path, loaded)
     if TRACE_DTYPE.itemsize != ffi.sizeof("pr_trace_record_t") or JOB_DTYPE.itemsize != ffi.sizeof(
         "pr_lab_job_t"

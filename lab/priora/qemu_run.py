@@ -116,6 +116,14 @@ def ensure_image(t: Target) -> Path:
     """The runner image of `t`, built (or brought up to date) with make when
     the cross compiler is there; an existing image is used as it is when not."""
     image = image_path(t)
+    if not (ROOT / "ports" / "riscv").is_dir():  # the lab installed as a package
+        if image.exists():
+            return image
+        raise RunError(
+            f"{t.name}: the runner image {image} is missing, and it is built from Priora's "
+            "repository (ports/riscv): run the lab from a checkout, or set PRIORA_RISCV_BUILD "
+            "to a directory of built images"
+        )
     if shutil.which(CROSS_GCC) is None or shutil.which("make") is None:
         if image.exists():
             return image

@@ -20,15 +20,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from fractions import Fraction
 from functools import cache
-from importlib import resources
 from typing import Any, Literal, cast, overload
 
 import numpy as np
 
-from priora import native
+from priora import native, refusals
 from priora.model import NS_PER_SECOND, UNITS_PER_SECOND, Action, Scenario, Task
 from priora.simulate import ScriptCounters, SimResult
 
@@ -153,6 +152,39 @@ class SystemRow:
     misses: int
     aborts: int = 0  # the sum of the jobs' aborts
     lost: Number = 0  # the sum of the jobs' lost work
+    refused: int = 0  # calls the kernel refused: the entries of Report.warnings
+    quantum: Number = 0  # round robin among equal priorities ([system] quantum); 0 = none
+
+
+@dataclass
+class WarningRow:
+    """A call the kernel refused (priora.refusals): the job went on without it."""
+
+    task: str
+    job: int
+    time: Number
+    action: int | None  # index in the task's body; None: not followed
+    action_text: str  # the action as the file writes it ("lock B"); else the call refused
+    error: str  # the kernel's error code ("PR_EDEADLK")
+    cause: str  # why, from the kernel's state at that instant
+    cycle: list[dict[str, Any]] | None  # PR_EDEADLK: {task, mutex, holder, by_ceiling} back to the task
+    base_priority: int | None  # PR_ECEILING: the task's base priority
+    ceiling: int | None  # PR_ECEILING: the mutex's ceiling
+    skipped: list[int] | None  # a refused lock: the first and last actions the job skips
+
+    def line(self, unit: str) -> str:
+        """One line of the text report."""
+        where = f"body[{self.action}]" if self.action is not None else "an action not found in the body:"
+        what = f'{where} "{self.action_text}"'
+        outcome = "the job goes on"
+        if self.skipped is not None:
+            first, last = self.skipped
+            span = f"body[{first}]" if first == last else f"body[{first}] to body[{last}]"
+            outcome = f"the job skips its critical section ({span})"
+        return (
+            f"{self.task} job {self.job} at {self.time} {unit}: {what} refused with {self.error}: "
+            f"{self.cause}; {outcome}"
+        )
 
 
 @dataclass
@@ -161,6 +193,7 @@ class Report:
     tasks: dict[str, TaskRow]  # in the scenario's task order
     resources: dict[str, ResourceRow]  # in the scenario's resource order
     system: SystemRow
+    warnings: list[WarningRow] = field(default_factory=list)  # in time order
 
 
 # ---------------------------------------------------------------- building
@@ -321,7 +354,27 @@ def nominal_utilisation(tasks: tuple[Task, ...]) -> float | None:
     return round(float(total), DECIMALS)
 
 
-def _system(result: SimResult) -> SystemRow:
+def _warnings(result: SimResult) -> list[WarningRow]:
+    scenario = result.scenario
+    return [
+        WarningRow(
+            task=f.task_name,
+            job=f.job,
+            time=_time(scenario, f.time),
+            action=f.action,
+            action_text=f.action_text,
+            error=f.error,
+            cause=f.cause,
+            cycle=f.cycle_list(),
+            base_priority=f.base_priority,
+            ceiling=f.ceiling,
+            skipped=list(f.skipped) if f.skipped is not None else None,
+        )
+        for f in refusals.find(result)
+    ]
+
+
+def _system(result: SimResult, refused: int) -> SystemRow:
     scenario = result.scenario
     busy = result.busy_ns / result.end_ns if result.end_ns > 0 else 0.0
     return SystemRow(
@@ -338,16 +391,20 @@ def _system(result: SimResult) -> SystemRow:
         misses=int(np.count_nonzero(result.jobs["missed"] == 1)),
         aborts=int(result.jobs["aborts"].sum()),
         lost=_time(scenario, int(result.jobs["lost"].sum())),
+        refused=refused,
+        quantum=_time(scenario, scenario.ticks_to_ns(scenario.system.quantum)),
     )
 
 
 def build_report(result: SimResult) -> Report:
     """The report of `result`, every time in the scenario file's unit."""
+    warnings = _warnings(result)
     return Report(
         jobs=_jobs(result),
         tasks=_tasks(result),
         resources=_resources(result),
-        system=_system(result),
+        system=_system(result, len(warnings)),
+        warnings=warnings,
     )
 
 
@@ -357,12 +414,14 @@ def build_report(result: SimResult) -> Report:
 @cache
 def schema() -> dict[str, Any]:
     """The JSON Schema of `report_json`'s document (report.schema.json)."""
+    from importlib import resources  # only here: its import costs start-up
+
     text = resources.files("priora").joinpath("report.schema.json").read_text(encoding="utf-8")
     loaded: dict[str, Any] = json.loads(text)
     return loaded
 
 
-def _fields(row: TaskRow | ResourceRow | SystemRow) -> dict[str, Any]:
+def _fields(row: TaskRow | ResourceRow | SystemRow | WarningRow) -> dict[str, Any]:
     # The rows hold only scalars, so a shallow copy is what asdict's deep
     # copy would give, at a fraction of its cost.
     return dict(vars(row))
@@ -376,6 +435,7 @@ def report_dict(report: Report) -> dict[str, Any]:
         "tasks": {name: _fields(t) for name, t in report.tasks.items()},
         "resources": {name: _fields(r) for name, r in report.resources.items()},
         "system": _fields(report.system),
+        "warnings": [_fields(w) for w in report.warnings],
     }
 
 
@@ -423,13 +483,14 @@ def _jobs_json(jobs: JobRows) -> str:
 
 
 def report_json(report: Report) -> str:
-    """One JSON document (keys jobs, tasks, resources, system), laid out one
-    entry per line; json.loads gives back report_dict(report)."""
+    """One JSON document (keys jobs, tasks, resources, system, warnings),
+    laid out one entry per line; json.loads gives back report_dict(report)."""
     blocks = [
         _jobs_json(report.jobs),
         _block("tasks", {name: _fields(t) for name, t in report.tasks.items()}),
         _block("resources", {name: _fields(r) for name, r in report.resources.items()}),
         _block("system", _fields(report.system)),
+        _lines("warnings", [_compact(_fields(w)) for w in report.warnings], "[]"),
     ]
     return "{\n" + ",\n".join(blocks) + "\n}"
 
@@ -519,6 +580,7 @@ def _system_text(report: Report) -> str:
     pairs: list[tuple[str, str]] = [
         ("time unit", f"{unit} (tick_hz {s.tick_hz})"),
         ("protocol", s.protocol),
+        *([("quantum", f"{s.quantum} {unit} (round robin among equal priorities)")] if s.quantum else []),
         ("horizon", f"{s.horizon} {unit} (stopped: {s.stopped})"),
         ("utilisation", f"{s.utilisation:.6f}"),
         ("nominal utilisation", "-" if s.nominal_utilisation is None else f"{s.nominal_utilisation:.6f}"),
@@ -526,6 +588,7 @@ def _system_text(report: Report) -> str:
         ("priority changes", str(s.priority_changes)),
         ("jobs", str(s.jobs)),
         ("misses", str(s.misses)),
+        *([("refused calls", f"{s.refused} (Warnings, below)")] if s.refused else []),
     ]
     if _restartable(report):
         pairs += [("aborts", str(s.aborts)), ("lost", f"{s.lost} {unit}")]
@@ -533,9 +596,46 @@ def _system_text(report: Report) -> str:
     return "\n".join(["System", *(f"  {k.ljust(width)}  {v}" for k, v in pairs)])
 
 
+def strict_failures(report: Report) -> list[str]:
+    """Why `priora simulate --strict` fails the run, one line each: every
+    refused call (the same call refused again is one line, with its count),
+    then every task with misses. Empty when the run is clean."""
+    unit = report.system.time_unit
+    lines: list[str] = []
+    groups: dict[tuple[str, int | None, str], list[WarningRow]] = {}
+    for w in report.warnings:
+        groups.setdefault((w.task, w.action, w.error), []).append(w)
+    for same in groups.values():
+        line = same[0].line(unit)
+        if len(same) > 1:
+            last = same[-1]
+            line += f" (and {len(same) - 1} more times, the last in job {last.job} at {last.time} {unit})"
+        lines.append(line)
+    missed: dict[str, list[int]] = {}  # task -> rows of its missed jobs, read by column
+    for row, (task, miss) in enumerate(
+        zip(report.jobs.column("task"), report.jobs.column("missed"), strict=True)
+    ):
+        if miss:
+            missed.setdefault(task, []).append(row)
+    for task in report.tasks:  # file order
+        rows = missed.get(task, [])
+        if not rows:
+            continue
+        first = report.jobs[rows[0]]
+        at = f"{first.deadline} {unit}"
+        if len(rows) == 1:
+            lines.append(f"{task} job {first.job} missed its deadline at {at}")
+        else:
+            lines.append(f"{task} missed {len(rows)} deadlines, the first in job {first.job} at {at}")
+    return lines
+
+
 def report_text(report: Report) -> str:
     """Aligned tables (jobs, tasks, resources) and the system block, every
     time column headed with the file's unit."""
     unit = report.system.time_unit
     sections = [_jobs_text(report, unit), _tasks_text(report, unit), _resources_text(report, unit)]
-    return "\n\n".join([*sections, _system_text(report)])
+    sections.append(_system_text(report))
+    if report.warnings:
+        sections.append("\n".join(["Warnings", *(f"  {w.line(unit)}" for w in report.warnings)]))
+    return "\n\n".join(sections)

@@ -66,7 +66,7 @@ _AT_LINE = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
 _AT_END = re.compile(r"\s*\(at end of document\)$")
 
 _TOP_KEYS = ("system", "resources", "tasks")
-_SYSTEM_KEYS = ("tick_hz", "time_unit", "horizon", "protocol", "cost_model", "cpu_hz")
+_SYSTEM_KEYS = ("tick_hz", "time_unit", "horizon", "protocol", "quantum", "cost_model", "cpu_hz")
 _RESOURCE_KEYS = ("kind", "protocol", "ceiling", "initial", "max", "order")
 _TASK_KEYS = ("priority", "period", "phase", "deadline", "body")
 _ACTIONS: tuple[ActionKind, ...] = ("compute", "lock", "unlock", "down", "up", "delay")
@@ -341,8 +341,14 @@ def _system(at: _At, value: object) -> tuple[System, _Clock]:
     if "horizon" in table:
         number = _toml_number(at.field("horizon"), table["horizon"])
         horizon = _time(at.field("horizon"), number, clock, positive=True, limit=clock.max_ticks())
+    quantum = 0
+    if "quantum" in table:
+        # 0 is the kernel's "no round robin"; any other value is a slice of
+        # whole ticks, within the host port's clock like every time.
+        number = _toml_number(at.field("quantum"), table["quantum"])
+        quantum = _time(at.field("quantum"), number, clock, positive=False, limit=clock.max_ticks())
     cost_model = _cost_model(at, table, tick_hz)
-    return System(tick_hz, unit, horizon, protocol, cost_model), clock
+    return System(tick_hz, unit, horizon, protocol, cost_model, quantum), clock
 
 
 def _cost_model(at: _At, table: Mapping[str, object], tick_hz: int) -> CostModel | None:
@@ -506,6 +512,13 @@ def _tasks(at: _At, value: object, resources: tuple[Resource, ...], clock: _Cloc
 def _task(at: _At, name: str, value: object, resources: Mapping[str, Resource], clock: _Clock) -> _Draft:
     _check_name(at, name)
     table = _table(at, value)
+    if "quantum" in table:
+        # A natural guess, but the kernel's slice (pr_kernel_config_t.quantum,
+        # pr_sched_set_quantum) is one for the whole system.
+        at.field("quantum").fail(
+            "no per-task quantum: the kernel's round-robin quantum is system-wide; "
+            "give it as [system] quantum"
+        )
     _check_keys(at, table, _TASK_KEYS)
     priority = _priority(at.field("priority"), table["priority"]) if "priority" in table else None
     period = _optional_time(at.field("period"), table.get("period"), clock, PERIOD_MAX)

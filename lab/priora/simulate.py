@@ -168,7 +168,9 @@ def simulate(
     scenario's horizon), charging `costs` (default: the file's cost model,
     zero without one), and returns what happened."""
     lib = native.lib()
-    config = native.ffi.new("pr_kernel_config_t *", {"tick_hz": scenario.system.tick_hz, "quantum": 0})
+    config = native.ffi.new(
+        "pr_kernel_config_t *", {"tick_hz": scenario.system.tick_hz, "quantum": scenario.system.quantum}
+    )
     err = lib.pr_host_init(config)
     if err != native.PR_OK:
         raise NativeError(f"the kernel refused tick_hz {scenario.system.tick_hz}: {native.errname(err)}")

@@ -34,6 +34,8 @@ How each kind is read (docs/trace-format.md):
                     yet it missed, and the report says so. Every MISS record is
                     such a job, at its deadline, so the rows give MISS's marks
                     plus those at the end.
+  refusals          the calls the kernel refused (priora.refusals: the DOWN and
+                    UP records with an error; the report's warnings)
 Empty intervals are dropped: they mark a decision taken at one instant (a task
 switched in and out again at once), not time spent; for the same reason, an
 execution (or a boost at one value) that resumes at the instant it stopped
@@ -48,8 +50,9 @@ from typing import Any
 
 import numpy as np
 
-from priora import native
+from priora import native, refusals
 from priora.model import Scenario
+from priora.refusals import Refusal
 from priora.simulate import SimResult
 
 EV = native.EVENT
@@ -150,6 +153,7 @@ class TaskTimeline:
     deadlines: tuple[Mark, ...]  # one per release of a task with a deadline
     misses: tuple[Mark, ...]  # at the job's deadline, as the report counts them
     finishes: tuple[Mark, ...]
+    refusals: tuple[Refusal, ...] = ()  # calls the kernel refused, in time order
 
     def job_at(self, time: int) -> int:
         """The job a task runs at `time`: one more than those finished by then."""
@@ -412,7 +416,7 @@ class _Builder:
         for task, job, deadline in zip(*(late[k].tolist() for k in ("task", "job", "deadline")), strict=True):
             self.tasks[task].misses.append(Mark(deadline, job))
 
-    def result(self, end: int) -> Timeline:
+    def result(self, end: int, refused: tuple[Refusal, ...]) -> Timeline:
         tasks = []
         for i, (t, model) in enumerate(zip(self.tasks, self.scenario.tasks, strict=True)):
             tasks.append(
@@ -430,6 +434,7 @@ class _Builder:
                     deadlines=tuple(t.deadlines),
                     misses=tuple(t.misses),
                     finishes=tuple(t.finishes),
+                    refusals=tuple(f for f in refused if f.task == i),
                 )
             )
         return Timeline(self.scenario, end, tuple(tasks))
@@ -445,4 +450,4 @@ def extract(result: SimResult) -> Timeline:
     last = int(result.trace["time"][-1]) if len(result.trace) else 0
     end = max(result.end_ns, last)
     builder.close(end)
-    return builder.result(end)
+    return builder.result(end, refusals.find(result))

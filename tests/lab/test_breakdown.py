@@ -305,16 +305,125 @@ def test_command_errors(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_ignored_deadlines() -> None:
     # rcs: A aborts D's section at each of its jobs; above 180 ms of B, D never
-    # gets its 30 ms in one piece before 1000 ms. Without judging D: 210.
+    # gets its 30 ms in one piece before 1000 ms. Without judging D's deadline,
+    # its work must still be done: above 180 ms D falls further behind at each
+    # job, and its job of 6000 ms is unfinished when the run ends (7021 ms).
     b = breakdown(load(BENCHMARK1), "B.wcet", ["rcs"], ignore=["D"])
     assert b.ignored == ("D",)
-    assert b.protocols["rcs"].simulation.search.value == 210  # type: ignore[union-attr]
-    assert breakdown(load(BENCHMARK1), "B.wcet", ["rcs"]).protocols["rcs"].simulation.search.value == 180  # type: ignore[union-attr]
+    rcs = b.protocols["rcs"]
+    assert rcs.simulation.search.value == 180  # type: ignore[union-attr]
+    assert rcs.simulation.why == (
+        "D job 7, released at 6000 ms, has not finished when the run ends at 7021 ms: the work does not fit"
+    )
+    # The analysis: R_D is unbounded above 126 ms (A's aborts cost D 30 ms a job).
+    assert rcs.analysis.search.value == 126  # type: ignore[union-attr]
+    assert rcs.analysis.why is not None and rcs.analysis.why.startswith("D: R unbounded: ")
+    judged = breakdown(load(BENCHMARK1), "B.wcet", ["rcs"]).protocols["rcs"].simulation
+    assert judged.search.value == 180  # type: ignore[union-attr]
+    assert judged.why == "D job 1 misses its deadline at 1000 ms"
     assert breakdown_dict(b)["ignored"] == ["D"]
     with pytest.raises(
         BreakdownError, match=r'^--ignore X: no task "X" in .*benchmark1.toml \(tasks: A, B, C, D\)$'
     ):
         breakdown(load(BENCHMARK1), "B.wcet", ["rcs"], ignore=["X"])
+
+
+# ---------------------------------------------------------------- what fails a value
+
+# L and H lock A and B in opposite orders (examples/deadlock.toml, periodic):
+# H preempts L at 1, takes B and waits for A at 3; when L's compute inside A
+# (body[1]) lasts 2 ticks or more, L locks B at 4 or later, while H waits for
+# A: the kernel refuses it (PR_EDEADLK) and L skips its section, meeting its
+# deadline without its work. With 1 tick, L takes B at 1, before H comes.
+DEADLOCK = """\
+[system]
+time_unit = "tick"
+
+[resources.A]
+kind = "mutex"
+
+[resources.B]
+kind = "mutex"
+
+[tasks.L]
+priority = 1
+period = 20
+body = ["lock A", "compute 2", "lock B", "compute 1", "unlock B", "unlock A", "compute 1"]
+
+[tasks.H]
+priority = 2
+period = 20
+phase = 1
+body = ["lock B", "compute 2", "lock A", "compute 1", "unlock A", "unlock B", "compute 1"]
+"""
+
+
+def test_a_refused_call_fails_the_value() -> None:
+    b = breakdown(parse(DEADLOCK, "deadlock.toml"), "L.body[1]", ["pip", "pcp"])
+    pip = b.protocols["pip"].simulation
+    assert pip.search is not None and pip.search.value == 1
+    refused = (
+        'L job 1 at 4 tick: body[2] "lock B" refused with PR_EDEADLK: '
+        "L wants B, held by H, which waits for A, held by L"
+    )
+    assert pip.why == refused
+    assert f"  pip: simulation: 2 fails: {refused}" in breakdown_text(b).splitlines()
+    assert breakdown_dict(b)["protocols"]["pip"]["simulation"]["why"] == refused
+    # pcp: the ceilings keep H out of B while L holds A; up to 14 ticks, where
+    # U reaches 1 (L: 14 + 2 in 20, H: 4 in 20).
+    pcp = b.protocols["pcp"].simulation
+    assert pcp.search is not None and (pcp.search.value, pcp.utilisation) == (14, 1)
+    assert pcp.why == "the demand exceeds the processor: U = 1.050000 > 1"
+
+
+# H takes 2 of every 4 ticks; L (period 8, deadline 16) fits 4 ticks a period.
+# With more, the first jobs still meet their deadlines within one horizon (8):
+# L's job of 0 needs 8 ticks at most, done by 16, and the overload only shows
+# later. Without the utilisation rule the breakdown would be 8 ticks (U 150%).
+OVERLOAD = """\
+[system]
+time_unit = "tick"
+
+[tasks.H]
+priority = 2
+period = 4
+body = ["compute 2"]
+
+[tasks.L]
+priority = 1
+period = 8
+deadline = 16
+body = ["compute 3"]
+"""
+
+
+def test_more_work_than_time_fails_the_value() -> None:
+    b = breakdown(parse(OVERLOAD, "overload.toml"), "L.wcet", ["pip"])
+    sim = b.protocols["pip"].simulation
+    assert sim.search is not None and (sim.search.value, sim.utilisation) == (4, 1)
+    assert sim.why == "the demand exceeds the processor: U = 1.125000 > 1"
+    assert "  pip: simulation: 5 fails: the demand exceeds the processor: U = 1.125000 > 1" in breakdown_text(
+        b
+    )
+    doc = breakdown_dict(b)["protocols"]["pip"]
+    assert doc["simulation"]["why"] == sim.why and doc["analysis"]["value"] == 4
+
+
+def test_unfinished_work_fails_the_value() -> None:
+    # Z has no period and no deadline: its work must still be done within the
+    # run (the horizon 8, H's deadline 4 and one tick: 13), in H's gaps: 2-4,
+    # 6-8, 10-12. So 6 ticks, and with 7 Z is unfinished at 13.
+    text = OVERLOAD.replace('period = 8\ndeadline = 16\nbody = ["compute 3"]', 'body = ["compute 3"]')
+    text = text.replace("[tasks.L]", "[tasks.Z]").replace(
+        'time_unit = "tick"', 'time_unit = "tick"\nhorizon = 8'
+    )
+    b = breakdown(parse(text, "background.toml"), "Z.wcet", ["pip"])
+    sim = b.protocols["pip"].simulation
+    assert sim.search is not None and sim.search.value == 6
+    assert (
+        sim.why
+        == "Z job 1, released at 0 tick, has not finished when the run ends at 13 tick: the work does not fit"
+    )
 
 
 # A scheduling anomaly on the kernel, found by a random search: under none,

@@ -581,3 +581,13 @@ def test_python_dash_m(inversion: Path) -> None:
     )
     assert (child.returncode, child.stderr) == (0, "")
     assert child.stdout.startswith("Jobs\n")
+
+
+def test_the_commands_names_are_the_modules_names() -> None:
+    """The CLI spells these out so that it starts without importing their
+    modules (benchmarks/cli_startup.py): they must stay the same."""
+    from priora import cli, model
+    from priora.analysis import blocking
+
+    assert cli.PROTOCOLS == model.PROTOCOLS
+    assert cli.ANALYSIS_PROTOCOLS == blocking.PROTOCOLS

@@ -35,7 +35,10 @@ from priora.scenario import load, parse
 from priora.simulate import SimResult, simulate
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-SHIPPED = ("chain", "inversion", "minix_prodcons", "producer_consumer", "protocols", "rtmach_benchmark1")
+SHIPPED = (
+    "chain", "deadlock", "inversion", "minix_prodcons", "producer_consumer", "protocols", "round_robin",
+    "rtmach_benchmark1",
+)  # fmt: skip
 
 Time = int | Fraction
 

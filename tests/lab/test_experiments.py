@@ -26,7 +26,7 @@ BENCHMARK1_QUICK = """\
 | npcs (KM)                    |      183 (89.0) | 190 (91.3) | 181 (88.3) |     180 (88.0) |
 | pcp (PCP)                    |      181 (88.3) | 190 (91.3) | 179 (87.7) |     180 (88.0) |
 | rcs (RCS)                    |      202 (95.3) | 180 (88.0) | 169 (84.3) |     110 (64.7) |
-| rcs, D's deadline not judged |      202 (95.3) | 210 (98.0) | 200 (94.7) |     210 (98.0) |"""
+| rcs, D's deadline not judged |      202 (95.3) | 180 (88.0) | 169 (84.3) |     126 (70.0) |"""
 
 
 def test_quick_through_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -92,5 +92,6 @@ def test_the_library_is_built_with_the_limits_the_loader_checks(monkeypatch: pyt
     with pytest.raises(NativeError) as e:
         native.check_limits(native.library_path(), loaded)
     assert str(e.value).endswith(
-        "the kernel was built with PR_CONFIG_MAX_TASKS = 32, the lab validates for 16"
+        "the kernel was built with PR_CONFIG_MAX_TASKS = 32, the lab validates for 16: "
+        "rebuild it: scripts/setup.sh in a checkout, else pip install ./lab again"
     )

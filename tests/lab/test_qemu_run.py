@@ -625,13 +625,32 @@ def test_toolchain_missing(
 
 
 def test_build_failure_is_one_line(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setattr(qemu_run, "ROOT", tmp_path)  # no ports/riscv there
+    (tmp_path / "ports" / "riscv").mkdir(parents=True)  # no Makefile there
+    monkeypatch.setattr(qemu_run, "ROOT", tmp_path)
     monkeypatch.setenv("PRIORA_RISCV_BUILD", str(tmp_path / "build"))
     with pytest.raises(qemu_run.RunError) as error:
         qemu_run.ensure_image(qemu_run.target("qemu-rv32"))
     message = str(error.value)
     assert message.startswith(f"qemu-rv32: building {tmp_path}/build/rv32/scenario_runner.elf failed: ")
     assert "\n" not in message
+
+
+def test_an_installed_lab_without_the_repository_says_what_it_needs(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(qemu_run, "ROOT", tmp_path / "site-packages")  # a wheel's: no ports/riscv
+    monkeypatch.setenv("PRIORA_RISCV_BUILD", str(tmp_path / "images"))
+    with pytest.raises(qemu_run.RunError) as error:
+        qemu_run.ensure_image(qemu_run.target("qemu-rv32"))
+    assert str(error.value) == (
+        f"qemu-rv32: the runner image {tmp_path}/images/rv32/scenario_runner.elf is missing, and it is "
+        "built from Priora's repository (ports/riscv): run the lab from a checkout, or set "
+        "PRIORA_RISCV_BUILD to a directory of built images"
+    )
+    image = tmp_path / "images" / "rv32" / "scenario_runner.elf"
+    image.parent.mkdir(parents=True)
+    image.write_bytes(b"\x7fELF")
+    assert qemu_run.ensure_image(qemu_run.target("qemu-rv32")) == image
 
 
 def output(text: str, status: int = 0) -> qemu_run.Qemu:
@@ -687,7 +706,7 @@ def test_uart_trace_problems() -> None:
 def test_report_of_a_run_is_built_like_simulates() -> None:
     q = qemu("inversion", "pip", "qemu-rv32")
     document: dict[str, Any] = report_dict(build_report(q))
-    assert list(document) == ["jobs", "tasks", "resources", "system"]
+    assert list(document) == ["jobs", "tasks", "resources", "system", "warnings"]
     assert document["system"]["context_switches"] == 7 and document["system"]["jobs"] == 3
 
 

@@ -424,7 +424,7 @@ def test_json_validates_against_the_schema(scenario: Scenario) -> None:
 def test_json_shape_and_key_order() -> None:
     report = build_report(simulate(periodic()))
     document = json.loads(report_json(report))
-    assert list(document) == ["jobs", "tasks", "resources", "system"]
+    assert list(document) == ["jobs", "tasks", "resources", "system", "warnings"]
     assert list(document["jobs"][0]) == [
         "task", "job", "release", "start", "finish", "response",
         "timeouts", "errors", "blocked", "inverted", "missed", "deadline", "aborts", "lost",
@@ -442,6 +442,7 @@ def test_json_shape_and_key_order() -> None:
         "ceiling": None, "aborts": 0,
     }  # fmt: skip
     assert document["system"]["stopped"] == "horizon"
+    assert (document["system"]["refused"], document["system"]["quantum"], document["warnings"]) == (0, 0, [])
     assert document == json.loads(json.dumps(report_dict(report)))
     assert report_json(report) == report_json(build_report(simulate(periodic())))  # deterministic
 
@@ -456,11 +457,14 @@ def test_json_layout_one_entry_per_line() -> None:
     )
     assert lines[6:8] == ["  ],", '  "tasks": {']
     assert '    "utilisation": 0.9,' in lines
-    assert lines[-5:] == [
+    assert lines[-8:] == [
         '    "misses": 1,',
         '    "aborts": 0,',
-        '    "lost": 0',
-        "  }",
+        '    "lost": 0,',
+        '    "refused": 0,',
+        '    "quantum": 0',
+        "  },",
+        '  "warnings": []',
         "}",
     ]
 

@@ -128,6 +128,24 @@ body = ["compute 100", "delay 200", "compute 300.0"]
     assert s.tasks == (Task("T", 5, 5, 15, 4, (compute(1), delay(2), compute(3))),)
 
 
+@pytest.mark.parametrize(
+    ("system", "ticks"),
+    [
+        ("", 0),  # no round robin
+        ("quantum = 0", 0),
+        ('tick_hz = 10000\ntime_unit = "ms"\nquantum = 0.5', 5),  # exact: half a ms is 5 ticks of 0.1 ms
+        ('time_unit = "tick"\nquantum = 2.0', 2),
+        ('time_unit = "us"\nquantum = 3000', 3),
+    ],
+)
+def test_the_quantum_in_ticks(system: str, ticks: int) -> None:
+    s = parse(f'[system]\n{system}\n\n[tasks.T]\npriority = 1\nbody = ["delay 0"]\n', "q.toml")
+    assert s.system.quantum == ticks
+    from priora.compiled import compile_scenario
+
+    assert compile_scenario(s).quantum == ticks  # what the kernel and the blob get
+
+
 def test_milliseconds_with_decimals() -> None:
     # 10 kHz: a tick is 0.1 ms; decimals are exact (0.1 is a tenth, not a binary float).
     text = """
@@ -667,7 +685,7 @@ BAD_FILES = [
     ),
     (
         "unknown_key_system",
-        "unknown_key_system.toml: [system] tickhz: unknown key (expected one of: tick_hz, time_unit, horizon, protocol, cost_model, cpu_hz)",
+        "unknown_key_system.toml: [system] tickhz: unknown key (expected one of: tick_hz, time_unit, horizon, protocol, quantum, cost_model, cpu_hz)",
     ),
     (
         "unknown_key_resource",
@@ -692,6 +710,21 @@ BAD_FILES = [
     ),
     # [system]
     ("tick_hz_zero", "tick_hz_zero.toml: [system] tick_hz: must be > 0, got 0"),
+    # [system] quantum: a time, 0 for none; none per task (the kernel's is system-wide)
+    ("quantum_negative", "quantum_negative.toml: [system] quantum: must be >= 0, got -1"),
+    (
+        "quantum_not_representable",
+        "quantum_not_representable.toml: [system] quantum: 1.5 ms is not representable in ticks (a tick is 1 ms at tick_hz 1000)",
+    ),
+    ("quantum_string", 'quantum_string.toml: [system] quantum: must be a number, got a string ("2")'),
+    (
+        "quantum_too_long",
+        "quantum_too_long.toml: [system] quantum: 5000000000000 ms (5000000000000 ticks) exceeds the limit of 4611686018427 ticks",
+    ),
+    (
+        "quantum_on_task",
+        "quantum_on_task.toml: [tasks.T] quantum: no per-task quantum: the kernel's round-robin quantum is system-wide; give it as [system] quantum",
+    ),
     (
         "tick_hz_not_divisor",
         "tick_hz_not_divisor.toml: [system] tick_hz: must divide 1000000000 so that a tick is a whole number of ns, got 1024",

@@ -69,6 +69,7 @@ def analysis_dict(analysis: Analysis) -> dict[str, Any]:
         "file": ts.source,
         "time_unit": ts.time_unit,
         "tick_hz": ts.tick_hz,
+        "quantum": _time(ts, ts.quantum),
         "tasks": {
             t.name: {
                 "priority": t.priority,
@@ -276,6 +277,11 @@ def analysis_text(analysis: Analysis) -> str:
     header = [f"Analysis of {ts.source}: times in {ts.time_unit} (tick_hz {ts.tick_hz})"]
     if u is not None and u.value is not None:
         header.append(f"  total utilisation U = {float(u.value):.6f}")
+    if ts.quantum:
+        header.append(
+            f"  round robin among equal priorities, quantum {ts.show(ts.quantum)}: "
+            "each task counts the others of its priority as interference"
+        )
     sections = ["\n".join(header), _tasks_text(ts), _mutexes_text(ts)]
     if analysis.protocols:
         sections += [_blocking_text(analysis), _response_text(analysis), _tests_text(analysis)]

@@ -100,6 +100,10 @@ class TaskSet:
     tasks: tuple[TaskInfo, ...]  # in file order
     mutexes: dict[str, MutexInfo]  # in file order, mutexes only
     edges: tuple[Edge, ...]
+    # Round robin among equal priorities, in ticks ([system] quantum); 0 =
+    # none. The bounds do not depend on it: `interfering` counts every task
+    # of equal priority whole, which holds under any order among equals.
+    quantum: int = 0
 
     def task(self, name: str) -> TaskInfo:
         return next(t for t in self.tasks if t.name == name)
@@ -111,7 +115,8 @@ class TaskSet:
     def interfering(self, task: TaskInfo) -> list[TaskInfo]:
         """The tasks that can run before `task`: every other task of higher or
         equal priority (equal priorities never preempt, but one of them
-        released first runs first: counted as higher)."""
+        released first runs first, or takes its turn in the round robin:
+        counted as higher)."""
         return [j for j in self.tasks if j is not task and j.priority >= task.priority]
 
     def periodic(self) -> bool:
@@ -289,6 +294,7 @@ def extract(scenario: Scenario) -> TaskSet:
         tasks=tuple(tasks),
         mutexes=infos,
         edges=tuple(edges),
+        quantum=scenario.system.quantum,
     )
 
 

@@ -189,13 +189,40 @@ def _local(campaign: Campaign, todo: list[tuple[int, int]], jobs: int) -> Genera
 
 def _ray(campaign: Campaign, todo: list[tuple[int, int]], address: str) -> Generator[list[Row], None, None]:
     """The same sets as Ray tasks on the cluster at `address` (each Ray
-    worker is a process with its own kernel); rows come back as for _local."""
+    worker is a process with its own kernel); rows come back as for _local.
+
+    The workers import priora from their own environment, so each node needs
+    the lab installed. $PRIORA_NATIVE_LIB, when set here, goes with the tasks
+    (Ray's runtime_env), so that they run the kernel this process would."""
+    import importlib
+    import logging
+
+    # Ray's C++ core logs its warnings on stderr; the command's own lines
+    # say what went wrong (the user may still ask for Ray's with the variable).
+    os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "error")
     try:
-        import ray
+        # Typed as Any: Ray's annotations are partial, and the lab type-checks
+        # the same with Ray installed or not.
+        ray: Any = importlib.import_module("ray")
     except ImportError:
         raise CampaignError("--ray needs Ray: pip install 'priora[cluster]' (or pip install ray)") from None
+
+    _check_reachable(address)
+    library = os.environ.get("PRIORA_NATIVE_LIB")
+    runtime_env = {"env_vars": {"PRIORA_NATIVE_LIB": library}} if library else None
+    # A cluster on this machine's loopback: the driver's node address is
+    # given, or Ray would look for it by reaching out to public resolvers.
+    host = address.rpartition(":")[0]
+    local = {"_node_ip_address": "127.0.0.1"} if host == "localhost" or host.startswith("127.") else {}
     try:
-        ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
+        ray.init(
+            address=address,
+            runtime_env=runtime_env,
+            ignore_reinit_error=True,
+            log_to_driver=False,
+            logging_level=logging.WARNING,
+            **local,
+        )
     except Exception as exc:  # Ray raises many kinds: a wrong address, a refused connection
         raise CampaignError(f"--ray {address}: cannot connect: {' '.join(str(exc).split())}") from None
     remote = ray.remote(evaluate)
@@ -203,20 +230,44 @@ def _ray(campaign: Campaign, todo: list[tuple[int, int]], address: str) -> Gener
     try:
         in_flight = max(8, 4 * int(ray.cluster_resources().get("CPU", 1)))
         queue = iter(todo)
-        pending: list[Any] = []
+        pending: dict[Any, tuple[int, int]] = {}  # the task of each set under way
         while True:
             while len(pending) < in_flight:
                 item = next(queue, None)
                 if item is None:
                     break
-                pending.append(remote.remote(shared, *item))
+                pending[remote.remote(shared, *item)] = item
             if not pending:
                 return
-            ready, pending = ray.wait(pending, num_returns=1)
+            ready, _ = ray.wait(list(pending), num_returns=1)
             for ref in ready:
-                yield ray.get(ref)
+                point, set_index = pending.pop(ref)
+                try:
+                    rows: list[Row] = ray.get(ref)
+                except ray.exceptions.RayError as exc:
+                    # A task's exception comes back with the worker's traceback: keep its last line.
+                    cause = getattr(exc, "cause", None)
+                    reason = str(cause) if cause is not None else str(exc).strip().splitlines()[-1]
+                    raise CampaignError(
+                        f"--ray {address}: point {point} set {set_index} failed on a worker: {reason}"
+                    ) from None
+                yield rows
     finally:
         ray.shutdown()
+
+
+def _check_reachable(address: str) -> None:
+    """A HOST:PORT nobody listens on is refused at once: ray.init would try
+    for minutes, printing its retries."""
+    import socket
+
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit() or "/" in host:  # "auto", "ray://...": Ray's own forms
+        return
+    try:
+        socket.create_connection((host, int(port)), timeout=10).close()
+    except OSError as exc:
+        raise CampaignError(f"--ray {address}: cannot connect: {exc.strerror or exc}") from None
 
 
 # ---------------------------------------------------------------- the campaign

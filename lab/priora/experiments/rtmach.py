@@ -16,8 +16,10 @@ from priora.breakdown import Breakdown, breakdown
 from priora.costs import CostModel
 from priora.scenario import load
 
-ROOT = Path(__file__).resolve().parents[3]
-EXAMPLES = ROOT / "examples" / "rtmach"
+# The benchmarks' scenario files: the package's copy (a wheel, lab/setup.py),
+# else the checkout's.
+PACKAGED = Path(__file__).resolve().parents[1] / "examples" / "rtmach"
+EXAMPLES = PACKAGED if PACKAGED.is_dir() else Path(__file__).resolve().parents[3] / "examples" / "rtmach"
 
 # The names of Priora's protocols in [Tokuda-Nakajima 1993] (section 2.2).
 PAPER_NAME = {"none": "BP", "pip": "BPI", "npcs": "KM", "pcp": "PCP", "rcs": "RCS", "ipcp": "-"}
