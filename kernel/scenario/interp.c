@@ -161,9 +161,40 @@ static uint32_t restart_section(pr_script_t *sc, uint32_t u, uint8_t *skipped, c
     return lock;
 }
 
+/* 1 if the action at i is the last of its job: the body's last, or the one
+ * before a PR_ACT_WAIT_PERIOD. */
+static int ends_job(const pr_script_t *sc, uint32_t i)
+{
+    return i + 1 == sc->count || sc->actions[i + 1].kind == PR_ACT_WAIT_PERIOD;
+}
+
+/* 1 for an action that is a kernel call which can make a more urgent task
+ * run before it returns (a hand-off, a priority that drops, a wait). */
+static int may_yield_the_cpu(pr_action_kind_t kind)
+{
+    return kind == PR_ACT_LOCK || kind == PR_ACT_UNLOCK || kind == PR_ACT_DOWN || kind == PR_ACT_UP ||
+           kind == PR_ACT_SET_PRIORITY;
+}
+
+/*
+ * A job completes at the instant its last action completes: if that action
+ * is a call that hands the CPU to a more urgent task (an unlock that wakes
+ * a waiter or drops an inherited priority), the job must not wait for that
+ * task to end before it is counted complete. So the last action runs under
+ * the scheduler lock, the job ends (pr_task_wait_period's JOB_DONE record,
+ * at the same instant), and the lock is released when the task runs again
+ * (the lock belongs to the task: its wait lets the others run). A compute or
+ * a delay needs none: nothing runs between its end and the job's.
+ */
+static int lock_for_job_end(const pr_script_t *sc, uint32_t i)
+{
+    return ends_job(sc, i) && may_yield_the_cpu(sc->actions[i].kind) && pr_sched_lock() == PR_OK;
+}
+
 void pr_script_body(void *arg)
 {
     pr_script_t *sc = arg;
+    int locked = 0; /* the scheduler lock lock_for_job_end took, until the next job starts */
     uint8_t skipped[PR_CONFIG_MAX_SEMS]; /* sections this job skips in full */
     uint64_t mark[PR_CONFIG_MAX_SEMS];   /* at each LOCK: CPU time less work lost (restart_section) */
     for (;;) {
@@ -173,6 +204,8 @@ void pr_script_body(void *arg)
             const pr_action_t *a = &sc->actions[i];
             const uint32_t at = i; /* a failed LOCK moves i past its section */
             int err = PR_OK;
+            if (!locked)
+                locked = lock_for_job_end(sc, i);
             switch (a->kind) {
             case PR_ACT_COMPUTE:
                 pr_port_consume(a->amount);
@@ -206,14 +239,20 @@ void pr_script_body(void *arg)
                 break;
             case PR_ACT_WAIT_PERIOD:
                 err = pr_task_wait_period();
+                if (locked) /* the next job has started */
+                    locked = pr_sched_unlock() != PR_OK;
                 break;
             case PR_ACT_SET_PRIORITY:
                 err = pr_task_set_priority(pr_task_self(), (pr_prio_t)a->amount);
                 break;
             }
+            if (locked && i != at && a->kind != PR_ACT_WAIT_PERIOD) /* a restart: the job goes on */
+                locked = pr_sched_unlock() != PR_OK;
             note_result(sc, at, err);
         }
         if (pr_task_wait_period() != PR_OK)
-            return; /* not periodic: the single job is over */
+            return; /* not periodic: the single job is over (the lock ends with the task) */
+        if (locked)
+            locked = pr_sched_unlock() != PR_OK;
     }
 }

@@ -78,8 +78,7 @@ static void ipcp_waiter_of_a_suspended_holder(void)
                  "3 PRIO W 2->3 ceiling A",
                  "3 SWITCH W<-L",
                  "4 PRIO W 3->2 release A",
-                 "4 SWITCH L<-W",
-                 "4 SWITCH idle<-L");
+                 "4 SWITCH idle<-W");
 }
 
 /* ---- pcp: the system ceiling ---- */

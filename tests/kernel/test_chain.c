@@ -55,8 +55,9 @@ static void expect_effective(int p1, int p2, int p3, int p4)
  *    nothing: no change), computes 5..6.
  * 6: T2 unlocks B: T2 4->2; T3 gets B, keeps 4 through C, preempts. T3
  *    computes 6..7, unlocks B at 7 (no change), computes 7..8.
- * 8: T3 unlocks C: T3 4->3; T4 gets C and runs 8..9, ends at 9; T3, T2 end
- *    at 9 (nothing left in their bodies), T1 computes its last tick 9..10.
+ * 8: T3 unlocks C: T3 4->3; T4 gets C and runs 8..9, ends at 9. T3 and T2
+ *    ended when their last action, the unlock, did (at 8 and 6: a job ends
+ *    when its work does); T1 computes its last tick 9..10.
  */
 static void boost_reaches_end_of_chain_and_unwinds_step_by_step(void)
 {
@@ -105,9 +106,7 @@ static void boost_reaches_end_of_chain_and_unwinds_step_by_step(void)
                  "8 PRIO T3 4->3 release C",
                  "8 WAKE T4 C ok",
                  "8 SWITCH T4<-T3",
-                 "9 SWITCH T3<-T4",
-                 "9 SWITCH T2<-T3",
-                 "9 SWITCH T1<-T2",
+                 "9 SWITCH T1<-T4",
                  "10 SWITCH idle<-T1");
     CHECK_EQ(trace_count(PR_EV_PRIO, PR_TRACE_NONE), 9);
     CHECK_EQ(trace_tick_of(PR_EV_TASK_EXIT, t4, 0), 9);
@@ -186,8 +185,8 @@ static void waiter_setup(void)
  *    unlocks A, computes 7..8.
  * 8: T2 unlocks B: 6->2; B goes to W1 - not W2, which arrived later but was
  *    more urgent before the change. W1 (6, lent 4 by W2: no change) runs
- *    8..9 and hands B to W2 at 9; W2 runs 9..10; T2 ends at 10; T1
- *    computes its last tick 10..11.
+ *    8..9 and hands B to W2 at 9; W2 runs 9..10; T2 ended at 8, with its
+ *    unlock; T1 computes its last tick 10..11.
  */
 static void raised_waiter_moves_ahead_and_chain_follows(void)
 {
@@ -230,8 +229,7 @@ static void raised_waiter_moves_ahead_and_chain_follows(void)
                  "8 SWITCH W1<-T2",
                  "9 WAKE W2 B ok",
                  "9 SWITCH W2<-W1",
-                 "10 SWITCH T2<-W2",
-                 "10 SWITCH T1<-T2",
+                 "10 SWITCH T1<-W2",
                  "11 SWITCH idle<-T1");
 }
 
@@ -285,8 +283,7 @@ static void lowered_waiter_moves_back_and_chain_follows(void)
                  "8 WAKE W1 B ok",
                  "8 SWITCH W1<-T2",
                  "9 WAKE W2 B ok",
-                 "9 SWITCH T2<-W1",
-                 "9 SWITCH T1<-T2",
+                 "9 SWITCH T1<-W1",
                  "10 SWITCH W2<-T1",
                  "11 SWITCH idle<-W2");
 }

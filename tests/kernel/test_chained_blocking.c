@@ -52,19 +52,17 @@ static void pip_blocks_once_per_resource(void)
                  "2 SWITCH L1<-H",
                  "4 PRIO L1 3->1 release S1",
                  "4 WAKE H S1 ok",
+                 "4 TASK_EXIT L1",
                  "4 SWITCH H<-L1",
                  "5 BLOCK H S2 ok",
                  "5 PRIO L2 2->3 inherit S2",
                  "5 SWITCH L2<-H",
                  "7 PRIO L2 3->2 release S2",
                  "7 WAKE H S2 ok",
+                 "7 TASK_EXIT L2",
                  "7 SWITCH H<-L2",
                  "8 TASK_EXIT H",
-                 "8 SWITCH L2<-H",
-                 "8 TASK_EXIT L2",
-                 "8 SWITCH L1<-L2",
-                 "8 TASK_EXIT L1",
-                 "8 SWITCH idle<-L1");
+                 "8 SWITCH idle<-H");
     CHECK_EQ(trace_count(PR_EV_BLOCK, h), 2);
 }
 
@@ -92,14 +90,13 @@ static void pcp_blocks_at_most_once(void)
                  "2 SWITCH L1<-H",
                  "3 PRIO L1 3->1 release S1",
                  "3 WAKE H S1 PR_EAGAIN",
+                 "3 TASK_EXIT L1",
                  "3 SWITCH H<-L1",
                  "4 WAKE L2 S2 PR_EAGAIN",
                  "5 TASK_EXIT H",
                  "5 SWITCH L2<-H",
                  "8 TASK_EXIT L2",
-                 "8 SWITCH L1<-L2",
-                 "8 TASK_EXIT L1",
-                 "8 SWITCH idle<-L1");
+                 "8 SWITCH idle<-L2");
     CHECK_EQ(trace_count(PR_EV_BLOCK, h), 1);
     CHECK_EQ(trace_count(PR_EV_BLOCK, l2), 1);
     CHECK_EQ(sh.errors + s1.errors + s2.errors, 0);

@@ -163,8 +163,7 @@ static void timeout_returns_holding_the_mutex(void)
                  "4 WAKE W M ok",
                  "4 SWITCH W<-X",
                  "4 DOWN W M ok value=0",
-                 "4 SWITCH X<-W",
-                 "4 SWITCH idle<-X");
+                 "4 SWITCH idle<-W");
     CHECK_EQ(nback, 1);
     CHECK_EQ(rcs[0], PR_ETIMEDOUT);
 }

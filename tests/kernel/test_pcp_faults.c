@@ -264,11 +264,10 @@ static void pcp_waiter_behind_a_blocked_one_tries_again(void)
                  "14 TASK_EXIT Y",
                  "14 SWITCH T<-Y",
                  "15 WAKE W B PR_EAGAIN",
+                 "15 TASK_EXIT T",
                  "15 SWITCH W<-T",
                  "16 TASK_EXIT W",
-                 "16 SWITCH T<-W",
-                 "16 TASK_EXIT T",
-                 "16 SWITCH idle<-T");
+                 "16 SWITCH idle<-W");
     EXPECT_PRIO(behind_tid, "4 PRIO T 2->7", "4 PRIO T 7->2", "14 PRIO T 2->7", "15 PRIO T 7->2");
     EXPECT_NO_PRIO(behind_yid);
     EXPECT_NO_PRIO(behind_wid);
@@ -561,14 +560,13 @@ static void pcp_retry_refused_with_edeadlk_after_waiting(void)
                  "3 PRIO X 3->2 release P",
                  "3 WAKE Y P ok",
                  "3 UP X P ok value=0",
+                 "3 TASK_EXIT X",
                  "3 SWITCH Y<-X",
                  "3 DOWN Y P ok value=0",
                  "4 UP Y P ok value=1",
                  "4 UP Y Q ok value=1",
                  "4 TASK_EXIT Y",
-                 "4 SWITCH X<-Y",
-                 "4 TASK_EXIT X",
-                 "4 SWITCH idle<-X");
+                 "4 SWITCH idle<-Y");
     CHECK_EQ(sx.errors, 1);
     CHECK_EQ(sx.last_error, PR_EDEADLK);
     CHECK_EQ(down_waited(x, DL_Q, 0), 1);
