@@ -131,11 +131,15 @@ static uint32_t skip_section(pr_script_t *sc, uint32_t lock, uint8_t *skipped)
  *    runs again on the replay);
  *  - a section opened before the LOCK and closed in between (crossing
  *    sections) is closed already: its UNLOCK is skipped on the replay.
- * The work lost is the CPU time since the LOCK (mark: that time less the
- * work lost before it), so a restart inside a section that restarts in turn
- * is counted once.
+ * Work is CPU time less the task's recoveries (pr_script_body): a recovery
+ * restores, it is never lost. The work lost is the work from the LOCK
+ * (mark: that work less the work lost before it) to `until`, the work done
+ * when the section ended: where the UNLOCK returned, or where it was called
+ * when it ran a recovery. So a restart inside a section that restarts in
+ * turn is counted once.
  */
-static uint32_t restart_section(pr_script_t *sc, uint32_t u, uint8_t *skipped, const uint64_t *mark)
+static uint32_t restart_section(pr_script_t *sc, uint32_t u, uint8_t *skipped, const uint64_t *mark,
+                                uint64_t until)
 {
     const pr_id_t sem = sc->actions[u].sem;
     uint32_t lock = u;
@@ -157,7 +161,7 @@ static uint32_t restart_section(pr_script_t *sc, uint32_t u, uint8_t *skipped, c
         if (opened[s] && held_by_me(s))
             note_result(sc, u, pr_sem_up(s));
     sc->aborts++;
-    sc->lost = cpu_now() - mark[sem];
+    sc->lost = until - mark[sem];
     return lock;
 }
 
@@ -188,7 +192,22 @@ static int may_yield_the_cpu(pr_action_kind_t kind)
  */
 static int lock_for_job_end(const pr_script_t *sc, uint32_t i)
 {
-    return ends_job(sc, i) && may_yield_the_cpu(sc->actions[i].kind) && pr_sched_lock() == PR_OK;
+    const pr_action_t *a = &sc->actions[i];
+    if (!ends_job(sc, i) || !may_yield_the_cpu(a->kind))
+        return 0;
+    /* An aborted section whose holder still holds the mutex (rcs with a
+     * recovery) does not end the job here: the UNLOCK runs the recovery at
+     * the requester's priority, which a more urgent task must preempt, and
+     * the section restarts. */
+    if (a->kind == PR_ACT_UNLOCK && pr_sem_aborted() != 0 && held_by_me(a->sem))
+        return 0;
+    return pr_sched_lock() == PR_OK;
+}
+
+void pr_script_recover(pr_id_t mutex, void *arg)
+{
+    (void)mutex;
+    pr_port_consume(*(const uint64_t *)arg);
 }
 
 void pr_script_body(void *arg)
@@ -196,7 +215,8 @@ void pr_script_body(void *arg)
     pr_script_t *sc = arg;
     int locked = 0; /* the scheduler lock lock_for_job_end took, until the next job starts */
     uint8_t skipped[PR_CONFIG_MAX_SEMS]; /* sections this job skips in full */
-    uint64_t mark[PR_CONFIG_MAX_SEMS];   /* at each LOCK: CPU time less work lost (restart_section) */
+    uint64_t mark[PR_CONFIG_MAX_SEMS];   /* at each LOCK: work less work lost (restart_section) */
+    uint64_t recovered = 0;              /* CPU time of the task's recoveries: not work */
     for (;;) {
         for (int s = 0; s < PR_CONFIG_MAX_SEMS; s++)
             skipped[s] = 0;
@@ -215,22 +235,31 @@ void pr_script_body(void *arg)
                 if (err != PR_OK)
                     i = skip_section(sc, i, skipped);
                 else if (in_pool(a->sem))
-                    mark[a->sem] = cpu_now() - sc->lost;
+                    mark[a->sem] = cpu_now() - recovered - sc->lost;
                 break;
             case PR_ACT_DOWN:
                 err = pr_sem_down(a->sem, a->timeout);
                 break;
-            case PR_ACT_UNLOCK:
+            case PR_ACT_UNLOCK: {
                 if (in_pool(a->sem) && skipped[a->sem]) { /* its LOCK was skipped */
                     skipped[a->sem] = 0;
                     continue;
                 }
+                /* An aborted holder that kept the mutex (rcs with a
+                 * recovery) recovers in this call: its section's work ends
+                 * before it. Taken over, it ends where the call returns. */
+                const int recovers = pr_sem_aborted() != 0 && held_by_me(a->sem);
+                const uint64_t before = recovers ? cpu_now() : 0;
                 err = pr_sem_up(a->sem);
                 if (err == PR_EABORTED) {
-                    i = restart_section(sc, i, skipped, mark) - 1; /* the loop's i++ lands on the LOCK */
+                    const uint64_t until = (recovers ? before : cpu_now()) - recovered;
+                    if (recovers)
+                        recovered += cpu_now() - before;
+                    i = restart_section(sc, i, skipped, mark, until) - 1; /* the loop's i++ lands on the LOCK */
                     err = PR_OK;
                 }
                 break;
+            }
             case PR_ACT_UP:
                 err = pr_sem_up(a->sem);
                 break;

@@ -31,11 +31,18 @@
  *                           hands a mutex over, or else from the holder's DOWN
  *                           ok (taken at once, after a pcp retry, or by an rcs
  *                           take-over), to its UP ok or the ABORT of its section
- * Lost work (rcs) mirrors the interpreter (kernel/scenario/interp.c): at each
- * lock (DOWN ok on a mutex) the task's CPU time less its lost work so far is
- * marked; an UP with PR_EABORTED makes the lost work the CPU time since that
- * mark, and the difference goes to the current job. CPU time is read from
- * the SWITCH records, as `busy` is.
+ *   RECOVER                 rcs with a recovery: the aborted holder still holds
+ *                           the mutex (its hold goes on from its lock to the
+ *                           WAKE that hands it over) and recovers until its UP
+ *                           with PR_EABORTED: that CPU time is the job's and
+ *                           the mutex's recovery
+ * Lost work (rcs) mirrors the interpreter (kernel/scenario/interp.c): work is
+ * the task's CPU time less its recoveries (RECOVER to its UP); at each lock
+ * (DOWN ok on a mutex) its work less its lost work so far is marked; an UP
+ * with PR_EABORTED makes the lost work the work from that mark to the
+ * recovery point (its RECOVER record when it recovers, else that UP), and
+ * the difference goes to the current job. CPU time is read from the SWITCH
+ * records, as `busy` is.
  * A task's pending jobs are a list through `next` (oldest first), so
  * finding the current job is O(1).
  */
@@ -56,6 +63,9 @@ typedef struct task_state {
     uint64_t lower_ran;     /* ns during which a task of lower base priority ran */
     uint64_t cpu;           /* ns it ran */
     uint64_t lost;          /* ns of work lost in aborted sections (the interpreter's pr_script_t.lost) */
+    int recovering;         /* the mutex it recovers since its RECOVER record, or NONE */
+    uint64_t recover_cpu;   /* its cpu at that record */
+    uint64_t recovered;     /* ns of its recoveries so far: cpu that is not work */
 } task_state_t;
 
 typedef struct account {
@@ -69,7 +79,7 @@ typedef struct account {
     uint64_t last;          /* time up to which intervals are charged */
     uint64_t busy;
     int nsems;
-    uint64_t *lock_mark;    /* [task * nsems + sem]: cpu - lost at the task's last lock of sem */
+    uint64_t *lock_mark;    /* [task * nsems + sem]: work - lost at the task's last lock of sem */
 } account_t;
 
 static void charge(account_t *a, uint64_t now)
@@ -143,7 +153,7 @@ static int needs_task(uint8_t event)
 {
     switch (event) {
     case PR_EV_TASK_CREATE: case PR_EV_RELEASE: case PR_EV_JOB_DONE: case PR_EV_BLOCK:
-    case PR_EV_WAKE: case PR_EV_DEADLINE_MISS: case PR_EV_ABORT:
+    case PR_EV_WAKE: case PR_EV_DEADLINE_MISS: case PR_EV_ABORT: case PR_EV_RECOVER:
         return 1;
     }
     return 0;
@@ -170,16 +180,26 @@ static void count_result(account_t *a, int task, int result, int is_down)
 }
 
 /* rcs: the task's unlock of sem returned PR_EABORTED, and the interpreter
- * restarts the section: its lost work becomes the CPU time since the mark
- * of that lock (which excludes the work lost before it), as interp.c's
- * restart_section computes it. */
-static void abort_restart(account_t *a, int task, int sem)
+ * restarts the section: its lost work becomes the work from the mark of
+ * that lock (which excludes the work lost before it) to the recovery point,
+ * as interp.c's restart_section computes it. A recovery run there is the
+ * job's and the mutex's recovery time, not lost work. */
+static void abort_restart(account_t *a, int task, int sem, uint64_t *recovery)
 {
     task_state_t *ts = &a->tasks[task];
-    uint64_t lost = ts->cpu - a->lock_mark[(size_t)task * (size_t)a->nsems + (size_t)sem];
+    uint64_t until = ts->cpu - ts->recovered, recovered = 0;
+    if (ts->recovering == sem) {
+        until = ts->recover_cpu - ts->recovered;
+        recovered = ts->cpu - ts->recover_cpu;
+        recovery[sem] += recovered;
+        ts->recovered += recovered;
+        ts->recovering = NONE;
+    }
+    uint64_t lost = until - a->lock_mark[(size_t)task * (size_t)a->nsems + (size_t)sem];
     pr_lab_job_t *j = current_job(a, task);
     if (j != NULL) {
         j->aborts++;
+        j->recovery += recovered;
         if (lost > ts->lost)
             j->lost += lost - ts->lost;
     }
@@ -204,24 +224,33 @@ static void decide_missed(pr_lab_job_t *j, uint64_t end)
 
 int pr_lab_account(const pr_trace_record_t *records, size_t n, int ntasks, const uint64_t *rel_deadline,
                    int nsems, const uint8_t *is_mutex, uint64_t end, pr_lab_job_t *jobs, size_t max_jobs,
-                   uint64_t *longest_hold, pr_lab_totals_t *totals)
+                   uint64_t *longest_hold, uint64_t *recovery, pr_lab_totals_t *totals)
 {
     account_t a = {jobs, NULL, NULL, 0, max_jobs, NULL, ntasks, NONE, 0, 0, nsems, NULL};
     uint64_t *hold_since = calloc((size_t)nsems + 1, sizeof *hold_since);
     uint8_t *held = calloc((size_t)nsems + 1, 1);
     int *holder = calloc((size_t)nsems + 1, sizeof *holder); /* valid while held */
+    /* rcs: the hold an ABORT ended, taken up again if its holder recovers */
+    uint64_t *aborted_since = calloc((size_t)nsems + 1, sizeof *aborted_since);
+    int *aborted_holder = calloc((size_t)nsems + 1, sizeof *aborted_holder);
     a.next = malloc((max_jobs + 1) * sizeof *a.next);
     a.mark = malloc((max_jobs + 1) * sizeof *a.mark);
     a.tasks = calloc((size_t)ntasks + 1, sizeof *a.tasks);
     a.lock_mark = calloc((size_t)ntasks * (size_t)nsems + 1, sizeof *a.lock_mark);
-    int err = (hold_since == NULL || held == NULL || holder == NULL || a.next == NULL || a.mark == NULL ||
-               a.tasks == NULL || a.lock_mark == NULL)
+    int err = (hold_since == NULL || held == NULL || holder == NULL || aborted_since == NULL ||
+               aborted_holder == NULL || a.next == NULL || a.mark == NULL || a.tasks == NULL ||
+               a.lock_mark == NULL)
                   ? -1
                   : 0;
-    for (int t = 0; t < ntasks && !err; t++)
+    for (int t = 0; t < ntasks && !err; t++) {
         a.tasks[t].head = a.tasks[t].tail = NONE;
-    for (int s = 0; s < nsems; s++)
-        longest_hold[s] = 0;
+        a.tasks[t].recovering = NONE;
+    }
+    for (int s = 0; s < nsems; s++) {
+        longest_hold[s] = recovery[s] = 0;
+        if (aborted_holder != NULL)
+            aborted_holder[s] = NONE;
+    }
 
     for (size_t i = 0; i < n && !err; i++) {
         const pr_trace_record_t *e = &records[i];
@@ -286,11 +315,27 @@ int pr_lab_account(const pr_trace_record_t *records, size_t n, int ntasks, const
             }
             break;
         case PR_EV_ABORT:
-            /* rcs: the holder's section is aborted and the mutex taken over;
-             * the new holder's DOWN (taken at once) follows */
+            /* rcs: the holder's section is aborted and the mutex taken over
+             * (the new holder's DOWN, taken at once, follows), unless the
+             * holder recovers first (RECOVER) */
             if (sem != NONE && held[sem] && holder[sem] == task) {
                 end_hold(longest_hold, hold_since, sem, e->time);
                 held[sem] = 0;
+                aborted_since[sem] = hold_since[sem];
+                aborted_holder[sem] = task;
+            }
+            break;
+        case PR_EV_RECOVER:
+            /* rcs with a recovery: the aborted holder kept the mutex, and
+             * recovers until its UP with PR_EABORTED */
+            if (sem != NONE && !held[sem] && aborted_holder[sem] == task) {
+                held[sem] = 1;
+                hold_since[sem] = aborted_since[sem];
+                holder[sem] = task;
+            }
+            if (sem != NONE) {
+                a.tasks[task].recovering = sem;
+                a.tasks[task].recover_cpu = a.tasks[task].cpu;
             }
             break;
         case PR_EV_DEADLINE_MISS:
@@ -306,13 +351,14 @@ int pr_lab_account(const pr_trace_record_t *records, size_t n, int ntasks, const
                     held[sem] = 1;
                     holder[sem] = task;
                 }
-                a.lock_mark[(size_t)task * (size_t)nsems + (size_t)sem] = a.tasks[task].cpu - a.tasks[task].lost;
+                a.lock_mark[(size_t)task * (size_t)nsems + (size_t)sem] =
+                    a.tasks[task].cpu - a.tasks[task].recovered - a.tasks[task].lost;
             }
             break;
         case PR_EV_SEM_UP:
             count_result(&a, task, e->result, 0);
             if (e->result == PR_EABORTED && task != NONE && sem != NONE && is_mutex[sem])
-                abort_restart(&a, task, sem);
+                abort_restart(&a, task, sem, recovery);
             /* arg0 is the task woken: then the hand-off already ended the hold */
             if (e->result == PR_OK && sem != NONE && is_mutex[sem] && e->arg0 == PR_TRACE_NONE &&
                 held[sem] && holder[sem] == task) {
@@ -343,6 +389,8 @@ int pr_lab_account(const pr_trace_record_t *records, size_t n, int ntasks, const
     free(hold_since);
     free(held);
     free(holder);
+    free(aborted_since);
+    free(aborted_holder);
     free(a.lock_mark);
     free(a.mark);
     free(a.next);
@@ -375,6 +423,7 @@ size_t pr_lab_sizeof(int which)
     case 8: return sizeof(pr_action_t);
     case 9: return sizeof(pr_script_t);
     case 10: return sizeof(pr_kernel_stats_t);
+    case 11: return sizeof(pr_sem_recovery_t);
     }
     return 0;
 }

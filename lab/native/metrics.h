@@ -26,8 +26,10 @@ typedef struct pr_lab_job {
     uint32_t aborts;   /* rcs: critical sections of the job aborted and restarted (unlocks that
                           returned PR_EABORTED: the scenario interpreter restarts each one) */
     uint64_t lost;     /* rcs: ns of the job's CPU time lost in those sections, by the interpreter's
-                          rule (pr_script_t.lost): from each restarted section's lock to its restart,
-                          counted once when sections nest */
+                          rule (pr_script_t.lost): from each restarted section's lock to its recovery
+                          point, counted once when sections nest */
+    uint64_t recovery; /* rcs with a recovery: ns of the job's CPU time spent restoring the shared
+                          state of its aborted sections, from each RECOVER record to its UP */
 } pr_lab_job_t;
 
 typedef struct pr_lab_totals {
@@ -45,14 +47,16 @@ typedef struct pr_lab_totals {
  * end            the time the run ended (ns)
  * jobs, max_jobs output rows, in release order
  * longest_hold   per semaphore (output): longest time one task held the mutex (0 if never;
- *                a hold still open at the end counts up to the end)
+ *                a hold still open at the end counts up to the end; an aborted holder that
+ *                recovers holds it until it hands it over)
+ * recovery       per semaphore (output): ns its aborted holders spent recovering (rcs)
  * totals         output
  * Returns 0, or -1 if max_jobs was too small, an id is out of range, or a
  * record that needs a task has none.
  */
 int pr_lab_account(const pr_trace_record_t *records, size_t n, int ntasks, const uint64_t *rel_deadline,
                    int nsems, const uint8_t *is_mutex, uint64_t end, pr_lab_job_t *jobs, size_t max_jobs,
-                   uint64_t *longest_hold, pr_lab_totals_t *totals);
+                   uint64_t *longest_hold, uint64_t *recovery, pr_lab_totals_t *totals);
 
 /* The build-time limits the lab's validation assumes (0 PR_CONFIG_MAX_TASKS,
  * 1 PR_CONFIG_MAX_SEMS, 2 PR_CONFIG_PRIORITIES, 3 PR_CONFIG_NAME_LEN), so the
@@ -61,7 +65,8 @@ long pr_lab_limit(int which);
 
 /* sizeof of the structures the Python binding mirrors, to check its layout
  * (0 trace record, 1 job, 2 totals, 3 kernel config, 4 task attr, 5 task
- * status, 6 sem attr, 7 sem stats, 8 action, 9 script, 10 kernel stats). */
+ * status, 6 sem attr, 7 sem stats, 8 action, 9 script, 10 kernel stats,
+ * 11 sem recovery). */
 size_t pr_lab_sizeof(int which);
 
 #endif

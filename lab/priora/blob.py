@@ -3,11 +3,12 @@ memory (docs/qemu-run.md). QEMU's generic loader puts it at ADDRESS, where
 the RISC-V scenario runner (ports/riscv/apps/scenario_runner.c) checks it
 and creates the kernel objects, so no image is relinked per scenario.
 
-Version 2, every field little-endian:
+Version 3, every field little-endian:
 
     header     64 bytes   magic "PRSB", version, sizes, CRC-32, tick_hz,
                           counts, quantum, horizon
-    semaphores 40 bytes each, in id order (version 1 had 32: no ceiling)
+    semaphores 48 bytes each, in id order (version 2 had 40: no recovery;
+               version 1 had 32: no ceiling)
     tasks      64 bytes each, in id order
     actions    24 bytes each (the kernel's pr_action_t), every task's
                body in task order; a task names its first action and count
@@ -22,7 +23,7 @@ from priora.compiled import KernelAction, KernelScenario, KernelSemaphore, Kerne
 from priora.errors import PrioraError
 
 MAGIC = b"PRSB"
-VERSION = 2
+VERSION = 3
 ADDRESS = 0x8700_0000  # in QEMU virt's RAM (0x8000_0000 .. 0x8800_0000 with -m 128M)
 LIMIT = 16 * 1024 * 1024  # the blob may use RAM from ADDRESS to the end: 16 MiB
 
@@ -31,8 +32,8 @@ LIMIT = 16 * 1024 * 1024  # the blob may use RAM from ADDRESS to the end: 16 MiB
 # trace limit (records the runner keeps in RAM; 0 = as many as fit), 12
 # reserved bytes (0).
 HEADER = struct.Struct("<4sHHIIIHHIIQQI12x")
-# name, value, max (0 = none), flags, protocol, ceiling, 0
-SEMAPHORE = struct.Struct("<16siiIiII")
+# name, value, max (0 = none), flags, protocol, ceiling, 0, recovery (ns; rcs only)
+SEMAPHORE = struct.Struct("<16siiIiIIQ")
 TASK = struct.Struct("<16siIIIQQQ8x")  # name, priority, first action, count, 0, period, phase, deadline
 ACTION = struct.Struct("<IiIIQ")  # kind, sem, timeout, 0, amount: pr_action_t
 CRC_FROM = 16  # the checksum covers everything after itself
@@ -59,8 +60,11 @@ def encode(kernel: KernelScenario, horizon_ticks: int | None, *, trace_limit: in
     horizon = 0 if horizon_ticks is None else horizon_ticks
     if not 0 <= horizon <= U64 or (horizon_ticks is not None and horizon == 0):
         raise BlobError(f"horizon {horizon_ticks} ticks does not fit a blob (1 .. 2^64-1)")
+    for s in kernel.semaphores:
+        if not 0 <= s.recovery <= U64:
+            raise BlobError(f"semaphore {s.name}: recovery {s.recovery} ns does not fit a blob (0 .. 2^64-1)")
     sems = b"".join(
-        SEMAPHORE.pack(_name(s.name), s.value, s.max, s.flags, s.protocol, s.ceiling, 0)
+        SEMAPHORE.pack(_name(s.name), s.value, s.max, s.flags, s.protocol, s.ceiling, 0, s.recovery)
         for s in kernel.semaphores
     )
     tasks: list[bytes] = []
@@ -106,12 +110,11 @@ def decode(blob: bytes) -> tuple[KernelScenario, int | None]:
     at = HEADER.size
     sems: list[KernelSemaphore] = []
     for _ in range(nsems):
-        name, value, limit, sem_flags, protocol, ceiling, zero = SEMAPHORE.unpack_from(blob, at)
+        name, value, limit, sem_flags, protocol, ceiling, zero, recovery = SEMAPHORE.unpack_from(blob, at)
         if zero != 0:
             raise BlobError(f"semaphore {len(sems)}: reserved field {zero}, expected 0")
-        sems.append(
-            KernelSemaphore(name.rstrip(b"\0").decode("ascii"), value, limit, sem_flags, protocol, ceiling)
-        )
+        text = name.rstrip(b"\0").decode("ascii")
+        sems.append(KernelSemaphore(text, value, limit, sem_flags, protocol, ceiling, recovery))
         at += SEMAPHORE.size
     entries = []
     for _ in range(ntasks):

@@ -6,7 +6,10 @@ ordered most urgent first), and on each task's track:
   "X" slices     "run" for each execution interval, and nested in them one
                  slice per critical section (named after the mutex, "R
                  (aborted)" for a section rcs aborted: its work is lost) for
-                 the part of the hold during which the task runs; "blocked on
+                 the part of the hold during which the task runs, and "R
+                 (recovery)" (category "recovery", args resource, waiter) for
+                 an aborted holder restoring R's state while `waiter` waits
+                 (rcs with a recovery); "blocked on
                  R" for each wait on semaphore R ("blocked on R by the
                  ceiling" for a wait on pcp's system ceiling: args ceiling,
                  holder)
@@ -112,9 +115,19 @@ def _slices(task: TaskTimeline) -> list[Event]:
     for run in _runs_by_job(task):
         events.append(_slice(task, "run", "execution", run, {"job": task.job_at(run.start)}))
         for name, piece in _nested_sections(task, run):
-            resource, aborted = _aborted_name(name)
-            label = f"{resource} (aborted)" if aborted else resource
-            args = {"resource": resource, "aborted": True} if aborted else {"resource": resource}
+            resource, kind = _piece_name(name)
+            args: dict[str, Any] = {"resource": resource}
+            if kind == RECOVERY:
+                args["waiter"] = next(
+                    r.waiter
+                    for r in task.recoveries
+                    if r.resource == resource and r.start <= piece.start < r.end
+                )
+                events.append(_slice(task, f"{resource} (recovery)", "recovery", piece, args))
+                continue
+            if kind == ABORTED:
+                args["aborted"] = True
+            label = f"{resource} (aborted)" if kind == ABORTED else resource
             events.append(_slice(task, label, "critical section", piece, args))
     for b in task.blocked:
         wait: dict[str, Any] = {"resource": b.resource, "timed_out": b.timed_out}
@@ -126,13 +139,18 @@ def _slices(task: TaskTimeline) -> list[Event]:
     return events
 
 
-ABORTED = "\0aborted"  # appended to a resource name inside _nested_sections: not a name's character
+# Appended to a resource name inside _nested_sections (not a name's character):
+# a section rcs aborted, and an aborted holder's recovery.
+ABORTED = "\0aborted"
+RECOVERY = "\0recovery"
 
 
-def _aborted_name(name: str) -> tuple[str, bool]:
-    if name.endswith(ABORTED):
-        return name[: -len(ABORTED)], True
-    return name, False
+def _piece_name(name: str) -> tuple[str, str]:
+    """(resource, "" or ABORTED or RECOVERY) of a piece's name."""
+    for kind in (ABORTED, RECOVERY):
+        if name.endswith(kind):
+            return name[: -len(kind)], kind
+    return name, ""
 
 
 def _runs_by_job(task: TaskTimeline) -> list[Interval]:
@@ -162,6 +180,10 @@ def _nested_sections(task: TaskTimeline, run: Interval) -> list[tuple[str, Inter
         start, end = max(cs.start, run.start), min(cs.end, run.end)
         if end > start:
             pieces.append((cs.resource + (ABORTED if cs.aborted else ""), start, end))
+    for rec in task.recoveries:
+        start, end = max(rec.start, run.start), min(rec.end, run.end)
+        if end > start:
+            pieces.append((rec.resource + RECOVERY, start, end))
     pieces.sort(key=lambda p: (p[1], -p[2]))  # outer first at one instant
     stack: list[tuple[str, int, int]] = []  # open slices, outermost first: (resource, since, end)
     out: list[tuple[str, Interval]] = []

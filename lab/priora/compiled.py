@@ -2,7 +2,8 @@
 
 Resource i becomes semaphore i and task i becomes task i, with the kernel's
 own attribute values (pr_sem_attr_t, pr_task_attr_t, and each job's actions
-as pr_action_t for the scenario interpreter). Times are in the kernel's
+as pr_action_t for the scenario interpreter), and an rcs mutex's recovery:
+the amount the interpreter's pr_script_recover computes. Times are in the kernel's
 units: periods, phases, deadlines, delays and timeouts in ticks, computes in
 port time (ns on both ports). The host run (priora.simulate) and the QEMU
 run (priora.blob, priora.qemu_run) create the same objects from these.
@@ -26,6 +27,9 @@ class KernelSemaphore:
     flags: int  # PR_SEM_PRIO | PR_SEM_MUTEX | PR_SEM_BINARY
     protocol: int  # pr_protocol_t (PR_PROTOCOL_NONE .. PR_PROTOCOL_RCS); NONE unless a mutex
     ceiling: int = 0  # pcp, ipcp: the mutex's ceiling; 0 for every other semaphore
+    # rcs: ns of CPU time its recovery (pr_script_recover, set with
+    # PR_SEM_CTL_RECOVERY) computes; 0: no recovery, the immediate take-over.
+    recovery: int = 0
 
 
 @dataclass(frozen=True)
@@ -72,20 +76,25 @@ def kernel_action(scenario: Scenario, a: Action) -> KernelAction:
 
 
 def kernel_semaphore(scenario: Scenario, r: Resource) -> KernelSemaphore:
-    """pr_sem_attr_t of `r`. A ceiling goes to the kernel under pcp and ipcp
-    only (given in the file, or computed: Scenario.ceiling); pr_sem_alloc
-    refuses any ceiling but 0 for the other protocols (npcs always runs its
-    holder at PR_PRIO_MAX)."""
+    """pr_sem_attr_t of `r`, and its recovery. A ceiling goes to the kernel
+    under pcp and ipcp only (given in the file, or computed:
+    Scenario.ceiling); pr_sem_alloc refuses any ceiling but 0 for the other
+    protocols (npcs always runs its holder at PR_PRIO_MAX). A recovery goes
+    with an rcs mutex only (the kernel refuses it under the others): one
+    kept from the file under another --protocol is not used."""
     flags = native.PR_SEM_PRIO if r.order == "priority" else 0
-    protocol = ceiling = 0
+    protocol = ceiling = recovery = 0
     if r.kind == "mutex":
         flags |= native.PR_SEM_MUTEX
         protocol = native.PROTOCOL_NUMBER[r.protocol]
         if r.protocol in CEILING_PROTOCOLS:
             ceiling = scenario.ceiling(r.name)
+        if r.protocol == "rcs":
+            recovery = scenario.ticks_to_ns(r.recovery)
     elif r.kind == "binary":
         flags |= native.PR_SEM_BINARY
-    return KernelSemaphore(r.name, r.initial, r.max if r.max is not None else 0, flags, protocol, ceiling)
+    limit = r.max if r.max is not None else 0
+    return KernelSemaphore(r.name, r.initial, limit, flags, protocol, ceiling, recovery)
 
 
 def kernel_task(scenario: Scenario, t: Task) -> KernelTask:

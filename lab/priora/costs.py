@@ -13,6 +13,9 @@ charges, in ns:
 - per kernel event: a job released, a job ended, a priority changed, an rcs
   abort, a timeout, a delay begun and ended.
 
+An rcs mutex's recovery is not a kernel cost: it is the scenario's own
+(`recovery`), computed by the aborted holder (docs/cost-model.md).
+
 The host port charges each cost at the trace record of the operation, inside
 the kernel call (ports/host/clock.c, pr_port_traced), so a simulation shows
 the overheads as a real kernel has them. Three named models:
@@ -131,6 +134,12 @@ C_CLOCKINT = 108
 # Table 2's note 5, and section 4.2.
 C_ACTIVATE = 108
 C_ABORT = 816
+# Section 4.2: C_restart^rcs = C_abort + C_recover, where C_recover, restoring
+# the shared state, depends on the application: the paper gives no figure. It
+# is a mutex's `recovery` in the scenario, which the aborted holder computes
+# at the requester's priority after the abort and before the requester
+# enters (pr_script_recover), where the paper puts it; this model adds no
+# kernel cost to it.
 # Table 2 (us): lock acquired, lock not acquired (+ C_block), unlock (no waiter, waking one).
 _TABLE2: dict[str, tuple[int, int | None, int, int]] = {
     "none": (120, 208, 144, 144 + C_ACTIVATE),  # BP: unlock 144 + C_activate x n, n = 1 woken

@@ -12,7 +12,11 @@ unit.
                      when inherited (pip, pcp, rcs), dashed when the mutex lends
                      its ceiling from the lock on (ipcp, npcs: "p31")
   aborted section    (rcs) the running inside it cross-hatched (lost work), and
-                     a black X where a more urgent task took the mutex over
+                     a black X where a more urgent task aborted it
+  recovery           (rcs with a recovery) the aborted holder restoring the
+                     shared state: its running dotted over the resource's
+                     colour, within the pale band of the hold, while the
+                     requester waits (its blocked box)
   release, deadline  an arrow up at each release, down at each deadline
   miss               the deadline arrow in red, a red cross at the deadline, and
                      the overrun (deadline to finish, or to the end) underlined
@@ -40,7 +44,7 @@ from matplotlib.patches import Patch, Rectangle
 
 from priora.model import Scenario
 from priora.simulate import SimResult
-from priora.timeline import Interval, TaskTimeline, Timeline, extract
+from priora.timeline import CriticalSection, Interval, Recovery, TaskTimeline, Timeline, extract
 
 UNIT_LABEL = {"tick": "ticks", "us": "µs", "ms": "ms"}
 FORMATS = {".png": "png", ".svg": "svg"}
@@ -60,6 +64,7 @@ MISS_STRIP = 0.08  # the red overrun strip, under the bar
 
 CEILING_HATCH = "\\\\\\"  # blocked on pcp's system ceiling (the other waits: "///")
 LOST_HATCH = "xxx"  # running inside a section that was aborted (rcs)
+RECOVERY_HATCH = "..."  # an aborted holder restoring the shared state (rcs with a recovery)
 
 LABEL_CHAR_INCHES = 0.07  # width of one character of a 7 pt label, roughly
 
@@ -142,9 +147,15 @@ def _draw_row(chart: _Chart, task: TaskTimeline, y: float) -> None:
 
 
 def _draw_critical_bands(chart: _Chart, task: TaskTimeline, y: float) -> None:
-    for cs in task.critical_sections:
+    # A recovering holder still holds the mutex: its band goes on.
+    holds: list[CriticalSection | Recovery] = [*task.critical_sections, *task.recoveries]
+    for held in holds:
         chart.ax.broken_barh(
-            [chart.span(cs)], (y - BAND / 2, BAND), facecolors=chart.colours[cs.resource], alpha=0.3, zorder=1
+            [chart.span(held)],
+            (y - BAND / 2, BAND),
+            facecolors=chart.colours[held.resource],
+            alpha=0.3,
+            zorder=1,
         )
 
 
@@ -190,6 +201,20 @@ def _draw_executions(chart: _Chart, task: TaskTimeline, y: float) -> None:
                 lw=0,
                 zorder=3.2,
             )
+    for rec in task.recoveries:  # restoring the state: dotted over the resource's colour
+        inside = [chart.span(p) for p in _overlaps(task.executions, rec)]
+        colour = chart.colours[rec.resource]
+        chart.ax.broken_barh(inside, (y - BAR / 2, BAR), facecolors=colour, zorder=3.1)
+        bars = chart.ax.broken_barh(
+            inside,
+            (y - BAR / 2, BAR),
+            facecolors="none",
+            edgecolors="black",
+            hatch=RECOVERY_HATCH,
+            lw=0,
+            zorder=3.2,
+        )
+        bars.set_gid("recovery")  # found by tests and in the SVG
 
 
 def _draw_aborts(chart: _Chart, task: TaskTimeline, y: float) -> None:
@@ -296,7 +321,9 @@ def _axes(chart: _Chart, rows: list[TaskTimeline], end: float, title: str) -> No
 
 def _legend(chart: _Chart, timeline: Timeline) -> None:
     tasks = timeline.tasks
-    held = {cs.resource for t in tasks for cs in t.critical_sections}
+    held = {cs.resource for t in tasks for cs in t.critical_sections} | {
+        r.resource for t in tasks for r in t.recoveries
+    }
     waited = {b.resource for t in tasks for b in t.blocked}
     handles: list[Any] = [Patch(facecolor=EXEC_COLOUR, label="running")]
     for r in timeline.scenario.resources:
@@ -323,6 +350,9 @@ def _legend(chart: _Chart, timeline: Timeline) -> None:
         handles.append(Line2D([], [], color="black", lw=1.2, ls="--", marker="|", label=label))
     if any(cs.aborted for t in tasks for cs in t.critical_sections):
         handles.append(Patch(facecolor="white", edgecolor="black", hatch=LOST_HATCH, label="lost work (rcs)"))
+    if any(t.recoveries for t in tasks):
+        label = "recovery: the aborted holder restores the state (rcs)"
+        handles.append(Patch(facecolor="white", edgecolor="black", hatch=RECOVERY_HATCH, label=label))
     if any(t.aborts for t in tasks):
         handles.append(_marker("X", "black", "section aborted (rcs)"))
     handles.append(_marker("^", "black", "release"))

@@ -72,6 +72,11 @@ class Resource:
     # Mutexes only: the ceiling given in the file (`ceiling = N`), None when
     # omitted (then Scenario.ceiling computes it from the tasks that lock it).
     ceiling: int | None = None
+    # rcs mutexes: ticks of CPU time its aborted holder takes to restore the
+    # shared state (`recovery = T`) while the requester waits; 0 = none, the
+    # requester takes the mutex over at once. Kept under --protocol, used
+    # only while the mutex is rcs.
+    recovery: int = 0
 
 
 @dataclass(frozen=True)

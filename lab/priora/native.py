@@ -61,11 +61,12 @@ typedef struct {
 typedef struct {
     uint64_t release; uint64_t start; uint64_t finish; uint64_t deadline; uint64_t blocked; uint64_t inverted;
     int32_t task; uint32_t job; uint32_t timeouts; int32_t missed; uint32_t errors; uint32_t aborts;
-    uint64_t lost;
+    uint64_t lost; uint64_t recovery;
 } pr_lab_job_t;
 typedef struct { uint64_t busy; uint64_t end; uint64_t jobs; } pr_lab_totals_t;
 
 typedef struct { uint64_t switch_ns; uint64_t tick_ns; } pr_host_costs_t;
+typedef struct { void (*fn)(pr_id_t mutex, void *arg); void *arg; } pr_sem_recovery_t;
 
 const char *pr_errname(int err);
 int pr_host_init(const pr_kernel_config_t *config);
@@ -83,11 +84,14 @@ int pr_task_status(pr_id_t id, pr_task_status_t *status);
 void pr_sem_attr_init(pr_sem_attr_t *attr);
 int pr_sem_alloc(const pr_sem_attr_t *attr, pr_id_t *id);
 int pr_sem_stats(pr_id_t id, pr_sem_stats_t *stats);
+int pr_sem_control(pr_id_t id, int cmd, void *arg);
 int pr_script_check(const pr_script_t *script, uint32_t *bad_action);
 void pr_script_body(void *script);
+void pr_script_recover(pr_id_t mutex, void *arg);
 int pr_lab_account(const pr_trace_record_t *records, size_t n, int ntasks,
                    const uint64_t *rel_deadline, int nsems, const uint8_t *is_mutex, uint64_t end,
-                   pr_lab_job_t *jobs, size_t max_jobs, uint64_t *longest_hold, pr_lab_totals_t *totals);
+                   pr_lab_job_t *jobs, size_t max_jobs, uint64_t *longest_hold, uint64_t *recovery,
+                   pr_lab_totals_t *totals);
 size_t pr_lab_sizeof(int which);
 long pr_lab_limit(int which);
 """
@@ -105,6 +109,7 @@ MIRRORED = (
     "pr_action_t",
     "pr_script_t",
     "pr_kernel_stats_t",
+    "pr_sem_recovery_t",
 )
 
 # Constants of the C headers.
@@ -119,6 +124,7 @@ PR_SEM_PRIO = 0x1
 PR_SEM_MUTEX = 0x2
 PR_SEM_RECURSIVE = 0x4
 PR_SEM_BINARY = 0x8
+PR_SEM_CTL_RECOVERY = 2  # pr_sem_control: an rcs mutex's recovery (pr_sem_recovery_t)
 PROTOCOL_NUMBER = {"none": 0, "pip": 1, "pcp": 2, "ipcp": 3, "npcs": 4, "rcs": 5}  # pr_protocol_t
 PROTOCOL_NAME = {number: name for name, number in PROTOCOL_NUMBER.items()}
 ACTION_NUMBER = {"compute": 1, "lock": 2, "unlock": 3, "down": 4, "up": 5, "delay": 6}
@@ -143,7 +149,7 @@ TRACE_DTYPE = np.dtype(
 JOB_DTYPE = np.dtype(
     [("release", "<u8"), ("start", "<u8"), ("finish", "<u8"), ("deadline", "<u8"), ("blocked", "<u8"),
      ("inverted", "<u8"), ("task", "<i4"), ("job", "<u4"), ("timeouts", "<u4"), ("missed", "<i4"),
-     ("errors", "<u4"), ("aborts", "<u4"), ("lost", "<u8")]
+     ("errors", "<u4"), ("aborts", "<u4"), ("lost", "<u8"), ("recovery", "<u8")]
 )  # fmt: skip
 
 FUNCTIONS = tuple(re.findall(r"(pr_\w+)\(", CDEF))  # checked at load: a stale library lacks some
@@ -229,7 +235,9 @@ def lib() -> Any:
     for function in FUNCTIONS:
         try:
             getattr(loaded, function)
-        except (AttributeError, ffi.error):  # cffi raises either, by version and mode
+        # cffi raises either, by version and mode; the FFI that parsed CDEF
+        # itself (a stale _native_ffi.py) has no `error` in every version.
+        except (AttributeError, getattr(ffi, "error", AttributeError)):
             raise NativeError(f"{path}: has no {function} (older than this lab): {REBUILD}") from None
     for which, name in enumerate(MIRRORED):
         c_size, py_size = loaded.pr_lab_sizeof(which), ffi.sizeof(name)

@@ -300,18 +300,22 @@ def result(scenario: Scenario, out: RunnerOutput) -> SimResult:
     ):
         raise RunError("the runner's tasks and semaphores are not the scenario's")
     trace = out.trace.records
-    jobs, busy, holds = account(native.lib(), scenario, trace, out.end_ns)
+    accounted = account(native.lib(), scenario, trace, out.end_ns)
     counters = tuple(
-        SemaphoreCounters(*out.semaphores[i], holds[i] if r.kind == "mutex" else None)
+        SemaphoreCounters(
+            *out.semaphores[i],
+            accounted.longest_hold_ns[i] if r.kind == "mutex" else None,
+            accounted.recovery_ns[i],
+        )
         for i, r in enumerate(scenario.resources)
     )
     return SimResult(
         scenario=scenario,
         trace=trace,
-        jobs=jobs,
+        jobs=accounted.jobs,
         end_ns=out.end_ns,
         quiescent=out.quiescent,
-        busy_ns=busy,
+        busy_ns=accounted.busy_ns,
         context_switches=out.context_switches,
         priority_changes=out.priority_changes,
         semaphores=counters,

@@ -17,7 +17,8 @@ of step until its job ends; its refusals then have no action (never seen on
 the examples and the random sets of tests/lab/test_refusals.py).
 
 The cause is read from the trace's state at the refusal: who holds each
-mutex (DOWN ok, WAKE ok: handed over, UP ok, ABORT), who waits for which
+mutex (DOWN ok, WAKE ok: handed over, UP ok, ABORT unless the aborted holder
+then recovers: RECOVER), who waits for which
 (BLOCK, CEILING for pcp's system ceiling, until WAKE or DOWN), the tasks'
 base priorities (TASK_CREATE, PRIO_SET). For PR_EDEADLK it is the cycle:
 from the mutex asked for, its holder, the mutex that holder waits for, its
@@ -50,8 +51,8 @@ PR_EOVERFLOW = -13
 # The records the state at a refusal is read from.
 STATE_EVENTS = tuple(
     EV[name]
-    for name in ("TASK_CREATE", "TASK_DELETE", "PRIO_SET", "BLOCK", "CEILING", "WAKE", "ABORT", "JOB_DONE",
-                 "DOWN", "UP")
+    for name in ("TASK_CREATE", "TASK_DELETE", "PRIO_SET", "BLOCK", "CEILING", "WAKE", "ABORT", "RECOVER",
+                 "JOB_DONE", "DOWN", "UP")
 )  # fmt: skip
 
 
@@ -339,7 +340,9 @@ class _State:
             if r.event == EV["WAKE"] and r.result == native.PR_OK and self._is_mutex(r.object):
                 self.holder[r.object] = tid  # handed over: the releaser's UP follows
         elif r.event == EV["ABORT"] and self.holder.get(r.object) == tid:
-            del self.holder[r.object]  # the new holder's DOWN follows
+            del self.holder[r.object]  # the new holder's DOWN follows, or this RECOVER
+        elif r.event == EV["RECOVER"] and r.object not in self.holder:
+            self.holder[r.object] = tid  # it kept the mutex to recover, until a WAKE hands it over
         elif r.event == EV["DOWN"]:
             self.waits.pop(tid, None)
             if r.result == native.PR_OK and self._is_mutex(r.object):

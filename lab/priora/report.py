@@ -55,9 +55,12 @@ class JobRow:
     deadline: Number | None  # absolute; None: the task has no deadline
     aborts: int = 0  # rcs: sections of the job aborted by a more urgent task, and restarted
     lost: Number = 0  # rcs: CPU time of the job spent in those sections before their restart
+    recovery: Number = 0  # rcs with a recovery: CPU time the job spent restoring their shared state
 
 
 JOB_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(JobRow))
+# The fields present only when a mutex of the run has a recovery (Report.recoveries).
+RECOVERY_FIELDS = ("recovery",)
 
 
 class JobRows(Sequence[JobRow]):
@@ -123,6 +126,7 @@ class TaskRow:
     errors: int
     aborts: int = 0  # rcs: the interpreter's count of restarted sections (pr_script_t.aborts)
     lost: Number = 0  # rcs: the interpreter's lost work (pr_script_t.lost)
+    recovery: Number = 0  # rcs with a recovery: the sum of the jobs' recovery
 
 
 @dataclass
@@ -135,6 +139,7 @@ class ResourceRow:
     longest_hold: Number | None  # mutexes only
     ceiling: int | None = None  # pcp, ipcp: the mutex's ceiling; npcs: 31; else None
     aborts: int = 0  # rcs: holders whose section on it was aborted (pr_sem_stats)
+    recovery: Number = 0  # rcs with a recovery: CPU time its aborted holders spent recovering
 
 
 @dataclass
@@ -152,6 +157,7 @@ class SystemRow:
     misses: int
     aborts: int = 0  # the sum of the jobs' aborts
     lost: Number = 0  # the sum of the jobs' lost work
+    recovery: Number = 0  # the sum of the jobs' recovery
     refused: int = 0  # calls the kernel refused: the entries of Report.warnings
     quantum: Number = 0  # round robin among equal priorities ([system] quantum); 0 = none
 
@@ -194,6 +200,10 @@ class Report:
     resources: dict[str, ResourceRow]  # in the scenario's resource order
     system: SystemRow
     warnings: list[WarningRow] = field(default_factory=list)  # in time order
+    # A mutex of the run is rcs with a recovery: the `recovery` fields are
+    # shown (text) and written (JSON); without one they are all 0 and left
+    # out, so that such a run's report reads as before recoveries existed.
+    recoveries: bool = False
 
 
 # ---------------------------------------------------------------- building
@@ -279,6 +289,7 @@ def _jobs(result: SimResult) -> JobRows:
         "deadline": _column(scenario, jobs["deadline"]),
         "aborts": jobs["aborts"].tolist(),
         "lost": _column(scenario, jobs["lost"]),
+        "recovery": _column(scenario, jobs["recovery"]),
     }
     return JobRows(columns)
 
@@ -299,10 +310,21 @@ def _task_row(scenario: Scenario, rows: dict[str, np.ndarray[Any, Any]], script:
         errors=int(rows["errors"].sum()),
         aborts=script.aborts,
         lost=_time(scenario, script.lost_ns),
+        recovery=_time(scenario, int(rows["recovery"].sum())),
     )
 
 
-_TASK_COLUMNS = ("task", "release", "finish", "blocked", "inverted", "missed", "timeouts", "errors")
+_TASK_COLUMNS = (
+    "task",
+    "release",
+    "finish",
+    "blocked",
+    "inverted",
+    "missed",
+    "timeouts",
+    "errors",
+    "recovery",
+)
 
 
 def _tasks(result: SimResult) -> dict[str, TaskRow]:
@@ -335,6 +357,7 @@ def _resources(result: SimResult) -> dict[str, ResourceRow]:
             longest_hold=hold,
             ceiling=scenario.kernel_ceiling(r.name),
             aborts=c.aborts,
+            recovery=_time(scenario, c.recovery_ns),
         )
     return rows
 
@@ -391,9 +414,15 @@ def _system(result: SimResult, refused: int) -> SystemRow:
         misses=int(np.count_nonzero(result.jobs["missed"] == 1)),
         aborts=int(result.jobs["aborts"].sum()),
         lost=_time(scenario, int(result.jobs["lost"].sum())),
+        recovery=_time(scenario, int(result.jobs["recovery"].sum())),
         refused=refused,
         quantum=_time(scenario, scenario.ticks_to_ns(scenario.system.quantum)),
     )
+
+
+def has_recoveries(scenario: Scenario) -> bool:
+    """A mutex of `scenario` is rcs with a recovery (Report.recoveries)."""
+    return any(r.kind == "mutex" and r.protocol == "rcs" and r.recovery > 0 for r in scenario.resources)
 
 
 def build_report(result: SimResult) -> Report:
@@ -405,6 +434,7 @@ def build_report(result: SimResult) -> Report:
         resources=_resources(result),
         system=_system(result, len(warnings)),
         warnings=warnings,
+        recoveries=has_recoveries(result.scenario),
     )
 
 
@@ -421,20 +451,35 @@ def schema() -> dict[str, Any]:
     return loaded
 
 
-def _fields(row: TaskRow | ResourceRow | SystemRow | WarningRow) -> dict[str, Any]:
+def _fields(row: TaskRow | ResourceRow | SystemRow | WarningRow, recoveries: bool = True) -> dict[str, Any]:
     # The rows hold only scalars, so a shallow copy is what asdict's deep
     # copy would give, at a fraction of its cost.
-    return dict(vars(row))
+    values = dict(vars(row))
+    if not recoveries:
+        for name in RECOVERY_FIELDS:
+            values.pop(name, None)
+    return values
+
+
+def _job_fields(report: Report) -> tuple[str, ...]:
+    """The keys of a job's object: every field, `recovery` only with recoveries."""
+    return JOB_FIELDS if report.recoveries else tuple(f for f in JOB_FIELDS if f not in RECOVERY_FIELDS)
+
+
+def _job_columns(report: Report) -> list[list[Any]]:
+    return [report.jobs._columns[JOB_FIELDS.index(name)] for name in _job_fields(report)]
 
 
 def report_dict(report: Report) -> dict[str, Any]:
     """The JSON document as Python values; keys in a fixed order (the
-    dataclasses' field order), tasks and resources in the scenario's order."""
+    dataclasses' field order), tasks and resources in the scenario's order;
+    the `recovery` fields only when a mutex has a recovery (Report.recoveries)."""
+    keys, r = _job_fields(report), report.recoveries
     return {
-        "jobs": [dict(zip(JOB_FIELDS, row, strict=True)) for row in zip(*report.jobs._columns, strict=True)],
-        "tasks": {name: _fields(t) for name, t in report.tasks.items()},
-        "resources": {name: _fields(r) for name, r in report.resources.items()},
-        "system": _fields(report.system),
+        "jobs": [dict(zip(keys, row, strict=True)) for row in zip(*_job_columns(report), strict=True)],
+        "tasks": {name: _fields(t, r) for name, t in report.tasks.items()},
+        "resources": {name: _fields(x, r) for name, x in report.resources.items()},
+        "system": _fields(report.system, r),
         "warnings": [_fields(w) for w in report.warnings],
     }
 
@@ -456,8 +501,9 @@ def _block(key: str, value: dict[str, Any]) -> str:
     return _lines(key, [f"{_compact(k)}: {_compact(v)}" for k, v in value.items()], "{}")
 
 
-# One job's object, as json.dumps writes it, with a {} for each value.
-_JOB_OBJECT = "{{" + ", ".join(f"{_compact(name)}: {{}}" for name in JOB_FIELDS) + "}}"
+def _job_object(names: tuple[str, ...]) -> str:
+    """One job's object, as json.dumps writes it, with a {} for each value."""
+    return "{{" + ", ".join(f"{_compact(name)}: {{}}" for name in names) + "}}"
 
 
 def _json_column(name: str, values: list[Any]) -> list[Any]:
@@ -475,21 +521,23 @@ def _json_column(name: str, values: list[Any]) -> list[Any]:
     return values
 
 
-def _jobs_json(jobs: JobRows) -> str:
+def _jobs_json(report: Report) -> str:
     """The jobs block, formatted column by column: json.dumps once per job
     costs several times more than the simulation."""
-    columns = [_json_column(name, values) for name, values in zip(JOB_FIELDS, jobs._columns, strict=True)]
-    return _lines("jobs", list(map(_JOB_OBJECT.format, *columns)), "[]")
+    names = _job_fields(report)
+    columns = [_json_column(name, values) for name, values in zip(names, _job_columns(report), strict=True)]
+    return _lines("jobs", list(map(_job_object(names).format, *columns)), "[]")
 
 
 def report_json(report: Report) -> str:
     """One JSON document (keys jobs, tasks, resources, system, warnings),
     laid out one entry per line; json.loads gives back report_dict(report)."""
+    r = report.recoveries
     blocks = [
-        _jobs_json(report.jobs),
-        _block("tasks", {name: _fields(t) for name, t in report.tasks.items()}),
-        _block("resources", {name: _fields(r) for name, r in report.resources.items()}),
-        _block("system", _fields(report.system)),
+        _jobs_json(report),
+        _block("tasks", {name: _fields(t, r) for name, t in report.tasks.items()}),
+        _block("resources", {name: _fields(x, r) for name, x in report.resources.items()}),
+        _block("system", _fields(report.system, r)),
         _lines("warnings", [_compact(_fields(w)) for w in report.warnings], "[]"),
     ]
     return "{\n" + ",\n".join(blocks) + "\n}"
@@ -525,12 +573,17 @@ def _table(title: str, headers: list[str], columns: Sequence[Sequence[Cell]], le
 _JOBS_TEXT = ("task", "job", "release", "start", "finish", "response", "deadline", "missed", "blocked",
               "inverted", "timeouts", "errors")  # fmt: skip
 _JOBS_RCS = ("aborts", "lost")
-_TIMES = {"release", "start", "finish", "response", "deadline", "blocked", "inverted", "lost"}
+_TIMES = {"release", "start", "finish", "response", "deadline", "blocked", "inverted", "lost", "recovery"}
 
 
 def _restartable(report: Report) -> bool:
     """A mutex of the run is rcs: the text shows the aborts and the lost work."""
     return any(r.protocol == "rcs" for r in report.resources.values())
+
+
+def _recovery_columns(report: Report) -> tuple[str, ...]:
+    """The `recovery` columns, shown when a mutex of the run has a recovery."""
+    return RECOVERY_FIELDS if report.recoveries else ()
 
 
 def _ceilings(report: Report) -> bool:
@@ -539,7 +592,7 @@ def _ceilings(report: Report) -> bool:
 
 
 def _jobs_text(report: Report, unit: str) -> str:
-    names = _JOBS_TEXT + (_JOBS_RCS if _restartable(report) else ())
+    names = _JOBS_TEXT + (_JOBS_RCS if _restartable(report) else ()) + _recovery_columns(report)
     headers = [f"{name} ({unit})" if name in _TIMES else name for name in names]
     columns = [report.jobs._columns[JOB_FIELDS.index(name)] for name in names]
     return _table("Jobs", headers, columns)
@@ -551,6 +604,7 @@ def _tasks_text(report: Report, unit: str) -> str:
     rcs = _restartable(report)
     if rcs:
         headers += ["aborts", f"lost ({unit})"]
+    headers += [f"{name} ({unit})" for name in _recovery_columns(report)]
     # The TaskRow fields, in their order.
     rows: list[list[Cell]] = [
         [name, *list(_fields(t).values())[: len(headers) - 1]] for name, t in report.tasks.items()
@@ -566,10 +620,13 @@ def _resources_text(report: Report, unit: str) -> str:
     headers += ["downs", "ups", "most waiters", f"longest hold ({unit})"]
     if rcs:
         headers.append("aborts")
+    if report.recoveries:
+        headers.append(f"recovery ({unit})")
     rows: list[list[Cell]] = []
     for name, r in report.resources.items():
         row: list[Cell] = [name, r.kind, r.protocol, *([r.ceiling] if ceilings else [])]
         row += [r.downs, r.ups, r.most_waiters, r.longest_hold, *([r.aborts] if rcs else [])]
+        row += [r.recovery] if report.recoveries else []
         rows.append(row)
     return _table("Resources", headers, list(zip(*rows, strict=True)), left=3)
 
@@ -592,6 +649,8 @@ def _system_text(report: Report) -> str:
     ]
     if _restartable(report):
         pairs += [("aborts", str(s.aborts)), ("lost", f"{s.lost} {unit}")]
+    if report.recoveries:
+        pairs.append(("recovery", f"{s.recovery} {unit}"))
     width = max(len(k) for k, _ in pairs)
     return "\n".join(["System", *(f"  {k.ljust(width)}  {v}" for k, v in pairs)])
 

@@ -67,7 +67,7 @@ _AT_END = re.compile(r"\s*\(at end of document\)$")
 
 _TOP_KEYS = ("system", "resources", "tasks")
 _SYSTEM_KEYS = ("tick_hz", "time_unit", "horizon", "protocol", "quantum", "cost_model", "cpu_hz")
-_RESOURCE_KEYS = ("kind", "protocol", "ceiling", "initial", "max", "order")
+_RESOURCE_KEYS = ("kind", "protocol", "ceiling", "recovery", "initial", "max", "order")
 _TASK_KEYS = ("priority", "period", "phase", "deadline", "body")
 _ACTIONS: tuple[ActionKind, ...] = ("compute", "lock", "unlock", "down", "up", "delay")
 
@@ -77,6 +77,8 @@ _NOT_FOR_KIND: dict[tuple[str, ResourceKind], str] = {
     ("protocol", "binary"): "only mutexes have a locking protocol",
     ("ceiling", "counting"): "only mutexes have a ceiling",
     ("ceiling", "binary"): "only mutexes have a ceiling",
+    ("recovery", "counting"): "only an rcs mutex has a recovery",
+    ("recovery", "binary"): "only an rcs mutex has a recovery",
     ("initial", "mutex"): "a mutex always starts free",
     ("max", "mutex"): "a mutex has no count",
     ("max", "binary"): 'its max is 1; use kind = "counting" for another max',
@@ -134,7 +136,7 @@ def parse(text: str, source: str, *, check_default_horizon: bool = True) -> Scen
     doc = _decode(text, source)
     _check_top_level(source, doc)
     system, clock = _system(_At(source, "[system]"), doc.get("system", {}))
-    resources = _resources(_At(source, "[resources]"), doc.get("resources", {}), system)
+    resources = _resources(_At(source, "[resources]"), doc.get("resources", {}), system, clock)
     tasks = _tasks(_At(source, "[tasks]"), doc.get("tasks", {}), resources, clock)
     scenario = Scenario(source=source, system=system, resources=resources, tasks=tasks)
     _check_ceilings(source, scenario)
@@ -396,17 +398,17 @@ def _check_name(at: _At, name: str) -> None:
 # ---- [resources.NAME] ----
 
 
-def _resources(at: _At, value: object, system: System) -> tuple[Resource, ...]:
+def _resources(at: _At, value: object, system: System, clock: _Clock) -> tuple[Resource, ...]:
     table = _table(at, value)
     if len(table) > MAX_RESOURCES:
         at.fail(f"{len(table)} resources, the kernel has room for {MAX_RESOURCES}")
     return tuple(
-        _resource(_At(at.source, _label("resources", name)), name, item, system)
+        _resource(_At(at.source, _label("resources", name)), name, item, system, clock)
         for name, item in table.items()
     )
 
 
-def _resource(at: _At, name: str, value: object, system: System) -> Resource:
+def _resource(at: _At, name: str, value: object, system: System, clock: _Clock) -> Resource:
     _check_name(at, name)
     table = _table(at, value)
     _check_keys(at, table, _RESOURCE_KEYS)
@@ -416,7 +418,7 @@ def _resource(at: _At, name: str, value: object, system: System) -> Resource:
     _check_kind_keys(at, table, kind)
     order = _choice(at.field("order"), table.get("order", "priority"), ORDERS, "order")
     if kind == "mutex":
-        return _mutex(at, name, table, order, system)
+        return _mutex(at, name, table, order, system, clock)
     return _semaphore(at, name, table, kind, order)
 
 
@@ -436,20 +438,40 @@ _NEEDS_ORDER_WHY: dict[Protocol, str] = {
 }
 
 
-def _mutex(at: _At, name: str, table: Mapping[str, object], order: Order, system: System) -> Resource:
+def _mutex(
+    at: _At, name: str, table: Mapping[str, object], order: Order, system: System, clock: _Clock
+) -> Resource:
     protocol: Protocol = system.protocol
     if "protocol" in table:
         protocol = _choice(at.field("protocol"), table["protocol"], PROTOCOLS, "protocol")
+    origin = "" if "protocol" in table else " (from [system])"
     # The kernel's policies find the most urgent waiter in the priority queue.
     if protocol in NEEDS_PRIORITY_ORDER and order == "fifo":
-        origin = "" if "protocol" in table else " (from [system])"
         at.field("order").fail(
             f'"fifo" cannot go with protocol "{protocol}"{origin}: {_NEEDS_ORDER_WHY[protocol]} needs '
             'priority order; set protocol = "none" or "npcs", or drop order'
         )
     ceiling = _priority(at.field("ceiling"), table["ceiling"]) if "ceiling" in table else None
+    recovery = 0
+    if "recovery" in table:
+        where = at.field("recovery")
+        if protocol != "rcs":
+            # Only rcs aborts a section, so only rcs has a state to restore.
+            where.fail(
+                f'only an rcs mutex has a recovery, its protocol is "{protocol}"{origin}: '
+                'set protocol = "rcs", or drop recovery'
+            )
+        number = _toml_number(where, table["recovery"])
+        recovery = _time(where, number, clock, positive=False, limit=clock.max_ticks())
     return Resource(
-        name=name, kind="mutex", protocol=protocol, initial=1, max=None, order=order, ceiling=ceiling
+        name=name,
+        kind="mutex",
+        protocol=protocol,
+        initial=1,
+        max=None,
+        order=order,
+        ceiling=ceiling,
+        recovery=recovery,
     )
 
 

@@ -29,14 +29,15 @@ UNBOUNDED_NS = 2**62
 
 @dataclass(frozen=True)
 class SemaphoreCounters:
-    """The kernel's pr_sem_stats of one semaphore, and the longest hold the
-    job accounting measured."""
+    """The kernel's pr_sem_stats of one semaphore, and the longest hold and
+    the recovery time the job accounting measured."""
 
     ups: int
     downs: int
     max_waiters: int
     aborts: int  # rcs: holders whose section on it was aborted
     longest_hold_ns: int | None  # mutexes only
+    recovery_ns: int = 0  # rcs: CPU time its aborted holders spent recovering
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,20 @@ def _alloc_semaphore(lib: Any, k: KernelSemaphore, keep: list[Any]) -> None:
     err = lib.pr_sem_alloc(attr, sid)
     if err != native.PR_OK:
         raise NativeError(f"the kernel refused resource {k.name}: {native.errname(err)}")
+    if k.recovery:
+        _set_recovery(lib, sid[0], k, keep)
+
+
+def _set_recovery(lib: Any, sem: int, k: KernelSemaphore, keep: list[Any]) -> None:
+    """The interpreter's recovery on an rcs mutex: its aborted holder computes
+    k.recovery ns before the requester enters. The kernel keeps a pointer to
+    the amount, which `keep` holds for the run."""
+    amount = native.ffi.new("uint64_t *", k.recovery)
+    keep.append(amount)
+    recovery = native.ffi.new("pr_sem_recovery_t *", {"fn": lib.pr_script_recover, "arg": amount})
+    err = lib.pr_sem_control(sem, native.PR_SEM_CTL_RECOVERY, recovery)
+    if err != native.PR_OK:
+        raise NativeError(f"the kernel refused the recovery of {k.name}: {native.errname(err)}")
 
 
 def _create_task(lib: Any, k: KernelTask, keep: list[Any]) -> Any:
@@ -118,9 +133,17 @@ def script_counters(script: Any) -> ScriptCounters:
     return ScriptCounters(int(script.timeouts), int(script.errors), int(script.aborts), int(script.lost))
 
 
-def account(
-    lib: Any, scenario: Scenario, trace: np.ndarray[Any, Any], end_ns: int
-) -> tuple[np.ndarray[Any, Any], int, list[int]]:
+@dataclass(frozen=True)
+class Accounting:
+    """What the lab's C pass (lab/native/metrics.c) computes from a trace."""
+
+    jobs: np.ndarray[Any, np.dtype[np.void]]  # native.JOB_DTYPE rows, in release order
+    busy_ns: int
+    longest_hold_ns: list[int]  # per resource (0 for a semaphore)
+    recovery_ns: list[int]  # per resource: rcs recovery time
+
+
+def account(lib: Any, scenario: Scenario, trace: np.ndarray[Any, Any], end_ns: int) -> Accounting:
     njobs = int(np.count_nonzero(trace["event"] == native.EVENT["RELEASE"]))
     jobs = np.zeros(njobs, dtype=native.JOB_DTYPE)
     deadlines = np.array(
@@ -130,6 +153,7 @@ def account(
     )  # fmt: skip
     is_mutex = np.array([r.kind == "mutex" for r in scenario.resources] + [False], dtype=np.uint8)
     holds = np.zeros(len(scenario.resources) + 1, dtype=np.uint64)
+    recovery = np.zeros(len(scenario.resources) + 1, dtype=np.uint64)
     totals = native.ffi.new("pr_lab_totals_t *")
     ffi = native.ffi
     err = lib.pr_lab_account(
@@ -143,11 +167,13 @@ def account(
         ffi.cast("pr_lab_job_t *", ffi.from_buffer(jobs)),
         njobs,
         ffi.cast("uint64_t *", ffi.from_buffer(holds)),
+        ffi.cast("uint64_t *", ffi.from_buffer(recovery)),
         totals,
     )
     if err != 0:
         raise NativeError("the job accounting could not read the kernel trace")
-    return jobs, int(totals.busy), [int(h) for h in holds[: len(scenario.resources)]]
+    n = len(scenario.resources)
+    return Accounting(jobs, int(totals.busy), holds[:n].tolist(), recovery[:n].tolist())
 
 
 @dataclass(frozen=True)
@@ -196,7 +222,7 @@ def simulate(
     records = lib.pr_host_trace(count)
     raw = native.ffi.buffer(records, count[0] * native.TRACE_DTYPE.itemsize)
     trace = np.frombuffer(raw, dtype=native.TRACE_DTYPE).copy()  # the kernel reuses its buffer
-    jobs, busy, holds = account(lib, scenario, trace, end_ns)
+    accounted = account(lib, scenario, trace, end_ns)
 
     stats = native.ffi.new("pr_kernel_stats_t *")
     lib.pr_kernel_stats(stats)
@@ -204,17 +230,20 @@ def simulate(
     for i, r in enumerate(scenario.resources):
         s = native.ffi.new("pr_sem_stats_t *")
         lib.pr_sem_stats(i, s)
-        hold = holds[i] if r.kind == "mutex" else None
-        counters.append(SemaphoreCounters(int(s.ups), int(s.downs), int(s.max_waiters), int(s.aborts), hold))
+        hold = accounted.longest_hold_ns[i] if r.kind == "mutex" else None
+        recovered = accounted.recovery_ns[i]
+        counters.append(
+            SemaphoreCounters(int(s.ups), int(s.downs), int(s.max_waiters), int(s.aborts), hold, recovered)
+        )
     ran = tuple(script_counters(script) for script in scripts)
     del keep, scripts
     return SimResult(
         scenario=scenario,
         trace=trace,
-        jobs=jobs,
+        jobs=accounted.jobs,
         end_ns=end_ns,
         quiescent=quiescent,
-        busy_ns=busy,
+        busy_ns=accounted.busy_ns,
         context_switches=int(stats.context_switches),
         priority_changes=int(stats.priority_changes),
         semaphores=tuple(counters),

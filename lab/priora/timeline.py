@@ -19,6 +19,9 @@ How each kind is read (docs/trace-format.md):
                     woke it to try again). A CEILING record after the BLOCK
                     marks a wait on pcp's system ceiling (`ceiling`, `holder`)
   aborts            ABORT records (rcs): the holder, the mutex, who took it
+  recoveries        rcs with a recovery: the aborted holder's RECOVER record ..
+                    its UP with PR_EABORTED (it restored the shared state and
+                    handed the mutex to the requester, which waited meanwhile)
   boosts            the effective priority (PRIO records) above the base
                     (TASK_CREATE, PRIO_SET), one interval per value, with the
                     cause of the change that set it ("inherit" for pip, pcp
@@ -95,6 +98,16 @@ class Blocked(Interval):
 
 
 @dataclass(frozen=True)
+class Recovery(Interval):
+    """rcs with a recovery: the task, whose section on `resource` was
+    aborted, restores the shared state at the priority of `waiter`, which
+    waits for the mutex meanwhile."""
+
+    resource: str
+    waiter: str
+
+
+@dataclass(frozen=True)
 class Boost(Interval):
     """The task's effective priority is `priority`, above its base; `cause`:
     why it took that value (native.CAUSE_NAME: "inherit", "ceiling", ...)."""
@@ -154,6 +167,7 @@ class TaskTimeline:
     misses: tuple[Mark, ...]  # at the job's deadline, as the report counts them
     finishes: tuple[Mark, ...]
     refusals: tuple[Refusal, ...] = ()  # calls the kernel refused, in time order
+    recoveries: tuple[Recovery, ...] = ()  # rcs: by start
 
     def job_at(self, time: int) -> int:
         """The job a task runs at `time`: one more than those finished by then."""
@@ -183,12 +197,14 @@ class _Task:
     boosts: list[Boost] = field(default_factory=list)
     changes: list[PriorityChange] = field(default_factory=list)
     aborts: list[Abort] = field(default_factory=list)
+    recoveries: list[Recovery] = field(default_factory=list)
     releases: list[Mark] = field(default_factory=list)
     deadlines: list[Mark] = field(default_factory=list)
     misses: list[Mark] = field(default_factory=list)
     finishes: list[Mark] = field(default_factory=list)
     running_since: int | None = None
     holding: dict[int, int] = field(default_factory=dict)  # mutex -> since
+    recovering: dict[int, tuple[int, str]] = field(default_factory=dict)  # mutex -> (since, waiter)
     blocked_on: tuple[int, int] | None = None  # (semaphore, since)
     blocked_ceiling: tuple[int, int] | None = None  # pcp: (ceiling, holder) of the current wait
     boosted_since: int | None = None
@@ -213,6 +229,7 @@ class _Builder:
             EV["DOWN"]: self._down,
             EV["UP"]: self._up,
             EV["ABORT"]: self._abort,
+            EV["RECOVER"]: self._recover,
             EV["CEILING"]: self._ceiling,
         }
 
@@ -251,6 +268,11 @@ class _Builder:
         since = t.holding.pop(sem)
         if now > since:
             t.critical_sections.append(CriticalSection(since, now, self._name(sem), aborted))
+
+    def _end_recovery(self, t: _Task, sem: int, now: int) -> None:
+        since, waiter = t.recovering.pop(sem)
+        if now > since:
+            t.recoveries.append(Recovery(since, now, self._name(sem), waiter))
 
     def _end_block(self, t: _Task, now: int, timed_out: bool) -> None:
         ceiling = t.blocked_ceiling
@@ -292,6 +314,8 @@ class _Builder:
             return
         for sem in list(t.holding):
             self._end_hold(t, sem, now)
+        for sem in list(t.recovering):
+            self._end_recovery(t, sem, now)
         self._end_block(t, now, timed_out=False)
         self._end_boost(t, now)
 
@@ -356,6 +380,8 @@ class _Builder:
         sem = int(r["object"])
         if t is not None and int(r["result"]) == native.PR_OK and sem in t.holding:
             self._end_hold(t, sem, now)
+        if t is not None and int(r["result"]) == native.PR_EABORTED and sem in t.recovering:
+            self._end_recovery(t, sem, now)  # restored, and handed over
 
     def _abort(self, r: Any, now: int) -> None:
         t = self._task(r)
@@ -367,6 +393,15 @@ class _Builder:
         by = int(r["arg0"])
         name = self.scenario.tasks[by].name if by < len(self.tasks) else "?"
         t.aborts.append(Abort(now, self._name(sem), name))
+
+    def _recover(self, r: Any, now: int) -> None:
+        t = self._task(r)
+        sem = int(r["object"])
+        if t is None or not self._is_mutex(sem):
+            return
+        waiter = int(r["arg0"])
+        name = self.scenario.tasks[waiter].name if waiter < len(self.tasks) else "?"
+        t.recovering[sem] = (now, name)
 
     def _prio(self, r: Any, now: int) -> None:
         t = self._task(r)
@@ -406,6 +441,8 @@ class _Builder:
         for t in self.tasks:
             for sem in list(t.holding):
                 self._end_hold(t, sem, end)
+            for sem in list(t.recovering):
+                self._end_recovery(t, sem, end)
             self._end_block(t, end, timed_out=False)
             self._end_boost(t, end)
 
@@ -435,6 +472,7 @@ class _Builder:
                     misses=tuple(t.misses),
                     finishes=tuple(t.finishes),
                     refusals=tuple(f for f in refused if f.task == i),
+                    recoveries=tuple(sorted(t.recoveries, key=lambda c: c.start)),
                 )
             )
         return Timeline(self.scenario, end, tuple(tasks))

@@ -108,7 +108,12 @@ def test_rtmach_benchmark1() -> None:
         "pip": {"A": 40, "B": 150, "C": 220, "D": 220},
         "pcp": {"A": 40, "B": 150, "C": 220, "D": 220},
         "ipcp": {"A": 40, "B": 150, "C": 220, "D": 220},
-        "npcs": {"A": 40, "B": 150, "C": 220, "D": 220},
+        # npcs: A and D are one section each, which nothing preempts once begun: their
+        # final non-preemptive region F is their whole C. A: S = B = 30, R = 30 + 10.
+        # D (B = 0): S = 0 + (30 - 30) + ceil(S/100) 10 + ceil(S/300) 100 + ceil(S/400) 60
+        # from 10 + 100 + 60 = 170 -> 180 -> 180, R = 180 + 30 = 210: the A job released
+        # at 200 comes after D's section has begun.
+        "npcs": {"A": 40, "B": 150, "C": 220, "D": 210},
         # rcs: A 10. B: 100 + 2 * 10 = 120 (A's aborts cost only D, below B).
         # C: 60 + ceil(w/100) 10 + ceil(w/300) 100: 170 -> 180 -> 180.
         # D: each A job may abort D's section on O (30, redone): A counts 10 + 30 per
@@ -254,8 +259,13 @@ def test_chained_blocking_text() -> None:
         "M                40    inf   29 ok  20 ok  20 ok   27 ok  14 ok\n"
         "L1               80  32 ok   32 ok  32 ok  32 ok   35 ok  36 ok\n"
         "L2              100  34 ok   34 ok  34 ok  34 ok   57 ok    inf\n"
-        "X               200  57 ok   57 ok  57 ok  57 ok   57 ok    inf\n"
+        "X               200  57 ok   57 ok  57 ok  57 ok   43 ok    inf\n"
     ) in text
+    # npcs, X: its body is one section on S3, which nothing preempts once it has
+    # begun (F = C = 9), and nobody is below it (B = 0). Its section starts at the
+    # latest at S = ceil(S/20) 4 + ceil(S/40) 10 + ceil(S/80) 8 + ceil(S/100) 8 from
+    # 30 -> 34 -> 34, so R = 34 + 9 = 43: the jobs of H and M released at 40, while
+    # it runs, no longer count, as they did in the fully preemptive 57.
     assert (
         "  none: H: B unbounded: M (priority 30) can preempt L2 (priority 28) while L2 holds S2 and H "
         "waits for it: unbounded priority inversion\n"
@@ -355,6 +365,97 @@ def test_deadline_beyond_the_period_checks_the_busy_period() -> None:
     t2 = analyze(s, ["pip"]).protocols["pip"].tasks["t2"]
     assert (t2.response, t2.meets_deadline) == (118, True)
     assert max_response(s, "t2") == 118  # the kernel's 5th job, released at 400
+
+
+def responses(a: Analysis, protocol: str) -> list[int | None]:
+    return [r.response for r in a.protocols[protocol].tasks.values()]
+
+
+def published(s: Scenario) -> list[int | None]:
+    """npcs' R_i with B_i one tick less, as discrete-time analyses write it:
+    the figures they publish. (They also count a more urgent job released at
+    the instant a final region starts; that changes nothing in these sets.)"""
+    a = analyze(s, ["npcs"])
+    ts = a.taskset
+    found: list[int | None] = []
+    for t in ts.tasks:
+        b = a.protocols["npcs"].tasks[t.name].blocking
+        assert b is not None
+        others = [Interferer(j.name, j.wcet, j.period) for j in ts.interfering(t)]
+        found.append(response_time(t, max(b - 1, 0), others, final=t.final_region).ticks)
+    return found
+
+
+def with_phases(s: Scenario, *phases: int) -> Scenario:
+    return replace(s, tasks=tuple(replace(t, phase=p) for t, p in zip(s.tasks, phases, strict=True)))
+
+
+def test_fully_nonpreemptive_published_example() -> None:
+    # examples/analysis/nonpreemptive.toml: (C, T) = (20, 70), (20, 80), (35, 200),
+    # each body one npcs section; the fully non-preemptive test of the library of
+    # [Bozhko-Brandenburg 2020] gives R = 54, 74, 75. Here B = 35 for T1 and T2 (a
+    # less urgent task that locks at a release's very instant locks first), and
+    # R = S + C (F = C: nothing preempts a begun job):
+    #   T1: S = 35, R = 55. T2: S = 35 + ceil(S/70) 20 = 55, R = 75.
+    #   T3: S = ceil(S/70) 20 + ceil(S/80) 20 = 40, R = 75.
+    # T2's level busy period, 35 + ceil(L/70) 20 + ceil(L/80) 20 = 115 > 80, has two
+    # of its jobs; the second: S = 35 + 20 + ceil(S/70) 20 = 95, R = 115 - 80 = 35.
+    s = load(EXAMPLES / "analysis" / "nonpreemptive.toml")
+    a = analyze(s, ["npcs"])
+    assert [t.final_region for t in a.taskset.tasks] == [20, 20, 35]
+    assert [r.blocking for r in a.protocols["npcs"].tasks.values()] == [35, 35, 0]
+    assert responses(a, "npcs") == [55, 75, 75]
+    # With B one tick less, the same analysis gives the published figures: the two
+    # differ by exactly that tick.
+    assert published(s) == [54, 74, 75]
+    # The kernel, synchronous release: T3's first job responds 75; at 420 T3 locks
+    # S as T2 ends, before the tick of 420 releases T1, which responds 35 + 20 = 55.
+    assert [max_response(s, t.name) for t in s.tasks] == [55, 40, 75]
+    # T2's worst on the kernel is 74 (T3 alone at 0, T2 at 1, T1 at 34): 75 would
+    # need T3 to lock at T2's very release, so a job ending at that instant, and T1
+    # released within T3's section; no phasing gives it (every one of T1's and T2's
+    # phases against T3's 0 below). The published 74 is the kernel's worst for T2.
+    assert max_response(with_phases(s, 34, 1, 0), "T2") == 74
+    assert max(max_response(with_phases(s, p1, p2, 0), "T2") for p1 in range(70) for p2 in range(80)) == 74
+
+
+def test_limited_preemptive_published_example() -> None:
+    # examples/analysis/limited_preemptive.toml: (C, T) = (4, 12), (6, 20), (8, 40),
+    # regions of 2 2, 3 3 and 1 4 3 ticks (npcs sections with preemption points
+    # between them): longest 2, 3, 4 and last F = 2, 3, 3, the limited-preemptive
+    # test of the library of [Bozhko-Brandenburg 2020], which gives R = 7, 13, 22.
+    #   T1: B = max(3, 4) = 4; S = 4 + (4 - 2) = 6; R = 8.
+    #   T2: B = 4; S = 4 + (6 - 3) + ceil(S/12) 4 = 11; R = 14.
+    #   T3: B = 0; S = (8 - 3) + ceil(S/12) 4 + ceil(S/20) 6: 15 -> 19; R = 22.
+    s = load(EXAMPLES / "analysis" / "limited_preemptive.toml")
+    a = analyze(s, ["npcs"])
+    assert [t.final_region for t in a.taskset.tasks] == [2, 3, 3]
+    assert [r.blocking for r in a.protocols["npcs"].tasks.values()] == [4, 4, 0]
+    assert responses(a, "npcs") == [8, 14, 22]
+    assert published(s) == [7, 13, 22]
+    # The kernel reaches every bound with the file's phases: T3's job of 59 locks its
+    # 4-tick region at 60 before the tick of 60 releases T1 and T2 (the file's
+    # comment has the schedule).
+    assert [max_response(s, t.name) for t in s.tasks] == [8, 14, 22]
+
+
+def test_a_job_ends_with_its_last_action_in_a_chain() -> None:
+    # examples/analysis/chain_job_end.toml, pip: L locks A at 0; M locks B at 1 and
+    # waits for A at 2; H waits for B at 3, and L runs at H's priority through M. L
+    # unlocks A at 8, its last action, and ends there; M then runs 8-9 and unlocks A
+    # and B at 9, its last action, and ends there; H runs 9-10. (Had each ended only
+    # when it next ran, after the task it woke, L and M would both end at 10.)
+    s = load(EXAMPLES / "analysis" / "chain_job_end.toml")
+    result = simulate(s)
+    finish = {s.tasks[int(j["task"])].name: int(j["finish"]) // 10**6 for j in result.jobs}
+    assert finish == {"L": 8, "M": 9, "H": 10}
+    # pip's bounds hold: H is blocked by M's stretch 2 and L's 7: B = 9, R = 10.
+    a = analyze(s, ["pip"])
+    assert [(r.blocking, r.response) for r in a.protocols["pip"].tasks.values()] == [
+        (0, 10),
+        (7, 10),
+        (9, 10),
+    ]
 
 
 def test_liu_layland_and_hyperbolic_are_exact() -> None:
@@ -671,6 +772,8 @@ def test_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
         "value": None,
         "reason": None,
     }
+    # F: only X's body ends with its section (H, L1 and L2 compute after theirs).
+    assert [t["final_region"] for t in document["tasks"].values()] == [0, 0, 0, 0, 9]
     assert document["mutexes"]["S3"] == {
         "users": ["X"],
         "ceiling": 27,
@@ -688,7 +791,18 @@ def test_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert list(json.loads(out)["protocols"]) == ["npcs"]
 
 
-@pytest.mark.parametrize("name", ["rtmach_benchmark1", "inversion", "chain", "analysis/chained_blocking"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "rtmach_benchmark1",
+        "inversion",
+        "chain",
+        "analysis/chained_blocking",
+        "analysis/nonpreemptive",
+        "analysis/limited_preemptive",
+        "analysis/chain_job_end",
+    ],
+)
 def test_every_document_validates(capsys: pytest.CaptureFixture[str], name: str) -> None:
     status, out, _ = run(capsys, "analyze", str(EXAMPLES / f"{name}.toml"), "--json")
     assert status == 0
@@ -855,6 +969,8 @@ class Coverage:
     schedulable: int = 0  # sets whose every task meets its deadline by RTA
     ceilings: int = 0  # sets with a ceiling given in the file
     aborted: int = 0  # sets in which the kernel aborted a section (rcs)
+    final: int = 0  # npcs: tasks checked whose job ends with a non-preemptive region
+    final_tight: int = 0  # ... whose largest observed response equals R
 
 
 # A kernel bug found by this test, fixed (kernel/policy/pcp.c, pcp_lend;
@@ -899,7 +1015,8 @@ def check_agreement(text: str, protocol: str, coverage: Coverage) -> list[str]:
     if protocol in NEEDS_PRIORITY_ORDER and any(r.order == "fifo" for r in s.resources):
         return []  # refused by the kernel (and by Scenario.with_protocol)
     s = s.with_protocol(next(p for p in PROTOCOLS if p == protocol))
-    result = analyze(s, [protocol]).protocols[protocol]
+    analysis = analyze(s, [protocol])
+    result = analysis.protocols[protocol]
     if result.reason is not None:
         return []
     coverage.sets += 1
@@ -915,11 +1032,14 @@ def check_agreement(text: str, protocol: str, coverage: Coverage) -> list[str]:
             continue
         coverage.tasks += 1
         coverage.blocked += bool(r.blocking)
+        final = protocol == "npcs" and analysis.taskset.task(t.name).final_region > 0
+        coverage.final += final
         jobs = run.jobs[run.jobs["task"] == index]
         finished = jobs[jobs["finish"] != native.NEVER]
         responses = (finished["finish"] - finished["release"]).tolist()
         if responses and max(responses) == r.response * tick:
             coverage.tight += 1
+            coverage.final_tight += final
         open_for = [run.end_ns - int(j["release"]) for j in jobs[jobs["finish"] == native.NEVER]]
         late = [x // tick for x in responses + open_for if x > r.response * tick]
         if late:
@@ -958,6 +1078,10 @@ def test_the_kernel_agrees_with_response_time_analysis(protocol: str, family: st
         assert coverage.blocked == 0 and coverage.aborted > sets * 0.25
     else:
         assert coverage.blocked > sets * 0.5
+    if protocol == "npcs":
+        # The start-time analysis of a job's final section (R = S + F) is checked
+        # on many tasks, and the kernel reaches it on a good share of them.
+        assert coverage.final > sets * 0.8 and coverage.final_tight > coverage.final * 0.25
     assert coverage.tight > sets
     assert coverage.schedulable > sets * (0.1 if wide else 0.25)
     assert coverage.ceilings > coverage.sets * 0.3

@@ -467,8 +467,18 @@ def test_a_real_anomaly_is_caught_by_the_probes() -> None:
         (5, False), (4, True), (6, False), (8, False), (12, False), (15, False), (3, False), (2, True),
     )  # fmt: skip
     assert "  none: simulation: NOT MONOTONE: 4 passes, 3 fails" in breakdown_text(b)
+    # pip: 5 passes, with U = 2/4 + 2/12 + 5/15 = 1 (6 fails without a run, U > 1).
+    # At 5, T2's first job (released 3, deadline 18) computes 6-7 and 9-11, takes
+    # M at 11, T0 blocks on it and T2 runs its section at T0's priority, 11-13.
+    # Its unlock at 13 is its last action: the job ends there (response 10), as
+    # the unlock completes (semantics.md, "Job completion"). Counted when it
+    # next ran, after T0 (13-15, 15-17) and T1 (released 14, 17-19), it would
+    # end at 19 and miss at 18: the breakdown was 4 under that convention.
     pip = b.protocols["pip"].simulation.search
-    assert pip is not None and (pip.value, pip.anomalies) == (4, ())
+    assert pip is not None and (pip.value, pip.anomalies) == (5, ())
+    assert pip.evaluated == (
+        (5, True), (6, False), (7, False), (9, False), (13, False), (15, False), (4, True), (3, True), (2, True),
+    )  # fmt: skip
 
 
 def random_set(rng: random.Random) -> str:

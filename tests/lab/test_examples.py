@@ -323,16 +323,19 @@ def test_minix_prodcons_two_rounds() -> None:
     #  0  C (more urgent) downs full: blocks. P downs empty (1 -> 0), writes 0-1.
     #  1  P ups full -> C, which preempts: reads 1-2, ups empty (0 -> 1),
     #     downs full: blocks. P goes on: downs empty, writes 2-3.
-    #  3  P ups full -> C: reads 3-4, ups empty, ends at 4. P then ends at 4.
+    #  3  P ups full, its last action: P's job ends at 3, as the up completes
+    #     (the interpreter runs a job's last call under the scheduler lock, so
+    #     the job is not charged for C's work: semantics.md, "Job completion").
+    #     Then C reads 3-4, ups empty and ends at 4.
     # C: blocked 0-1 and 2-3 = 2, inverted 2 (P, below C, ran 0-1 and 2-3).
     # P never waits. The round repeats at 10, the buffer empty again.
     s = example("minix_prodcons")
     assert s.horizon_ticks() == 10  # one round: the hyperperiod
     result = simulate(s.with_horizon(20))
     assert job_table(result) == [
-        Job("P", 1, 0, 0, 4, 4, 0, 0, 0, False),
+        Job("P", 1, 0, 0, 3, 3, 0, 0, 0, False),
         Job("C", 1, 0, 0, 4, 4, 2, 2, 0, False),
-        Job("P", 2, 10, 10, 14, 4, 0, 0, 0, False),
+        Job("P", 2, 10, 10, 13, 3, 0, 0, 0, False),
         Job("C", 2, 10, 10, 14, 4, 2, 2, 0, False),
     ]
     counters = {
@@ -364,13 +367,13 @@ def test_minix_prodcons_timeout_of_one_tick_is_a_whole_tick() -> None:
     # before that tick's interrupt: the wait still counts from tick 2 and ends
     # at tick 3, a whole tick. P's up at 3 comes in time (the up at an
     # instant runs before that tick's timeouts), so nothing times out and the
-    # first round is the one without timeouts: C ends at 4 (blocked 0-1 and
-    # 2-3, inverted the same).
+    # first round is the one without timeouts: P ends at its last up, 3, and
+    # C at 4 (blocked 0-1 and 2-3, inverted the same).
     s = example("minix_prodcons")
     tasks = (s.tasks[0], with_timeouts(s, 1).tasks[1])  # C's downs only
     table = job_table(simulate(replace(s, tasks=tasks)))
     assert table[:2] == [
-        Job("P", 1, 0, 0, 4, 4, 0, 0, 0, False),
+        Job("P", 1, 0, 0, 3, 3, 0, 0, 0, False),
         Job("C", 1, 0, 0, 4, 4, 2, 2, 0, False),
     ]
     assert table[:2] == job_table(simulate(s))[:2]
@@ -419,12 +422,13 @@ def test_rtmach_benchmark1_with_inheritance() -> None:
     #   0  D takes O, computes (30 to do).
     #  10  B (30) and C (29) released: B preempts D (10 done, 20 left).
     #  20  A (31) preempts B (10 done), locks O: blocks; D inherits 31 and runs
-    #      20-40, unlocks O -> A, D drops to 28 before its job's end.
+    #      20-40, unlocks O -> A, D drops to 28. That unlock is D's last
+    #      action: D1 ends at 40, as the unlock completes (semantics.md, "Job
+    #      completion"), before A runs; it no longer waits for B and C.
     #  40  A computes 40-50: A1 done (response 30, blocked 20-40, inverted 20).
     #  50  B 50-120 (80 done). 120: A2 120-130 (O free). B 130-150: done
     #      (response 140; inverted 20: D, below B, ran 20-40 at A's priority).
     # 150  C 150-210: done (response 200, inverted 20 likewise).
-    # 210  D runs again only now and ends its job: D1 finish 210.
     # 220  A3 220-230.
     table = job_table(simulate(example("rtmach_benchmark1")))
     first = {(j.task, j.job): j for j in table}
@@ -435,7 +439,7 @@ def test_rtmach_benchmark1_with_inheritance() -> None:
     ]
     assert first[("B", 1)] == Job("B", 1, 10, 10, 150, 140, 0, 20, 0, False)
     assert first[("C", 1)] == Job("C", 1, 10, 150, 210, 200, 0, 20, 0, False)
-    assert first[("D", 1)] == Job("D", 1, 0, 0, 210, 210, 0, 0, 0, False)
+    assert first[("D", 1)] == Job("D", 1, 0, 0, 40, 40, 0, 0, 0, False)
     # Over 6020 ms: A at 20 + 100k < 6020 (60 jobs), B at 10 + 300k (21),
     # C at 10 + 400k (16), D at 1000k (7); nothing misses at EXE = 100.
     assert {t: len(jobs_of(table, t)) for t in "ABCD"} == {"A": 60, "B": 21, "C": 16, "D": 7}
@@ -465,14 +469,15 @@ def test_rtmach_benchmark1_worst_blocking_of_a() -> None:
     # (released 910) runs 910-920 and, after A10, 930-1020. At 1020 B4 ends;
     # D2 (released 1000, waiting below B) gets the CPU and takes O at that
     # instant, before tick 1020 releases A11. A11 preempts D, blocks on O, and
-    # D runs its whole section at A's priority, 1020-1050; A11 runs 1050-1060
-    # (response 40, blocked 30, inverted 30); D2 ends its job after A, at 1060.
+    # D runs its whole section at A's priority, 1020-1050; its unlock at 1050,
+    # its last action, ends D2 (response 50) before A11 runs 1050-1060
+    # (response 40, blocked 30, inverted 30).
     # A is the most urgent task: nothing else ever delays it, so every A job
     # responds in its 10 ms plus the time it was blocked.
     table = job_table(simulate(example("rtmach_benchmark1")))
     first = {(j.task, j.job): j for j in table}
     assert first[("B", 4)] == Job("B", 4, 910, 910, 1020, 110, 0, 0, 0, False)
-    assert first[("D", 2)] == Job("D", 2, 1000, 1020, 1060, 60, 0, 0, 0, False)
+    assert first[("D", 2)] == Job("D", 2, 1000, 1020, 1050, 50, 0, 0, 0, False)
     assert first[("A", 11)] == Job("A", 11, 1020, 1020, 1060, 40, 30, 30, 0, False)
     a = jobs_of(table, "A")
     assert max(j.blocked for j in a) == 30
@@ -508,12 +513,13 @@ PROTOCOL_TABLES: dict[str, list[Job]] = {
     ],
     # As none until 4: H blocks on S, L inherits 4 and runs 4-7, unlocks ->
     # H 7-8, unlocks S, locks T held by M: blocks again, M inherits 4 and runs
-    # its last ms 8-9, unlocks -> H 9-10 (done). N 10-11; M ends its job when
-    # it runs again, at 11; L 11-12. H blocked 4-7 and 8-9 (twice);
+    # its last ms 8-9 and unlocks T at 9, its last action: M's job ends there,
+    # at 9, as the unlock completes (semantics.md, "Job completion"), and H
+    # runs 9-10 (done). N 10-11; L 11-12. H blocked 4-7 and 8-9 (twice);
     # M inverted 3 (L 4-7); N inverted 4 (L 4-7, M 8-9).
     "pip": [
         Job("L", 1, 0, 0, 12, 12, 0, 0, 0, False),
-        Job("M", 1, 1, 1, 11, 10, 0, 3, 0, False),
+        Job("M", 1, 1, 1, 9, 8, 0, 3, 0, False),
         Job("N", 1, 2, 2, 11, 9, 0, 4, 0, False),
         Job("H", 1, 3, 4, 10, 7, 4, 4, 0, False),
         Job("U", 1, 3, 3, 4, 1, 0, 0, 0, False),

@@ -21,12 +21,13 @@ DOC = ROOT / "docs" / "experiments.md"
 BENCHMARK1_QUICK = """\
 | protocol                     | paper (Table 4) |       zero |   rtmach93 | analysis (RTA) |
 | ---------------------------- | --------------: | ---------: | ---------: | -------------: |
-| none (BP)                    |       14 (32.6) |  20 (34.7) |  15 (33.0) |              - |
-| pip (BPI)                    |      181 (88.3) | 190 (91.3) | 180 (88.0) |     180 (88.0) |
-| npcs (KM)                    |      183 (89.0) | 190 (91.3) | 181 (88.3) |     180 (88.0) |
-| pcp (PCP)                    |      181 (88.3) | 190 (91.3) | 179 (87.7) |     180 (88.0) |
+| none (BP)                    |       14 (32.6) |  20 (34.7) |  14 (32.7) |              - |
+| pip (BPI)                    |      181 (88.3) | 190 (91.3) | 179 (87.7) |     180 (88.0) |
+| npcs (KM)                    |      183 (89.0) | 190 (91.3) | 180 (88.0) |     180 (88.0) |
+| pcp (PCP)                    |      181 (88.3) | 190 (91.3) | 178 (87.3) |     180 (88.0) |
 | rcs (RCS)                    |      202 (95.3) | 180 (88.0) | 169 (84.3) |     110 (64.7) |
-| rcs, D's deadline not judged |      202 (95.3) | 180 (88.0) | 169 (84.3) |     126 (70.0) |"""
+| rcs, D's deadline not judged |      202 (95.3) | 180 (88.0) | 169 (84.3) |     126 (70.0) |
+| rcs, recovery 1 ms           |               - | 179 (87.7) | 167 (83.7) |     107 (63.7) |"""
 
 
 def test_quick_through_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -44,11 +45,13 @@ def test_quick_through_the_command(tmp_path: Path, capsys: pytest.CaptureFixture
     assert b2["paper"]["pcp"] == {"value": 87, "utilisation_percent": 63.5}
     assert b2["models"]["rtmach93"]["protocols"]["pcp"]["value"] == 86
     assert b2["models"]["analysis"]["protocols"]["pip"]["value"] == 160
-    b3 = doc["rtmach"]["benchmark3"]["models"]
-    assert (b3["rtmach93"]["protocols"]["pip"]["value"], b3["rtmach93"]["protocols"]["rcs"]["value"]) == (
-        60,
-        15,
-    )
+    b3 = doc["rtmach"]["benchmark3"]
+    # rtmach93: RCS is the paper's 15; BPI 64, where the paper's 60 needs C's job to end only
+    # when C runs again after its unlock (docs/experiments.md); a recovery of 1 ms costs 2 more.
+    rtmach = b3["models"]["rtmach93"]["protocols"]
+    assert (rtmach["pip"]["value"], rtmach["rcs"]["value"]) == (64, 15)
+    assert b3["rcs_recovery"]["label"] == "rcs, recovery 1 ms"
+    assert b3["rcs_recovery"]["models"]["rtmach93"]["value"] == 13
     assert doc["minix"]["paper_us"]["NOLoad"] == {
         "TEST1": 53.42,
         "TEST2": 56.25,

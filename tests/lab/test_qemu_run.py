@@ -340,10 +340,10 @@ def test_blob_round_trip(name: str, protocol: str) -> None:
     data = blob.encode(kernel, s.horizon_ticks())
     assert blob.decode(data) == (kernel, s.horizon_ticks())
     magic, version, header, total, crc = struct.unpack_from("<4sHHII", data)
-    assert (magic, version, header, total) == (b"PRSB", 2, 64, len(data))
+    assert (magic, version, header, total) == (b"PRSB", 3, 64, len(data))
     assert crc == zlib.crc32(data[16:])
     actions = sum(len(t.body) for t in s.tasks)
-    assert len(data) == 64 + 40 * len(s.resources) + 64 * len(s.tasks) + 24 * actions
+    assert len(data) == 64 + 48 * len(s.resources) + 64 * len(s.tasks) + 24 * actions
 
 
 def test_kernel_objects_of_a_scenario() -> None:
@@ -392,7 +392,7 @@ def test_a_blob_too_large_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     assert blob.LIMIT == 16 * 1024 * 1024
     monkeypatch.setattr(blob, "LIMIT", 500)
     with pytest.raises(
-        blob.BlobError, match=r"^the scenario takes 536 bytes as a blob, the target has room for 500$"
+        blob.BlobError, match=r"^the scenario takes 544 bytes as a blob, the target has room for 500$"
     ):
         inversion_blob()
     with pytest.raises(blob.BlobError, match=r"^name 'ABCDEFGHIJKLMNOP': 1 to 15 characters fit a blob$"):
@@ -421,8 +421,8 @@ def patched(offset: int, fmt: str, value: int) -> Callable[[bytes], bytes]:
     return change
 
 
-SEMS = 64  # inversion: the semaphore S is at 64, the tasks at 104, 168, 232, the actions at 296
-TASKS = SEMS + 40
+SEMS = 64  # inversion: the semaphore S is at 64, the tasks at 112, 176, 240, the actions at 304
+TASKS = SEMS + 48
 ACTIONS = TASKS + 3 * 64
 
 BAD_BLOBS: dict[str, tuple[Callable[[bytes], bytes], int, str]] = {
@@ -431,7 +431,8 @@ BAD_BLOBS: dict[str, tuple[Callable[[bytes], bytes], int, str]] = {
         10,
         'blob: no scenario blob at 0x87000000 (the magic is not "PRSB"): load one with -device loader,file=BLOB,addr=0x87000000,force-raw=on',
     ),
-    "version": (patched(4, "<H", 1), 10, "blob: unsupported version (this runner reads version 2): 1"),
+    "version": (patched(4, "<H", 1), 10, "blob: unsupported version (this runner reads version 3): 1"),
+    "version 2": (patched(4, "<H", 2), 10, "blob: unsupported version (this runner reads version 3): 2"),
     "checksum": (
         lambda d: d[:-1] + bytes([d[-1] ^ 1]),
         10,
@@ -442,7 +443,7 @@ BAD_BLOBS: dict[str, tuple[Callable[[bytes], bytes], int, str]] = {
         10,
         "blob: total size out of range (64 .. 16777216 bytes): 1073741824",
     ),
-    "counts": (patched(20, "<H", 4), 10, "blob: the counts do not add up to the total size; they give 600"),
+    "counts": (patched(20, "<H", 4), 10, "blob: the counts do not add up to the total size; they give 608"),
     "tick_hz": (
         patched(16, "<I", 2_000_000),
         10,
@@ -466,6 +467,11 @@ BAD_BLOBS: dict[str, tuple[Callable[[bytes], bytes], int, str]] = {
         10,
         "blob: semaphore 0: reserved field (offset 36) must be 0, holds 5",
     ),
+    "recovery": (
+        patched(SEMS + 40, "<Q", 7),
+        10,
+        "blob: semaphore 0: a recovery on a semaphore that is not an rcs mutex: 7",
+    ),  # S is a pip mutex
     "priority": (patched(TASKS + 16, "<I", 40), 10, "blob: task 0: priority out of range 0..31: 40"),
     "actions": (
         patched(TASKS + 24, "<I", 99),

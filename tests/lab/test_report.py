@@ -304,18 +304,22 @@ def test_a_refused_lock_is_an_error_of_the_job() -> None:
     # 4     L locks B, held by H, which waits for A, held by L: the wait would
     #       close a cycle, so the kernel refuses it (PR_EDEADLK): 1 error for
     #       L's job. L skips its section on B (compute 1, unlock B) and
-    #       unlocks A, which goes to H; L is back to 1. H computes 4..5,
-    #       unlocks A and B and ends at 5; L, with nothing left, ends at 5.
+    #       unlocks A, which goes to H; L is back to 1. That unlock is L's
+    #       last action: L's job ends at 4, as the unlock completes (the
+    #       interpreter runs it under the scheduler lock, semantics.md, "Job
+    #       completion"), and H runs only then. H computes 4..5, unlocks A
+    #       and B and ends at 5.
+    # L: response 4 - 0 = 4 (it no longer waits for H's end at 5).
     # H: response 5 - 1 = 4, blocked 3..4, inverted 3..4 (L ran).
     # A: downs L, H; ups L (hand-over), H; one waiter (H); held by L 0..4.
     # B: downs H, L (refused, counted: api.md); up H; held by H 1..5.
     report = build_report(simulate(deadlock()))
     assert report.jobs == (
-        job("L", 1, 0, 0, 5, errors=1),
+        job("L", 1, 0, 0, 4, errors=1),
         job("H", 1, 1, 1, 5, blocked=1, inverted=1),
     )
     assert report.tasks == {
-        "L": TaskRow(1, 5, 5, 0, 0, 0, 0, 1),
+        "L": TaskRow(1, 4, 4, 0, 0, 0, 0, 1),
         "H": TaskRow(1, 4, 4, 1, 1, 0, 0, 0),
     }
     assert report.resources == {
@@ -327,8 +331,8 @@ def test_a_refused_lock_is_an_error_of_the_job() -> None:
     assert (document["jobs"][0]["errors"], document["tasks"]["L"]["errors"]) == (1, 1)
     assert (document["jobs"][1]["errors"], document["tasks"]["H"]["errors"]) == (0, 0)
     text = report_text(report)
-    assert rows_of(text, "Jobs")[0] == ["L", "1", "0", "0", "5", "5", "-", "no", "0", "0", "0", "1"]
-    assert rows_of(text, "Tasks")[0] == ["L", "1", "5", "5", "0", "0", "0", "0", "1"]
+    assert rows_of(text, "Jobs")[0] == ["L", "1", "0", "0", "4", "4", "-", "no", "0", "0", "0", "1"]
+    assert rows_of(text, "Tasks")[0] == ["L", "1", "4", "4", "0", "0", "0", "0", "1"]
     assert text.splitlines()[1].split()[-2:] == ["timeouts", "errors"]
 
 

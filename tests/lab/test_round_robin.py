@@ -82,10 +82,10 @@ def test_the_chart_shows_the_turns() -> None:
 
 def test_the_blob_carries_the_quantum() -> None:
     # Header offset 32, a u64 inside the checksum: the runner gives it to the
-    # kernel (pr_kernel_config_t.quantum). Version 2 has always had the field.
+    # kernel (pr_kernel_config_t.quantum). Every version has had the field.
     scenario = load(ROUND_ROBIN)
     data = blob.encode(compile_scenario(scenario), scenario.horizon_ticks())
-    assert (data[4:6], data[32:40]) == ((2).to_bytes(2, "little"), (2).to_bytes(8, "little"))
+    assert (data[4:6], data[32:40]) == (blob.VERSION.to_bytes(2, "little"), (2).to_bytes(8, "little"))
     assert blob.decode(data)[0].quantum == 2
 
 

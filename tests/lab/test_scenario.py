@@ -689,7 +689,7 @@ BAD_FILES = [
     ),
     (
         "unknown_key_resource",
-        "unknown_key_resource.toml: [resources.S] protocl: unknown key (expected one of: kind, protocol, ceiling, initial, max, order)",
+        "unknown_key_resource.toml: [resources.S] protocl: unknown key (expected one of: kind, protocol, ceiling, recovery, initial, max, order)",
     ),
     (
         "unknown_key_task",
@@ -816,6 +816,33 @@ BAD_FILES = [
         "ceiling_below_locker",
         "ceiling_below_locker.toml: [resources.S] ceiling: 2 is below the priority 3 of task M, which locks S: "
         "the kernel would refuse M's lock with PR_ECEILING; give at least 3, or no ceiling to have it computed",
+    ),
+    # rcs recoveries
+    (
+        "recovery_on_pip_mutex",
+        'recovery_on_pip_mutex.toml: [resources.S] recovery: only an rcs mutex has a recovery, its protocol is "pip" '
+        '(from [system]): set protocol = "rcs", or drop recovery',
+    ),
+    (
+        "recovery_on_npcs_mutex_explicit",
+        "recovery_on_npcs_mutex_explicit.toml: [resources.S] recovery: only an rcs mutex has a recovery, its protocol "
+        'is "npcs": set protocol = "rcs", or drop recovery',
+    ),
+    (
+        "recovery_on_counting",
+        "recovery_on_counting.toml: [resources.C] recovery: not allowed on a counting semaphore (only an rcs mutex "
+        "has a recovery)",
+    ),
+    ("recovery_negative", "recovery_negative.toml: [resources.S] recovery: must be >= 0, got -1"),
+    (
+        "recovery_not_representable",
+        "recovery_not_representable.toml: [resources.S] recovery: 0.5 ms is not representable in ticks "
+        "(a tick is 1 ms at tick_hz 1000)",
+    ),
+    ("recovery_string", 'recovery_string.toml: [resources.S] recovery: must be a number, got a string ("2")'),
+    (
+        "recovery_too_long",
+        "recovery_too_long.toml: [resources.S] recovery: 4611686018428 ticks exceeds the limit of 4611686018427 ticks",
     ),
     (
         "initial_on_mutex",
@@ -1101,6 +1128,39 @@ body = ["lock A", "lock B", "lock C", "lock D", "compute 1", "unlock D", "unlock
             .protocol
             == protocol
         )
+
+
+def test_a_recovery_in_the_file_units_kept_under_another_protocol() -> None:
+    # 1.5 ms at 10 kHz is 15 ticks; 0 is allowed (no recovery: the take-over).
+    # --protocol keeps it on the model; only an rcs mutex runs it (compiled.py).
+    text = """
+[system]
+tick_hz = 10000
+time_unit = "ms"
+protocol = "rcs"
+
+[resources.S]
+kind = "mutex"
+recovery = 1.5
+
+[resources.T]
+kind = "mutex"
+recovery = 0
+
+[resources.U]
+kind = "mutex"
+
+[tasks.T]
+priority = 5
+body = ["lock S", "lock T", "lock U", "compute 1", "unlock U", "unlock T", "unlock S"]
+"""
+    s = parse(text, "r.toml")
+    assert [r.recovery for r in s.resources] == [15, 0, 0]
+    assert [r.recovery for r in s.with_protocol("pip").resources] == [15, 0, 0]
+    from priora.compiled import compile_scenario
+
+    assert [k.recovery for k in compile_scenario(s).semaphores] == [1_500_000, 0, 0]
+    assert [k.recovery for k in compile_scenario(s.with_protocol("pip")).semaphores] == [0, 0, 0]
 
 
 def test_a_ceiling_is_checked_against_rate_monotonic_priorities() -> None:

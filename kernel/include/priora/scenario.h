@@ -17,14 +17,18 @@
  *                       held from before is unlocked at once, and a section
  *                       opened there is skipped in full (its UNLOCK too).
  *   PR_ACT_UNLOCK       pr_sem_up(sem) on a mutex. If it returns PR_EABORTED
- *                       (rcs: a more urgent task took the mutex over), the
+ *                       (rcs: a more urgent task aborted the section), the
  *                       section restarts at its LOCK action: the task's
  *                       computing stopped at the abort (pr_port_consume
- *                       returns at once), and the CPU time it spent since the
- *                       LOCK is counted as lost work. Sections opened after
- *                       that LOCK and still held are unlocked first; a section
- *                       opened before it and closed inside it is not closed
- *                       again on the replay.
+ *                       returns at once), and the CPU time it spent from the
+ *                       LOCK to this UNLOCK is counted as lost work. A
+ *                       recovery (the mutex has one, e.g. pr_script_recover:
+ *                       the UNLOCK runs it) restores the shared state: no
+ *                       recovery of the task is ever lost work, even one run
+ *                       inside a section aborted later. Sections opened
+ *                       after that LOCK and still held are unlocked first; a
+ *                       section opened before it and closed inside it is not
+ *                       closed again on the replay.
  *   PR_ACT_DOWN         pr_sem_down(sem, timeout); on failure the job goes on
  *                       with the next action.
  *   PR_ACT_UP           pr_sem_up(sem).
@@ -82,5 +86,17 @@ int pr_script_check(const pr_script_t *script, uint32_t *bad_action);
 /* The task body: create a task with entry = pr_script_body and arg = the
  * pr_script_t (which must outlive the task). */
 void pr_script_body(void *script);
+
+/*
+ * A recovery for an rcs mutex whose shared state takes a known time to
+ * restore (sem.h: pr_sem_recovery_t): it computes for *(const uint64_t *)arg
+ * units of CPU time (port units), in the aborted holder's context, at the
+ * requester's priority. Register it with
+ *     pr_sem_control(m, PR_SEM_CTL_RECOVERY, &(pr_sem_recovery_t){pr_script_recover, &amount})
+ * where `amount` outlives the mutex's use; an amount of 0 still makes the
+ * requester wait for the holder's recovery point (no recovery at all keeps
+ * the immediate take-over).
+ */
+void pr_script_recover(pr_id_t mutex, void *arg);
 
 #endif /* PRIORA_SCENARIO_H */

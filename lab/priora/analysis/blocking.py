@@ -12,8 +12,10 @@ task i under that protocol:
     pcp    mutexes whose ceiling >= p_i
     ipcp   mutexes whose ceiling >= p_i
     npcs   every mutex
-    rcs    none: a more urgent task aborts the holder; the lost work is an
-           abort cost of the aborter (abort_cost), not a blocking
+    rcs    the recoveries a job waits for at its own locks (a mutex with a
+           recovery: recovery_waits); the lost work, and the recoveries a
+           more urgent task waits for, are an abort cost of the aborter
+           (abort_cost)
 """
 
 from __future__ import annotations
@@ -98,7 +100,11 @@ def blocking_pcp(ts: TaskSet, task: TaskInfo) -> Blocking:
 
 def blocking_npcs(ts: TaskSet, task: TaskInfo) -> Blocking:
     """npcs: a job is blocked at most once, by the longest critical section of
-    any less urgent task (no preemption inside a section) [Mok 1983]."""
+    any less urgent task (no preemption inside a section) [Mok 1983], the
+    blocking of limited-preemptive scheduling [Buttazzo 2011, chapter 8]:
+    the whole section, not one tick less, because a less urgent task that
+    locks at the very instant a job is released locks first (a call at a
+    tick's instant runs before that tick's releases; docs/analysis.md)."""
     return _longest(ts, task, frozenset(ts.mutexes))
 
 
@@ -176,13 +182,89 @@ def _most_urgent_user(ts: TaskSet, mutex: str) -> str:
     return max((ts.task(u) for u in ts.mutexes[mutex].users), key=lambda t: t.priority).name
 
 
+def _lock_wait(ts: TaskSet, locker: TaskInfo, mutex: str) -> Term | None:
+    """rcs: the recovery one lock of `mutex` by `locker` may wait for. When
+    the mutex has a recovery, a less urgent task k that locks it may hold it:
+    the lock aborts k's section, and `locker` waits while k restores the
+    state, at `locker`'s priority, for the mutex's recovery (the abort itself
+    takes no time: zero overheads). The least urgent such k is named."""
+    m = ts.mutexes[mutex]
+    if m.recovery == 0:
+        return None
+    holders = [k for k in ts.tasks if k.priority < locker.priority and mutex in k.locks()]
+    if not holders:
+        return None
+    return Term(min(holders, key=lambda k: k.priority).name, mutex, m.recovery)
+
+
+def recovery_waits(ts: TaskSet, aborter: TaskInfo) -> tuple[Term, ...]:
+    """rcs: the recoveries one job of `aborter` may wait for: one per lock
+    action (_lock_wait). A job can find a holder to abort at each of its
+    locks, even of one mutex: an unlock hands the mutex to its first waiter,
+    which may be a less urgent task queued before."""
+    return tuple(w for s in aborter.sections if (w := _lock_wait(ts, aborter, s.mutex)) is not None)
+
+
+def _replay_waits(ts: TaskSet, task: TaskInfo, mutex: str) -> int:
+    """rcs: the recoveries the restart of one of `task`'s sections on `mutex`
+    may wait for (the longest over its sections): the replay runs the
+    section's locks again, its own first, each one a _lock_wait."""
+    longest, inside = 0, None
+    before: tuple[str, ...] = ()
+    for step in task.steps:
+        for taken in (m for m in step.held if m not in before):  # a lock step takes one
+            if taken == mutex:
+                inside = 0
+            if inside is not None:
+                wait = _lock_wait(ts, task, taken)
+                inside += wait.ticks if wait is not None else 0
+        if inside is not None and mutex not in step.held:
+            longest, inside = max(longest, inside), None
+        before = step.held
+    return longest
+
+
+def _recovery_detour(ts: TaskSet, task: TaskInfo) -> str | None:
+    """Why nested sections with a recovery may keep `task` waiting beyond
+    the recoveries, or None. A holder aborted on a mutex with a recovery is
+    raised to the requester's priority and keeps every other mutex it holds:
+    a task not more urgent than that priority then waits for such a mutex
+    (as under pip) until the holder has recovered, waited to lock again and
+    replayed its section; and a lock left inside the aborted section may
+    wait for another task before the recovery. Not covered when a task that
+    locks one of the two mutexes is above the nesting task and at or above
+    `task`'s priority (its wait delays `task`)."""
+    for e in ts.edges:
+        held, locked = ts.mutexes[e.held], ts.mutexes[e.locked]
+        if held.recovery == 0 and locked.recovery == 0:
+            continue
+        k = ts.task(e.task)
+        for name in (*held.users, *locked.users):
+            h = ts.task(name)
+            if h.priority > k.priority and h.priority >= task.priority:
+                restored = held.name if held.recovery else locked.name
+                return (
+                    f"{k.name} locks {locked.name} while it holds {held.name}, and {restored} has a "
+                    f"recovery: an aborted holder keeps its other mutexes, so {h.name} may wait beyond "
+                    "the recovery (nested sections with a recovery are not covered)"
+                )
+    return None
+
+
 def blocking_rcs(ts: TaskSet, task: TaskInfo) -> Blocking:
     """rcs: a more urgent task that wants a mutex aborts its less urgent
-    holder and takes it at once, so no job ever waits for a less urgent one
-    (and a holder never waits: whatever it wants is free or aborted for it).
-    The holder's lost work is charged to the aborter (abort_cost)."""
-    del ts, task
-    return Blocking(0)
+    holder. Without a recovery it takes the mutex at once: no job ever waits
+    for a less urgent one (and a holder never waits: whatever it wants is
+    free or aborted for it), B_i = 0. With one, it waits while the holder
+    recovers: B_i is the abort and recovery time of [Tokuda-Nakajima 1993],
+    section 2.3, summed over the job's locks (recovery_waits). The holder's
+    lost work, and the recoveries more urgent tasks wait for, are charged to
+    the aborter (abort_cost)."""
+    detour = _recovery_detour(ts, task)
+    if detour is not None:
+        return Blocking(None, reason=detour)
+    terms = recovery_waits(ts, task)
+    return Blocking(sum(t.ticks for t in terms), terms)
 
 
 BLOCKING: dict[str, Callable[[TaskSet, TaskInfo], Blocking]] = {
@@ -197,15 +279,18 @@ BLOCKING: dict[str, Callable[[TaskSet, TaskInfo], Blocking]] = {
 
 def abort_cost(ts: TaskSet, aborter: TaskInfo, floor: int) -> int:
     """rcs: the work that one job of `aborter` can make tasks of priority >=
-    `floor` lose and redo. Each of its lock actions on a mutex m aborts at
-    most one holder, a task k less urgent than the aborter, which loses at
-    most its longest section on m (it restarts from its lock). Only losses of
-    tasks k with priority >= floor delay a task of priority `floor`."""
-    cost = 0
+    `floor` lose and redo, and wait for. Each of its lock actions on a mutex
+    m aborts at most one holder, a task k less urgent than the aborter, which
+    loses at most its longest section on m (it restarts from its lock) and,
+    replaying it, may wait for recoveries again (_replay_waits). Only tasks k
+    with priority >= floor delay a task of priority `floor` so. The
+    recoveries the aborter waits for (recovery_waits) run at its priority,
+    whoever holds the mutex: they delay every task at or below it."""
+    cost = sum(t.ticks for t in recovery_waits(ts, aborter))
     for section in aborter.sections:
         cost += max(
             (
-                k.longest_section(section.mutex)
+                k.longest_section(section.mutex) + _replay_waits(ts, k, section.mutex)
                 for k in ts.tasks
                 if k is not aborter and floor <= k.priority < aborter.priority
             ),

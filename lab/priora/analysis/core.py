@@ -100,7 +100,10 @@ def _task(ts: TaskSet, protocol: str, task: TaskInfo, blocking: Blocking) -> Tas
         Interferer(j.name, j.wcet + (abort_cost(ts, j, task.priority) if protocol == "rcs" else 0), j.period)
         for j in ts.interfering(task)
     ]
-    r = response_time(task, blocking.ticks, interferers)
+    # Under npcs nothing preempts the job's final section once it has begun:
+    # the analysis bounds when that section starts (fixed_priority.response_time).
+    final = task.final_region if protocol == "npcs" else 0
+    r = response_time(task, blocking.ticks, interferers, final=final)
     return TaskResult(blocking.ticks, blocking.terms, r.ticks, r.meets, r.unbounded, r.reason)
 
 

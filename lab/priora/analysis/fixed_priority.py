@@ -54,18 +54,30 @@ def _ceil(a: int, b: int) -> int:
 
 
 def response_time(
-    task: TaskInfo, blocking: int, interferers: Sequence[Interferer], max_steps: int = MAX_STEPS
+    task: TaskInfo,
+    blocking: int,
+    interferers: Sequence[Interferer],
+    max_steps: int = MAX_STEPS,
+    final: int = 0,
 ) -> Response:
     """R_i by busy-period response-time analysis with blocking
     [Joseph-Pandya 1986; Audsley et al. 1993 for B_i; Lehoczky 1990 and
-    Tindell-Burns-Wellings 1994 for deadlines beyond the period]: for the jobs
-    q = 0, 1, ... of the level-i busy period that starts at a critical instant,
+    Tindell-Burns-Wellings 1994 for deadlines beyond the period], as the
+    start time of the job's final non-preemptive region of F = `final` ticks
+    (npcs; 0 for a job preemptible to its end), which nothing preempts once
+    started [Davis-Burns-Bril-Lukkien 2007; Buttazzo 2011, chapter 8]. For
+    the jobs q of the level-i busy period that starts at a critical instant,
 
-        w_q = B_i + (q+1) C_i + sum_j ceil(w_q / T_j) C_j      (least fixed point)
-        R_i = max_q (w_q - q T_i)
+        S_q = B_i + q C_i + (C_i - F) + sum_j ceil(S_q / T_j) C_j   (least fixed point)
+        R_i = max_q (S_q + F - q T_i)
 
-    until a job ends within its own period (w_q <= (q+1) T_i). A task without
-    a period has one job; an interferer without a period counts once."""
+    and q = 0 .. ceil(L / T_i) - 1, L the busy period's length: with F > 0 a
+    job can end within its period while the busy period goes on (the work
+    released during its final region), so a later job can be the worst
+    [Bril-Lukkien-Verhaegh 2009]. A task without a period has one job; an
+    interferer without a period counts once. ceil counts the jobs released
+    before S_q: one released at S_q's very instant is too late, since a call
+    at a tick's instant runs before that tick's releases (docs/analysis.md)."""
     periodic = [j for j in interferers if j.period is not None]
     once = sum(j.wcet for j in interferers if j.period is None)
     u_hp = sum((Fraction(j.wcet, j.period) for j in periodic if j.period is not None), Fraction(0))
@@ -79,33 +91,49 @@ def response_time(
         )
     if task.period is None and (u_hp > 1 or (u_hp == 1 and fixed + task.wcet > 0)):
         return _unbounded(deadline, f"the tasks above its priority use {float(u_hp):.6f} of the processor")
-
     steps = 0
-    worst = 0
-    q = 0
-    while True:
-        base = fixed + (q + 1) * task.wcet
-        w = base + sum(j.wcet for j in periodic)
+
+    def least_fixed_point(base: int, own_period: int | None = None) -> int | None:
+        """The least w >= base + sum C_j with w = base + sum ceil(w / T_j) C_j
+        (with the task's own jobs when own_period is given), or None when
+        the step limit is reached."""
+        nonlocal steps
+        terms = [(j.period, j.wcet) for j in periodic if j.period is not None]
+        if own_period is not None:
+            terms.append((own_period, task.wcet))
+        w = base + sum(c for _, c in terms)
         while True:
-            following = base + sum(_ceil(w, j.period) * j.wcet for j in periodic if j.period is not None)
+            following = base + sum(_ceil(w, t) * c for t, c in terms)
             if following == w:
-                break
+                return w
             w = following
             steps += 1
             if steps > max_steps:
-                late = deadline is not None and worst > deadline
-                return Response(
-                    None,
-                    False if late else None,
-                    False,
-                    f"the response-time iteration did not converge within {max_steps} steps",
-                )
-        period = task.period
-        worst = max(worst, w - q * period) if period is not None else w
-        if period is None or w <= (q + 1) * period:
-            break
-        q += 1
+                return None
+
+    jobs = 1
+    if task.period is not None:
+        busy = least_fixed_point(fixed, task.period)
+        if busy is None:
+            return _not_converged(deadline, 0, max_steps)
+        jobs = max(1, _ceil(busy, task.period))
+    worst = 0
+    for q in range(jobs):
+        start = least_fixed_point(fixed + q * task.wcet + task.wcet - final)
+        if start is None:
+            return _not_converged(deadline, worst, max_steps)
+        worst = max(worst, start + final - q * (task.period or 0))
     return Response(worst, None if deadline is None else worst <= deadline, False)
+
+
+def _not_converged(deadline: int | None, worst: int, max_steps: int) -> Response:
+    late = deadline is not None and worst > deadline
+    return Response(
+        None,
+        False if late else None,
+        False,
+        f"the response-time iteration did not converge within {max_steps} steps",
+    )
 
 
 def _unbounded(deadline: int | None, reason: str) -> Response:

@@ -78,6 +78,7 @@ def analysis_dict(analysis: Analysis) -> dict[str, Any]:
                 "wcet": _time(ts, t.wcet),
                 "utilisation": None if t.period is None else _ratio(Fraction(t.wcet, t.period)),
                 "sections": [{"mutex": s.mutex, "length": _time(ts, s.ticks)} for s in t.sections],
+                "final_region": _time(ts, t.final_region),
             }
             for t in ts.tasks
         },

@@ -1,8 +1,9 @@
 """The task set as the analysis sees it (docs/analysis.md, "The task model").
 
 `extract` turns a validated scenario into `TaskSet`: per task its priority,
-period, deadline, worst-case execution time C (every `compute` of the body)
-and its body as a sequence of steps, each with the mutexes held after it; per
+period, deadline, worst-case execution time C (every `compute` of the body),
+the compute of its final non-preemptive region (read by npcs only) and its
+body as a sequence of steps, each with the mutexes held after it; per
 mutex its users, its ceiling and its longest critical section. What the
 analysis does not cover is refused here with an `AnalysisError` naming the
 file, the place and the reason (a `delay`, a `down` that may wait).
@@ -14,12 +15,12 @@ task and read the steps through `stretches` and `charges`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
 from priora.errors import PrioraError
-from priora.model import UNITS_PER_SECOND, Resource, Scenario, Task
+from priora.model import UNITS_PER_SECOND, Action, Resource, Scenario, Task
 
 
 class AnalysisError(PrioraError):
@@ -62,6 +63,11 @@ class TaskInfo:
     wcet: int  # C: every compute of the body
     steps: tuple[Step, ...]  # the body, the first step being "nothing held" before it
     sections: tuple[Section, ...]  # one per lock action, in body order
+    # The compute of the job's final non-preemptive region under npcs (F): the
+    # body's last stretch holding a mutex when the unlock that closes it is the
+    # job's last action; 0 when the job can be preempted before it ends
+    # (`final_region`).
+    final_region: int = 0
 
     def locks(self) -> frozenset[str]:
         return frozenset(s.mutex for s in self.sections)
@@ -81,6 +87,7 @@ class MutexInfo:
     highest: int | None  # the highest priority of its users; None: unused
     inheritance: int | None  # pip: the highest priority it can lend (below); None: unused
     longest: int  # its longest critical section over every task, in ticks
+    recovery: int = 0  # rcs: ticks its aborted holder takes to restore its state (the file's); 0: none
 
 
 @dataclass(frozen=True)
@@ -212,6 +219,28 @@ def _steps(task: Task) -> tuple[tuple[Step, ...], tuple[Section, ...], list[tupl
     return tuple(steps), tuple(sections), pairs
 
 
+def final_region(body: Sequence[Action]) -> int:
+    """npcs: the compute of the job's final non-preemptive region, which
+    nothing preempts once it has started. A job can be preempted wherever it
+    holds no mutex, except at its very end: the interpreter runs a job's last
+    action under the scheduler lock, and the job ends as that action
+    completes (semantics.md, "Job completion"). So the region is the compute
+    after the last instant the body holds nothing before its end, and 0 when
+    the job does anything after its last unlock (a compute, an up)."""
+    held: list[str] = []
+    ticks = 0
+    for i, action in enumerate(body):
+        if action.kind == "compute":
+            ticks = ticks + action.ticks if held else 0
+        elif action.kind == "lock" and action.resource is not None:
+            held.append(action.resource)
+        elif action.kind == "unlock" and action.resource in held:
+            held.remove(action.resource)
+        if not held and i + 1 < len(body):  # a preemption point before the job's end
+            ticks = 0
+    return ticks
+
+
 def _check_body(source: str, task: Task) -> None:
     where = f"[tasks.{task.name}]"
     for i, action in enumerate(task.body):
@@ -266,7 +295,18 @@ def extract(scenario: Scenario) -> TaskSet:
     for task in scenario.tasks:
         steps, sections, pairs = _steps(task)
         wcet = sum(a.ticks for a in task.body if a.kind == "compute")
-        tasks.append(TaskInfo(task.name, task.priority, task.period, task.deadline, wcet, steps, sections))
+        tasks.append(
+            TaskInfo(
+                task.name,
+                task.priority,
+                task.period,
+                task.deadline,
+                wcet,
+                steps,
+                sections,
+                final_region(task.body),
+            )
+        )
         edges.extend(Edge(h, m, task.name) for h, m in pairs)
     mutexes = [r for r in scenario.resources if r.kind == "mutex"]
     users = {r.name: [t.name for t in tasks if r.name in t.locks()] for r in mutexes}
@@ -286,6 +326,7 @@ def extract(scenario: Scenario) -> TaskSet:
             highest=highest,
             inheritance=levels[r.name] if users[r.name] else None,
             longest=max((t.longest_section(r.name) for t in tasks), default=0),
+            recovery=r.recovery,
         )
     return TaskSet(
         source=source,

@@ -10,7 +10,8 @@
  *
  * The runner checks the whole blob before the kernel starts (a bad one gets
  * one "scenario_runner: error: ..." line and QEMU exit status 10, never a
- * crash), creates one semaphore per resource and one task per task, each
+ * crash), creates one semaphore per resource (an rcs mutex with its
+ * recovery: pr_script_recover) and one task per task, each
  * running the kernel's scenario interpreter over its actions, runs to the
  * horizon tick (or until nothing can happen any more), and prints the trace
  * and the kernel's counters over the UART.
@@ -43,12 +44,12 @@
 
 extern char __image_end[]; /* link.ld: the end of the image (its boot stack) */
 
-/* ---- the blob, version 2 (docs/qemu-run.md); every field little-endian ---- */
+/* ---- the blob, version 3 (docs/qemu-run.md); every field little-endian ---- */
 
 #define BLOB_MAGIC "PRSB"
-#define BLOB_VERSION 2u
+#define BLOB_VERSION 3u
 #define HEADER_BYTES 64u
-#define SEM_BYTES 40u /* a multiple of 8: the action table after it stays 8-aligned */
+#define SEM_BYTES 48u /* a multiple of 8: the action table after it stays 8-aligned */
 #define TASK_BYTES 64u
 #define ACTION_BYTES 24u
 #define NAME_BYTES 16u
@@ -175,7 +176,7 @@ static header_t check_header(void)
         fail(EXIT_BAD_BLOB, "blob: no scenario blob at 0x87000000 (the magic is not \"PRSB\"): ",
              "load one with -device loader,file=BLOB,addr=0x87000000,force-raw=on");
     if (u16_at(blob + 4) != BLOB_VERSION)
-        bad_blob("unsupported version (this runner reads version 2): ", u16_at(blob + 4));
+        bad_blob("unsupported version (this runner reads version 3): ", u16_at(blob + 4));
     if (u16_at(blob + 6) != HEADER_BYTES)
         bad_blob("the header must be 64 bytes, it says ", u16_at(blob + 6));
     h.total = u32_at(blob + 8);
@@ -237,6 +238,8 @@ static void check_sems(const header_t *h)
             bad_entry("semaphore", i, "value and max must be >= 0; value ", (uint32_t)value);
         if (u32_at(e + 36) != 0)
             bad_entry("semaphore", i, "reserved field (offset 36) must be 0, holds ", u32_at(e + 36));
+        if (u64_at(e + 40) != 0 && (protocol != PR_PROTOCOL_RCS || (flags & PR_SEM_MUTEX) == 0))
+            bad_entry("semaphore", i, "a recovery on a semaphore that is not an rcs mutex: ", u64_at(e + 40));
     }
 }
 
@@ -275,6 +278,7 @@ static void check_actions(const header_t *h)
 /* ---- running it ---- */
 
 static pr_script_t scripts[PR_CONFIG_MAX_TASKS];
+static uint64_t recovery_ns[PR_CONFIG_MAX_SEMS]; /* what each mutex's recovery computes: the kernel keeps &it */
 
 /* A checked name field is a C string (the kernel copies it). */
 static const char *name_of(const unsigned char *entry) { return (const char *)entry; }
@@ -297,6 +301,13 @@ static void create_sems(const header_t *h)
             refused("semaphore", i, err);
         if ((uint32_t)id != i)
             refused("semaphore (its id is not its index)", i, PR_EINVAL);
+        recovery_ns[i] = u64_at(e + 40);
+        if (recovery_ns[i] != 0) {
+            pr_sem_recovery_t recovery = {pr_script_recover, &recovery_ns[i]};
+            err = pr_sem_control(id, PR_SEM_CTL_RECOVERY, &recovery);
+            if (err != PR_OK)
+                refused("the recovery of semaphore", i, err);
+        }
     }
 }
 
