@@ -49,7 +49,7 @@ import numpy as np
 
 from priora import native
 from priora.errors import PrioraError, ScenarioError
-from priora.model import PROTOCOLS, UNITS_PER_SECOND, Action, Scenario, Task
+from priora.model import PROTOCOLS, Action, Scenario, Task, in_unit
 
 Direction = Literal["largest", "smallest"]
 FieldKind = Literal["wcet", "section", "body", "period", "deadline"]
@@ -753,20 +753,6 @@ def _answer(
 
 
 # ---------------------------------------------------------------- output
-
-
-def in_unit(scenario: Scenario, ticks: int) -> int | float:
-    """Ticks in the file's unit: an int when whole, else 6 decimals."""
-    unit = scenario.system.time_unit
-    exact = (
-        Fraction(ticks)
-        if unit == "tick"
-        else Fraction(ticks * UNITS_PER_SECOND[unit], scenario.system.tick_hz)
-    )
-    if exact.denominator == 1:
-        return int(exact)
-    rounded = round(float(exact), 6)
-    return int(rounded) if rounded.is_integer() else rounded
 
 
 def show(scenario: Scenario, ticks: int) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from typing import TYPE_CHECKING, Literal
 
 from priora.errors import ScenarioError
@@ -197,3 +198,18 @@ class Scenario:
             if r.name == name:
                 return i
         raise KeyError(name)
+
+
+def in_unit(scenario: Scenario, ticks: int) -> int | float:
+    """Ticks in the file's unit, as a file would write them: an int when
+    whole, else 6 decimals (an int again if those round to a whole)."""
+    unit = scenario.system.time_unit
+    exact = (
+        Fraction(ticks)
+        if unit == "tick"
+        else Fraction(ticks * UNITS_PER_SECOND[unit], scenario.system.tick_hz)
+    )
+    if exact.denominator == 1:
+        return int(exact)
+    rounded = round(float(exact), 6)
+    return int(rounded) if rounded.is_integer() else rounded

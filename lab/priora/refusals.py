@@ -29,13 +29,12 @@ from __future__ import annotations
 
 from collections.abc import Generator
 from dataclasses import dataclass, replace
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from priora import native
-from priora.model import UNITS_PER_SECOND, Action, Scenario
+from priora.model import Action, Scenario, in_unit
 from priora.simulate import SimResult
 
 EV = native.EVENT
@@ -469,24 +468,11 @@ def _cycle_text(cycle: tuple[Link, ...], me: str) -> str:
 # ---------------------------------------------------------------- actions as written
 
 
-def _in_unit(scenario: Scenario, ticks: int) -> int | float:
-    """Ticks in the file's unit, as written in a file: an int when whole."""
-    unit = scenario.system.time_unit
-    exact = (
-        Fraction(ticks)
-        if unit == "tick"
-        else Fraction(ticks * UNITS_PER_SECOND[unit], scenario.system.tick_hz)
-    )
-    if exact.denominator == 1:
-        return int(exact)
-    return round(float(exact), 6)
-
-
 def action_text(scenario: Scenario, a: Action) -> str:
     """An action as the file writes it: `lock S timeout 5`, `compute 2.5`."""
     if a.kind in ("compute", "delay"):
-        return f"{a.kind} {_in_unit(scenario, a.ticks)}"
+        return f"{a.kind} {in_unit(scenario, a.ticks)}"
     text = f"{a.kind} {a.resource}"
     if a.timeout is not None:
-        text += f" timeout {_in_unit(scenario, a.timeout)}"
+        text += f" timeout {in_unit(scenario, a.timeout)}"
     return text

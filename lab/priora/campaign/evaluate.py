@@ -91,7 +91,7 @@ def _row(campaign: Campaign, base: Row, k: int, **values: Any) -> Row:
 
 
 def _unit(scenario: Scenario, ticks: int) -> float:
-    from priora.breakdown import in_unit
+    from priora.model import in_unit
 
     return float(in_unit(scenario, ticks))
 
