@@ -238,27 +238,20 @@ static void run_behind(pr_protocol_t protocol, const pr_action_t *t_body, size_t
     CHECK_EQ(pr_host_run_ticks(100), PR_HOST_QUIESCENT);
 }
 
+/* The first ticks of the shape above, the same whatever T does after 4:
+ * W and T held back by Y's ceiling; at 4 T is woken, tries again and is
+ * held back by the higher ceiling Y now holds. */
+#define BEHIND_UNTIL_4                                                                             \
+    "0 SWITCH T<-idle", "0 SWITCH idle<-T", "1 SWITCH Y<-idle", "1 SWITCH idle<-Y",               \
+        "2 SWITCH W<-idle", "2 BLOCK W B ok", "2 CEILING W B ceiling=12 holder=Y", "2 SWITCH T<-W", \
+        "2 BLOCK T M12 ok", "2 CEILING T M12 ceiling=12 holder=Y", "2 SWITCH idle<-T",            \
+        "4 SWITCH Y<-idle", "4 WAKE T M12 PR_EAGAIN", "4 SWITCH T<-Y", "4 BLOCK T M12 ok",       \
+        "4 CEILING T M12 ceiling=31 holder=Y", "4 SWITCH idle<-T"
+
 static void pcp_waiter_behind_a_blocked_one_tries_again(void)
 {
     run_behind(PR_PROTOCOL_PCP, behind_t_body, sizeof behind_t_body / sizeof *behind_t_body);
-    EXPECT_TRACE(EV_PCP_NO_PRIO,
-                 "0 SWITCH T<-idle",
-                 "0 SWITCH idle<-T",
-                 "1 SWITCH Y<-idle",
-                 "1 SWITCH idle<-Y",
-                 "2 SWITCH W<-idle",
-                 "2 BLOCK W B ok",
-                 "2 CEILING W B ceiling=12 holder=Y",
-                 "2 SWITCH T<-W",
-                 "2 BLOCK T M12 ok",
-                 "2 CEILING T M12 ceiling=12 holder=Y",
-                 "2 SWITCH idle<-T",
-                 "4 SWITCH Y<-idle",
-                 "4 WAKE T M12 PR_EAGAIN",
-                 "4 SWITCH T<-Y",
-                 "4 BLOCK T M12 ok",
-                 "4 CEILING T M12 ceiling=31 holder=Y",
-                 "4 SWITCH idle<-T",
+    EXPECT_TRACE(EV_PCP_NO_PRIO, BEHIND_UNTIL_4,
                  "14 SWITCH Y<-idle",
                  "14 WAKE T M12 PR_EAGAIN",
                  "14 TASK_EXIT Y",
@@ -385,24 +378,7 @@ static const pr_action_t timed_t_body[] = {A_LOCK(BH_M4),    A_DELAY(2),      A_
 static void pcp_holder_waiting_on_the_ceiling_gets_back_to_base(void)
 {
     run_behind(PR_PROTOCOL_PCP, timed_t_body, sizeof timed_t_body / sizeof *timed_t_body);
-    EXPECT_TRACE(EV_PCP_NO_PRIO,
-                 "0 SWITCH T<-idle",
-                 "0 SWITCH idle<-T",
-                 "1 SWITCH Y<-idle",
-                 "1 SWITCH idle<-Y",
-                 "2 SWITCH W<-idle",
-                 "2 BLOCK W B ok",
-                 "2 CEILING W B ceiling=12 holder=Y",
-                 "2 SWITCH T<-W",
-                 "2 BLOCK T M12 ok",
-                 "2 CEILING T M12 ceiling=12 holder=Y",
-                 "2 SWITCH idle<-T",
-                 "4 SWITCH Y<-idle",
-                 "4 WAKE T M12 PR_EAGAIN",
-                 "4 SWITCH T<-Y",
-                 "4 BLOCK T M12 ok",
-                 "4 CEILING T M12 ceiling=31 holder=Y",
-                 "4 SWITCH idle<-T",
+    EXPECT_TRACE(EV_PCP_NO_PRIO, BEHIND_UNTIL_4,
                  "7 TIMEOUT T M12 PR_ETIMEDOUT",
                  "7 WAKE T M12 PR_ETIMEDOUT",
                  "7 SWITCH T<-idle",
