@@ -126,6 +126,10 @@ void prio_withdraw(pr_waitq_t *q, int cause);
 void prio_task_base_changed(pr_task_t *t);
 /* Checks t's lend bookkeeping against `lent`, the lends counted by walking
  * every lender whose holder it is (PR_ASSERT). */
+/* Would t waiting in q (a queue with a lender) close a cycle of lends?
+ * Every wait in a lending queue asks first, and is refused if so
+ * (PR_EDEADLK): chains stay acyclic, which bounds the walk. */
+int prio_closes_cycle(const pr_waitq_t *q, const pr_task_t *t);
 void prio_check_task(const pr_task_t *t, const uint16_t lent[PR_CONFIG_PRIORITIES]);
 
 #endif /* PRIORA_PRIORITY_H */
