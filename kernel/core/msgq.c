@@ -90,15 +90,16 @@ static pr_prio_t msgq_lend(const pr_waitq_t *wq)
 }
 
 /* `server` received a message of priority `prio` from q (NULL: an
- * interrupt did, and the queue has no server any more). */
-static void serve(pr_msgq_t *q, pr_task_t *server, pr_prio_t prio)
+ * interrupt did, and the queue has no server any more; PRIO_NONE: it
+ * holds none any more). `cause`: why its priority changes, if it does. */
+static void serve(pr_msgq_t *q, pr_task_t *server, pr_prio_t prio, int cause)
 {
     if (q->lender.holder != server) {
-        prio_withdraw(&q->senders_q, PR_CAUSE_RELEASE); /* the old server keeps nothing */
+        prio_withdraw(&q->senders_q, cause); /* the old server keeps nothing */
         q->lender.holder = server;
     }
     q->served = server != NULL ? prio : PRIO_NONE;
-    prio_relend(&q->senders_q, PR_CAUSE_MESSAGE);
+    prio_relend(&q->senders_q, cause);
 }
 
 /* ---- the messages ---- */
@@ -182,7 +183,7 @@ void msgq_task_gone(pr_task_t *t)
 {
     for (int i = 0; i < PR_CONFIG_MAX_MSGQS; i++)
         if (pool[i].allocated && pool[i].lender.holder == t)
-            serve(&pool[i], NULL, PRIO_NONE);
+            serve(&pool[i], NULL, PRIO_NONE, PR_CAUSE_DELETE);
 }
 
 /* ---- the calls ---- */
@@ -236,6 +237,7 @@ static int msgq_alloc(const pr_msgq_attr_t *a, pr_id_t *id)
     waitq_init(&q->senders_q, &senders_ops, fifo_waiters, (uint8_t)q->index);
     waitq_init(&q->receivers_q, &receivers_ops, fifo_waiters, (uint8_t)q->index);
     if (inherits(q)) {
+        q->senders_q.kind = PR_OBJ_MSGQ; /* what its lends name in trace records */
         q->senders_q.lender = &q->lender;
         q->senders_q.lend = msgq_lend;
     }
@@ -252,7 +254,7 @@ static int msgq_free(pr_id_t id)
     if (q->senders > 0 || q->receivers > 0)
         return PR_EBUSY;
     if (q->lender.holder != NULL)
-        serve(q, NULL, PRIO_NONE);
+        serve(q, NULL, PRIO_NONE, PR_CAUSE_RELEASE);
     q->allocated = 0;
     list_push_back(&free_list, &q->pool_link);
     return PR_OK;
@@ -290,7 +292,7 @@ static int msgq_send(pr_id_t id, const void *msg, int prio, pr_timeout_t timeout
         leave(q, &q->receivers_q, receiver, PR_OK);
         sched_make_ready(receiver);
         if (inherits(q))
-            serve(q, receiver, prio);
+            serve(q, receiver, prio, PR_CAUSE_MESSAGE);
         woken = 1;
     } else if (err == PR_OK && q->messages < q->length) {
         put_message(q, msg, prio);
@@ -335,14 +337,14 @@ static int msgq_receive(pr_id_t id, void *msg, int *prio_out, pr_timeout_t timeo
             woken = 1;
         }
         if (inherits(q))
-            serve(q, me, prio);
+            serve(q, me, prio, PR_CAUSE_MESSAGE);
     } else if (err == PR_OK && timeout == PR_NO_WAIT) {
         err = PR_EAGAIN;
     } else if (err == PR_OK && me == NULL) {
         err = PR_ECONTEXT;
     } else if (err == PR_OK) {
         if (inherits(q) && q->lender.holder == me)
-            serve(q, me, PRIO_NONE); /* it waits on the queue: its last message's lend ends */
+            serve(q, me, PRIO_NONE, PR_CAUSE_RELEASE); /* it waits on the queue: its last message's lend ends */
         me->wait_for.msg.to = msg;
         q->receivers++;
         q->receive_waits++;

@@ -58,7 +58,7 @@ void prio_task_base_changed(pr_task_t *t)
     pr_prio_t now = effective_of(t);
     if (now == t->effective)
         return;
-    set_effective(t, now, PR_CAUSE_SET, PR_TRACE_NONE);
+    set_effective(t, now, PR_CAUSE_SET, NULL);
     pr_waitq_t *q = lending_queue_of(t);
     if (q != NULL)
         chain_walk(q, PR_CAUSE_INHERIT);

@@ -124,7 +124,7 @@ static void service_body(void *arg)
         int level = plist_top_level(&due_list);
         pr_swtimer_t *tm = container_of(due_list.level[level].next, pr_swtimer_t, due_link);
         undue(tm);
-        pr_ticks_t lateness = pr_k.ticks - tm->due_expiry;
+        pr_ticks_t lateness = tick_now() - tm->due_expiry; /* the tick this instant belongs to */
         tm->expiries++;
         if (lateness > tm->max_lateness)
             tm->max_lateness = lateness;

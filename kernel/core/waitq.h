@@ -50,6 +50,7 @@ struct pr_waitq {
     pr_prio_t (*lend)(const pr_waitq_t *q); /* with a lender: what its waiters lend now */
     uint8_t fifo;                           /* 1: FIFO order, else priority order */
     uint8_t id;                             /* the owner's id: in task status and trace records */
+    uint8_t kind;                           /* the owner's kind, for trace records (pr_trace_object_t) */
 };
 
 void waitq_init(pr_waitq_t *q, const pr_waitq_ops_t *ops, int fifo, uint8_t id);

@@ -171,8 +171,8 @@ char *pr_host_trace_line(const pr_trace_record_t *r, char *buf, size_t size)
         snprintf(buf, size, "%s %s %s job=%d", when, ev, t, r->value);
         break;
     case PR_EV_PRIO:
-        snprintf(buf, size, "%s %s %s %u->%u %s %s", when, ev, t, r->arg0, r->arg1, cause_name(r->value),
-                 sem_name(r->object, o, sizeof o));
+        snprintf(buf, size, "%s %s %s %u->%u %s %s", when, ev, t, r->arg0, r->arg1, cause_name(r->value & 0xFF),
+                 (r->value >> 8) == PR_OBJ_MSGQ ? msgq_name(r->object, o, sizeof o) : sem_name(r->object, o, sizeof o));
         break;
     case PR_EV_PRIO_SET:
         snprintf(buf, size, "%s %s %s %u->%u %s", when, ev, t, r->arg0, r->arg1, res);

@@ -17,7 +17,9 @@ typedef enum pr_trace_event {
     PR_EV_SWITCH = 4,       /* task = task switched in (0xFF idle); object = task switched out (0xFF idle); arg0 = state of the task switched out */
     PR_EV_BLOCK = 5,        /* task; object = semaphore; value = timeout ticks (0xFFFFFFFF forever) */
     PR_EV_WAKE = 6,         /* task; object = semaphore; result = PR_OK or PR_ETIMEDOUT */
-    PR_EV_PRIO = 7,         /* task; arg0 = old, arg1 = new effective priority; object = semaphore involved or 0xFF; value = cause (pr_prio_cause) */
+    PR_EV_PRIO = 7,         /* task; arg0 = old, arg1 = new effective priority; object = the semaphore or
+                               queue it came through, or 0xFF; value = cause (pr_prio_cause) | the
+                               object's kind (pr_trace_object) << 8 */
     PR_EV_TIMEOUT = 8,      /* task; object = semaphore (0xFF: a watchdog's pr_task_wait_miss) */
     PR_EV_DEADLINE_MISS = 9,/* task; value = job number; object = watchdog or 0xFF */
     PR_EV_JOB_DONE = 10,    /* task; value = job number */
@@ -82,6 +84,12 @@ typedef enum pr_prio_cause {
     PR_CAUSE_CEILING = 7,  /* it locked a mutex that lends its ceiling at once (ipcp, npcs) */
     PR_CAUSE_MESSAGE = 8   /* it received a message from a queue that lends (msgq.h: inheritance) */
 } pr_prio_cause_t;
+
+/* What a PR_EV_PRIO record's object names (its value's second byte). */
+typedef enum pr_trace_object {
+    PR_OBJ_SEM = 0,  /* a semaphore (or none: object 0xFF) */
+    PR_OBJ_MSGQ = 1  /* a message queue (msgq.h: inheritance through the queue) */
+} pr_trace_object_t;
 
 #define PR_TRACE_NONE 0xFF /* "no task / no object" in the one-byte fields */
 
