@@ -46,6 +46,7 @@ echo "demo output identical across runs ($(wc -l < build/demo-1.txt) lines)"
 
 echo "== RISC-V port on QEMU"
 scripts/qemu-smoke.sh
+tests/riscv/check_debug.sh
 
 echo "== lab: mypy --strict, ruff"
 (cd lab && ../.venv/bin/mypy priora)
