@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, Literal
@@ -803,11 +803,14 @@ def breakdown_dict(b: Breakdown) -> dict[str, Any]:
     }
 
 
-def breakdown_json(b: Breakdown) -> str:
-    """One JSON document; each protocol's columns on lines of their own."""
+def breakdown_json(b: Breakdown, provenance: Mapping[str, Any] | None = None) -> str:
+    """One JSON document; `provenance` (priora.provenance) first on a line of
+    its own when given, each protocol's columns on lines of their own."""
     doc = breakdown_dict(b)
     protocols = doc.pop("protocols")
     head = json.dumps(doc)[:-1]
+    if provenance is not None:
+        head = '{"provenance": ' + json.dumps(dict(provenance)) + ",\n " + head[1:]
     lines = [f"  {json.dumps(p)}: {json.dumps(cols)}" for p, cols in protocols.items()]
     return head + ', "protocols": {\n' + ",\n".join(lines) + "\n}}\n"
 

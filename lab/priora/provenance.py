@@ -50,13 +50,13 @@ def provenance(
     *,
     target: Names = None,
     protocol: Names = None,
-    cost_model: str | None = None,
+    cost_model: Names = None,
 ) -> dict[str, Any]:
     """The block of `document` (a key of SCHEMA_VERSIONS) written by `command`
     (the program and its arguments as given) from `input_file` (None: none);
     `target` is where the kernel ran ("host", "qemu-rv32", ...; None when
     nothing ran), `protocol` the protocol or protocols, `cost_model` the
-    simulation's cost model (None when no simulation charges costs)."""
+    simulations' cost model or models (None when no simulation charges costs)."""
     return {
         "priora": __version__,
         "document": document,
@@ -65,5 +65,5 @@ def provenance(
         "input": None if input_file is None else {"path": str(input_file), "sha256": sha256(input_file)},
         "target": _names(target),
         "protocol": _names(protocol),
-        "cost_model": cost_model,
+        "cost_model": _names(cost_model),
     }

@@ -142,8 +142,9 @@ def _markdown(section: Section) -> str:
         return "\n".join([*head, markdown_table(section.headers, section.columns, section.align)])
     if isinstance(section, Pairs):
         keys, values = zip(*section.pairs, strict=True) if section.pairs else ((), ())
-        return "\n".join([f"## {section.title}", "", markdown_table(section.headers, [keys, values])])
-    return "\n".join([f"## {section.title}", "", *(f"- {line}" for line in section.lines)])
+        return "\n".join([f"## {section.title}", "", markdown_table(section.headers, [keys, values], "ll")])
+    bullets = [f"- {line}" for line in section.lines]
+    return "\n".join([f"## {section.title}", *([""] if bullets else []), *bullets])
 
 
 def render(sections: Sequence[Section], fmt: Format = "text") -> str:

@@ -6,7 +6,7 @@ simulate`'s report; ratios are rounded to 6 decimals."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from functools import cache
 from importlib import resources
@@ -63,10 +63,12 @@ def _test_dict(test: Test) -> dict[str, Any]:
     return {"passes": test.passes, "value": _ratio(test.value), "reason": test.reason}
 
 
-def analysis_dict(analysis: Analysis) -> dict[str, Any]:
-    """The JSON document as Python values, keys in a fixed order."""
+def analysis_dict(analysis: Analysis, provenance: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON document as Python values, keys in a fixed order;
+    `provenance` (priora.provenance) first when given."""
     ts = analysis.taskset
     return {
+        **({"provenance": dict(provenance)} if provenance is not None else {}),
         "file": ts.source,
         "time_unit": ts.time_unit,
         "tick_hz": ts.tick_hz,
@@ -104,10 +106,11 @@ def analysis_dict(analysis: Analysis) -> dict[str, Any]:
     }
 
 
-def analysis_json(analysis: Analysis) -> str:
-    """One JSON document; json.loads gives back analysis_dict(analysis). The
-    layout puts each task, mutex, result and test on a line of its own."""
-    return _layout(analysis_dict(analysis), "")
+def analysis_json(analysis: Analysis, provenance: Mapping[str, Any] | None = None) -> str:
+    """One JSON document; json.loads gives back analysis_dict(analysis,
+    provenance). The layout puts each task, mutex, result and test on a line
+    of its own."""
+    return _layout(analysis_dict(analysis, provenance), "")
 
 
 def _layout(value: Any, indent: str) -> str:
