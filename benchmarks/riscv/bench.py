@@ -373,9 +373,22 @@ def main(argv: list[str]) -> int:
 
     print(report(results))
     if args.json:
-        document = {b.label: {"figures": r.figures, "series": r.series} for b, r in results.items()}
-        Path(args.json).write_text(json.dumps(document, indent=2) + "\n")
+        Path(args.json).write_text(json.dumps(document(results, argv), indent=2) + "\n")
     return 0
+
+
+def document(results: dict[Build, Results], argv: Sequence[str]) -> dict[str, object]:
+    """The --json document (lab/priora/bench.schema.json): the lab's provenance
+    block (lab/priora/provenance.py, standard library only), then every
+    figure and series of each build, keyed by its label."""
+    sys.path.insert(0, str(ROOT / "lab"))
+    from priora.provenance import provenance
+
+    targets = list(dict.fromkeys(f"qemu-{b.arch}" for b in results))
+    return {
+        "provenance": provenance("bench", ["benchmarks/riscv/bench.py", *argv], target=targets),
+        "builds": {b.label: {"figures": r.figures, "series": r.series} for b, r in results.items()},
+    }
 
 
 if __name__ == "__main__":

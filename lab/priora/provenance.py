@@ -67,3 +67,19 @@ def provenance(
         "protocol": _names(protocol),
         "cost_model": _names(cost_model),
     }
+
+
+SCHEMA_FILES: dict[str, str] = {name: f"{name}.schema.json" for name in SCHEMA_VERSIONS if name != "trace"}
+SCHEMA_FILES["provenance"] = "provenance.schema.json"
+
+
+def schema(name: str) -> dict[str, Any]:
+    """The JSON Schema shipped with the package for document `name` (a key
+    of SCHEMA_FILES: every document but the Chrome trace, whose format is
+    Chrome's), or for the provenance block itself ("provenance")."""
+    import json
+    from importlib import resources  # only here: its import costs start-up
+
+    text = resources.files("priora").joinpath(SCHEMA_FILES[name]).read_text(encoding="utf-8")
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
