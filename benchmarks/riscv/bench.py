@@ -381,7 +381,8 @@ def document(results: dict[Build, Results], argv: Sequence[str]) -> dict[str, ob
     """The --json document (lab/priora/bench.schema.json): the lab's provenance
     block (lab/priora/provenance.py, standard library only), then every
     figure and series of each build, keyed by its label."""
-    sys.path.insert(0, str(ROOT / "lab"))
+    if str(ROOT / "lab") not in sys.path:
+        sys.path.insert(0, str(ROOT / "lab"))
     from priora.provenance import provenance
 
     targets = list(dict.fromkeys(f"qemu-{b.arch}" for b in results))

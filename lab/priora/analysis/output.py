@@ -176,10 +176,11 @@ def _mutexes_text(ts: TaskSet) -> Table:
     )
 
 
-def _blocking_cell(r: TaskResult) -> str:
+def _blocking_cell(ts: TaskSet, r: TaskResult) -> Cell:
+    """B, "inf" when unbounded, None (shown "-") when there is no bound."""
     if r.blocking is not None:
-        return ""  # filled by the caller, which knows the unit
-    return "inf" if r.unbounded else "-"
+        return _time(ts, r.blocking)
+    return "inf" if r.unbounded else None
 
 
 def _blocking_text(analysis: Analysis) -> Table:
@@ -190,14 +191,14 @@ def _blocking_text(analysis: Analysis) -> Table:
         row: list[Cell] = [t.name]
         for p in protocols:
             r = analysis.protocols[p].tasks[t.name]
-            row.append(_blocking_cell(r) or str(_time(ts, r.blocking)))
+            row.append(_blocking_cell(ts, r))
         rows.append(row)
     return _table("blocking", f"Blocking B ({ts.time_unit})", ["task", *protocols], rows)
 
 
-def _response_cell(ts: TaskSet, r: TaskResult) -> str:
+def _response_cell(ts: TaskSet, r: TaskResult) -> Cell:
     if r.response is None:
-        return "inf" if r.unbounded else "-"
+        return "inf" if r.unbounded else None
     verdict = {True: " ok", False: " > D", None: ""}[r.meets_deadline]
     return f"{_time(ts, r.response)}{verdict}"
 
@@ -217,8 +218,8 @@ def _response_text(analysis: Analysis) -> Table:
     return _table("response", f"Response time R ({ts.time_unit}): ok when R <= D", headers, rows)
 
 
-def _verdict(test: Test) -> str:
-    return {True: "yes", False: "no", None: "-"}[test.passes]
+def _verdict(test: Test) -> Cell:
+    return test.passes  # yes, no, or None (shown "-": the test does not apply)
 
 
 def _tests_text(analysis: Analysis) -> Table:
