@@ -209,6 +209,13 @@ def test_the_bench_document(monkeypatch: pytest.MonkeyPatch) -> None:
     validate(document, "bench")
 
 
+def test_the_bench_tables_are_the_labs(monkeypatch: pytest.MonkeyPatch) -> None:
+    bench = load_bench(monkeypatch)
+    assert bench.table(["build", "d=1"], [["rv32 trace off", "120"], ["rv64 trace on", "7"]]) == (
+        "| build          | d=1 |\n| -------------- | --: |\n| rv32 trace off | 120 |\n| rv64 trace on  |   7 |"
+    )
+
+
 def test_a_bench_file_of_either_schema_gives_the_same_figures() -> None:
     # Schema 1: the builds alone; schema 2: under "builds", after the provenance.
     figures = {name: {"per_op": "1", "a": "2", "b": "3", "per_pair": "4"} for name in (
