@@ -155,6 +155,26 @@ def test_experiments_json_carries_its_provenance(tmp_path: Path, capsys: pytest.
     validate(document, "experiments")
 
 
+def test_experiments_name_their_bench_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A bench document (schema 2) of the shipped figures, as bench.py writes it.
+    split = {"pi_split_a": ("pi_split", "a"), "pi_split_b": ("pi_split", "b")}
+    builds: dict[str, Any] = {}
+    for build, values in costs.measured_figures()["builds"].items():
+        arch, _, trace = build.split("-")
+        figures: dict[str, dict[str, str]] = {}
+        for name, value in values.items():
+            bench_name, key = split.get(name, (name, "per_pair" if name.startswith("prodcons") else "per_op"))
+            figures.setdefault(bench_name, {})[key] = str(value)
+        builds[f"{arch} trace {trace}"] = {"figures": figures, "series": {}}
+    bench = tmp_path / "bench.json"
+    bench.write_text(json.dumps({"provenance": None, "builds": builds}))
+    argv = ["experiments", "--quick", "--bench", str(bench), "--out", str(tmp_path / "exp")]
+    out_of(capsys, *argv)
+    document = json.loads((tmp_path / "exp" / "experiments.json").read_text())
+    assert document["provenance"]["input"] == {"path": str(bench), "sha256": digest(bench)}
+    validate(document, "experiments")
+
+
 def load_bench(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
     """benchmarks/riscv/bench.py, a program rather than a module of the lab."""
     spec = importlib.util.spec_from_file_location("riscv_bench", ROOT / "benchmarks" / "riscv" / "bench.py")
