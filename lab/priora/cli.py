@@ -504,12 +504,12 @@ def _analyze(args: argparse.Namespace) -> str:
     scenario = load(args.file, check_default_horizon=False)
     protocols: list[str] = args.protocol or list(ANALYSIS_PROTOCOLS)
     result = analyze(scenario, protocols)
-    text = _tables(args, analysis_sections(result)) if args.csv is not None or not args.json else ""
     if not args.json:
-        return text
+        return _tables(args, analysis_sections(result))
+    if args.csv is not None:
+        _tables(args, analysis_sections(result))
     # Nothing runs and nothing costs: no target, no cost model.
-    about = _provenance(args, "analysis", None, protocol=list(result.protocols))
-    return analysis_json(result, about)
+    return analysis_json(result, _provenance(args, "analysis", None, protocol=list(result.protocols)))
 
 
 def with_cost_model(scenario: Scenario, name: str, cpu_hz: int | None) -> Scenario:
@@ -542,9 +542,10 @@ def _breakdown(args: argparse.Namespace) -> str:
     result = breakdown(
         scenario, args.vary, args.protocol, synchronous_release=args.synchronous, ignore=args.ignore
     )
-    text = _tables(args, breakdown_sections(result)) + "\n" if args.csv is not None or not args.json else ""
     if not args.json:
-        return text
+        return _tables(args, breakdown_sections(result))
+    if args.csv is not None:
+        _tables(args, breakdown_sections(result))
     protocols = list(result.protocols)
     about = _provenance(
         args, "breakdown", None, target="host", protocol=protocols, cost_model=result.cost_model
@@ -553,22 +554,11 @@ def _breakdown(args: argparse.Namespace) -> str:
 
 
 def _experiments(args: argparse.Namespace) -> str:
-    from priora.experiments import run_all, write
-    from priora.provenance import provenance
+    from priora.experiments import run_all, with_provenance, write
 
     text, doc = run_all(quick=args.quick, bench=args.bench)
     if args.out is not None:
-        # Every scenario comes with the lab; the one file read is --bench's.
-        models = [m for b in doc["rtmach"].values() for m in b["models"].items() if m[0] != "analysis"]
-        about = provenance(
-            "experiments",
-            args.command_line,
-            args.bench,
-            target="host",
-            protocol=sorted({p for _, m in models for p in m["protocols"]}, key=PROTOCOLS.index),
-            cost_model=list(dict.fromkeys(key for key, _ in models)),
-        )
-        write(args.out, text, {"provenance": about, **doc})
+        write(args.out, text, with_provenance(doc, args.command_line, args.bench))
     return text
 
 
