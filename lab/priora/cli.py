@@ -296,6 +296,9 @@ def _scenario_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the report as one JSON document")
     parser.add_argument("--gantt", type=Path, metavar="OUT", help="write a Gantt chart (.png or .svg)")
     parser.add_argument("--trace", type=Path, metavar="OUT", help="write a Chrome/Perfetto trace (.json)")
+    parser.add_argument(
+        "--ctf", type=Path, metavar="DIR", help="write the kernel trace as CTF (babeltrace2, Trace Compass)"
+    )
     parser.add_argument("--horizon", metavar="T", help="run until T, in the file's time unit")
     parser.add_argument(
         "--strict",
@@ -355,6 +358,23 @@ def _gantt() -> Writer:
 
     draw: Writer = gantt.draw
     return draw
+
+
+def _ctf() -> Writer:
+    from priora import ctf
+
+    write: Writer = ctf.write
+    return write
+
+
+def _check_ctf_directory(path: Path | None) -> None:
+    """--ctf DIR: a directory, or a name whose parent is one."""
+    if path is None:
+        return
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"--ctf: {path}: not a directory")
+    if not path.exists() and not path.parent.is_dir():
+        raise UsageError(f"--ctf: {path}: directory {path.parent} does not exist")
 
 
 def _chrome_trace(provenance: dict[str, Any] | None = None) -> Writer:
@@ -427,6 +447,7 @@ def _scenario(args: argparse.Namespace) -> Scenario:
 
     _check_output("--gantt", args.gantt, GANTT_SUFFIXES)
     _check_output("--trace", args.trace, TRACE_SUFFIXES)
+    _check_ctf_directory(args.ctf)
     _check_tables(args)
     # With --horizon, a default horizon beyond the clock does not matter.
     scenario = load(args.file, check_default_horizon=args.horizon is None)
@@ -456,6 +477,8 @@ def _report(args: argparse.Namespace, result: SimResult, target: str = "host") -
     if args.trace is not None:
         about = _provenance(args, "trace", result.scenario, target=target, **costs)
         _write("--trace", args.trace, lambda: _chrome_trace(about), result)
+    if args.ctf is not None:
+        _write("--ctf", args.ctf, _ctf, result)
     report = build_report(result)
     if args.json:
         about = _provenance(args, "report", result.scenario, target=target, **costs)
