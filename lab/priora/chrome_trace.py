@@ -39,6 +39,7 @@ trace's ns times (floats, so nothing is rounded away).
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -53,12 +54,17 @@ MUTEX_TID = 2_000_000  # + resource index: a mutex's lane
 Event = dict[str, Any]
 
 
-def write(result: SimResult, path: Path) -> None:
-    """Writes the trace of `result` to `path` as a Chrome trace JSON file."""
+def write(result: SimResult, path: Path, provenance: Mapping[str, Any] | None = None) -> None:
+    """Writes the trace of `result` to `path` as a Chrome trace JSON file;
+    `provenance` (priora.provenance), when given, goes into the format's
+    metadata dictionary, otherData, which viewers show beside the trace."""
     unit = json.dumps(_display_unit(result))
+    about = (
+        "" if provenance is None else '"otherData": {"provenance": ' + json.dumps(dict(provenance)) + "},\n"
+    )
     with path.open("w", encoding="utf-8") as out:
         # One event per line: readable, and diffs of two runs stay small.
-        out.write('{"displayTimeUnit": ' + unit + ",\n")
+        out.write('{"displayTimeUnit": ' + unit + ",\n" + about)
         out.write('"metadata": ' + json.dumps(run_metadata(result), sort_keys=True) + ",\n")
         out.write('"traceEvents": [\n')
         out.write(",\n".join(json.dumps(e, sort_keys=True) for e in to_events(result)))
