@@ -1,7 +1,7 @@
 """The `priora` command (docs/lab.md).
 
     priora simulate FILE [--protocol P] [--json] [--gantt OUT.png|OUT.svg]
-                         [--trace OUT.json] [--horizon T] [--strict]
+                         [--trace OUT.json] [--html OUT.html] [--horizon T] [--strict]
     priora run FILE --target qemu-rv32|qemu-rv64 [the same options] [--timeout S]
     priora demo [--out DIR]
     priora analyze FILE [--json] [--protocol P ...]
@@ -55,6 +55,7 @@ GANTT_SUFFIXES = (".png", ".svg")
 TARGETS = ("qemu-rv32", "qemu-rv64")  # priora.qemu_run.TARGETS
 DEFAULT_TIMEOUT = 120.0  # priora.qemu_run.DEFAULT_TIMEOUT
 TRACE_SUFFIXES = (".json",)
+HTML_SUFFIXES = (".html", ".htm")
 DEFAULT_DEMO_DIR = Path("priora-demo")
 COST_MODELS = ("zero", "rtmach93", "measured")  # priora.costs.NAMES
 
@@ -291,6 +292,12 @@ def _scenario_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the report as one JSON document")
     parser.add_argument("--gantt", type=Path, metavar="OUT", help="write a Gantt chart (.png or .svg)")
     parser.add_argument("--trace", type=Path, metavar="OUT", help="write a Chrome/Perfetto trace (.json)")
+    parser.add_argument(
+        "--html",
+        type=Path,
+        metavar="OUT",
+        help="write a self-contained HTML report with a zoomable chart (.html)",
+    )
     parser.add_argument("--horizon", metavar="T", help="run until T, in the file's time unit")
     parser.add_argument(
         "--strict",
@@ -343,6 +350,17 @@ def _chrome_trace() -> Writer:
     return write
 
 
+def _html_report(target: str) -> Callable[[], Writer]:
+    def load() -> Writer:
+        from functools import partial
+
+        from priora import html_report
+
+        return partial(html_report.write, target=target)
+
+    return load
+
+
 def _write(option: str, path: Path, writer: Callable[[], Writer], result: SimResult) -> None:
     """Imports the writer only now (matplotlib is needed for --gantt only,
     at import or at drawing time) and turns what the user can fix into one line."""
@@ -372,6 +390,7 @@ def _scenario(args: argparse.Namespace) -> Scenario:
 
     _check_output("--gantt", args.gantt, GANTT_SUFFIXES)
     _check_output("--trace", args.trace, TRACE_SUFFIXES)
+    _check_output("--html", args.html, HTML_SUFFIXES)
     # With --horizon, a default horizon beyond the clock does not matter.
     scenario = load(args.file, check_default_horizon=args.horizon is None)
     if args.protocol is not None:
@@ -398,6 +417,8 @@ def _report(args: argparse.Namespace, result: SimResult) -> Outcome:
         _write("--gantt", args.gantt, _gantt, result)
     if args.trace is not None:
         _write("--trace", args.trace, _chrome_trace, result)
+    if args.html is not None:  # `priora run` has a target; `simulate` runs on the host port
+        _write("--html", args.html, _html_report(getattr(args, "target", "host")), result)
     report = build_report(result)
     text = report_json(report) if args.json else report_text(report)
     return Outcome(text, tuple(strict_failures(report)) if args.strict else ())
