@@ -13,7 +13,8 @@
 #     and none, a preemption stress run, stack-overflow detection
 #     (scripts/qemu-smoke.sh installs the cross compiler and QEMU if missing);
 #  6. the lab: type check (mypy --strict), lint (ruff), and its tests (pytest),
-#     among them the wheel built from ./lab run in a fresh virtual environment;
+#     among them the wheel built from ./lab run in a fresh virtual environment
+#     and the HTML report opened in headless Chromium (installed if missing);
 #     then a campaign on a Ray cluster of this machine (tests/cluster), in a
 #     network namespace whose only interface is loopback.
 set -euo pipefail
@@ -52,6 +53,8 @@ echo "== lab: mypy --strict, ruff"
 .venv/bin/ruff format --check lab tests/lab tests/cluster tests/riscv benchmarks
 
 echo "== lab: pytest"
+# tests/lab/test_html_report.py renders its pages in Debian's headless Chromium.
+command -v chromium >/dev/null 2>&1 || scripts/install-packages.sh test chromium
 .venv/bin/pytest -q tests/lab
 
 echo "== lab: pytest against the kernel with its fast paths compiled out"
