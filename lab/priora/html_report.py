@@ -17,7 +17,9 @@ a fixed order.
 from __future__ import annotations
 
 import json
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from html import escape
 from importlib import resources
 from pathlib import Path
@@ -37,8 +39,11 @@ MISS_COLOUR = "#d62728"
 REFUSAL_COLOUR = "#ffbf00"
 
 # A run can have millions of jobs: the page lists the first ones, and says
-# where the others are (the text and JSON reports list every one).
+# where the others are (the text and JSON reports list every one); its chart
+# draws the run up to the instant where it would hold more than MAX_CHART_ITEMS
+# bars and marks (about 40 bytes each), and says so.
 MAX_JOB_ROWS = 2000
+MAX_CHART_ITEMS = 200_000
 
 UNIT_LABEL = {"tick": "ticks", "us": "µs", "ms": "ms"}
 HOST = "host"
@@ -59,13 +64,14 @@ def write(result: SimResult, path: Path, target: str = HOST) -> None:
 def render(result: SimResult, target: str = HOST) -> str:
     """The page of `result` as text."""
     report = build_report(result)
-    timeline = extract(result)
+    timeline, complete = _bounded(extract(result))
     analysis = _analysis(result)
     scenario = result.scenario
     title = f"{Path(scenario.source).name}: protocol {scenario.system.protocol}, {target}"
+    unit = UNIT_LABEL[scenario.system.time_unit]
     data = {
         "title": title,
-        "unit": UNIT_LABEL[scenario.system.time_unit],
+        "unit": unit,
         "end": _t(scenario.to_unit(timeline.end)),
         "colours": {"run": EXEC_COLOUR, "miss": MISS_COLOUR, "refusal": REFUSAL_COLOUR},
         "resources": [
@@ -74,9 +80,16 @@ def render(result: SimResult, target: str = HOST) -> str:
         ],
         "tasks": [_task_data(timeline, t) for t in timeline.by_urgency()],
     }
+    chart = _chart_html(data)
+    if not complete:
+        chart = (
+            f'<p class="note">The chart shows the run up to {data["end"]} {unit}, '
+            f"its first {MAX_CHART_ITEMS} bars and marks; the tables cover the whole run. "
+            "<code>--horizon</code> gives a shorter run.</p>\n" + chart
+        )
     body = [
         _header(result, target),
-        _section("Gantt chart", _chart_html(data), "chart"),
+        _section("Gantt chart", chart, "chart"),
         _section("Analysis beside the simulation", _analysis_html(scenario, report, analysis), "analysis"),
         _section("Tasks", _tasks_html(report), "tasks"),
         _section("Resources", _resources_html(report), "resources"),
@@ -128,15 +141,43 @@ def _t(value: float) -> int | float:
 # ---------------------------------------------------------------- the chart's data
 
 
+_INTERVALS = ("executions", "critical_sections", "blocked", "boosts", "recoveries")
+_INSTANTS = ("aborts", "releases", "deadlines", "misses", "finishes", "refusals")
+
+
+def _bounded(timeline: Timeline) -> tuple[Timeline, bool]:
+    """The timeline, cut before its (MAX_CHART_ITEMS + 1)-th interval or
+    instant when it has more (intervals open then end there); True when whole."""
+    times = [x.start for t in timeline.tasks for name in _INTERVALS for x in getattr(t, name)]
+    times += [x.time for t in timeline.tasks for name in _INSTANTS for x in getattr(t, name)]
+    if len(times) <= MAX_CHART_ITEMS:
+        return timeline, True
+    cut = sorted(times)[MAX_CHART_ITEMS]
+
+    def keep(task: TaskTimeline) -> TaskTimeline:
+        changes: dict[str, Any] = {
+            name: tuple(replace(x, end=min(x.end, cut)) for x in getattr(task, name) if x.start < cut)
+            for name in _INTERVALS
+        }
+        changes.update({name: tuple(x for x in getattr(task, name) if x.time < cut) for name in _INSTANTS})
+        return replace(task, **changes)
+
+    return Timeline(timeline.scenario, cut, tuple(map(keep, timeline.tasks))), False
+
+
 def _span(timeline: Timeline, interval: Interval) -> list[int | float]:
     start, end = interval.in_unit(timeline.scenario)
     return [_t(start), _t(end)]
 
 
-def _overlaps(executions: Iterable[Interval], within: Interval) -> list[Interval]:
-    """The pieces of `executions` inside `within` (what ran while it held)."""
+def _overlaps(executions: Sequence[Interval], ends: Sequence[int], within: Interval) -> list[Interval]:
+    """The pieces of `executions` (in time order, apart; `ends` their ends)
+    inside `within`: what ran while it held. A binary search finds the first,
+    so that a long run costs no time per pair of section and execution."""
     pieces = []
-    for e in executions:
+    for e in executions[bisect_right(ends, within.start) :]:
+        if e.start >= within.end:
+            break
         start, end = max(e.start, within.start), min(e.end, within.end)
         if end > start:
             pieces.append(Interval(start, end))
@@ -152,12 +193,13 @@ def _task_data(timeline: Timeline, task: TaskTimeline) -> dict[str, Any]:
     def at(ns: int) -> int | float:
         return _t(scenario.to_unit(ns))
 
+    ends = [e.end for e in task.executions]
     inside: list[list[Any]] = []
     for cs in task.critical_sections:  # sorted by start: an inner section is drawn over its outer one
-        for piece in _overlaps(task.executions, cs):
+        for piece in _overlaps(task.executions, ends, cs):
             inside.append([*_span(timeline, piece), index[cs.resource], "lost" if cs.aborted else ""])
     for rec in task.recoveries:
-        for piece in _overlaps(task.executions, rec):
+        for piece in _overlaps(task.executions, ends, rec):
             inside.append([*_span(timeline, piece), index[rec.resource], "recovery"])
     holds = [[*_span(timeline, cs), index[cs.resource]] for cs in task.critical_sections]
     holds += [[*_span(timeline, rec), index[rec.resource]] for rec in task.recoveries]

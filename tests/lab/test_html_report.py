@@ -228,6 +228,25 @@ def test_the_jobs_listed_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     assert len(parse(page).tables["jobs-table"]) == 1 + 2
 
 
+def test_the_chart_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The inversion's 16 bars and marks start at 0 0 0 1 1 2 2 2 2 5 5 7 7 12
+    # 12 13 (runs, holds, the wait, the boost, releases, finishes): the 11th
+    # starts at 5, so the chart of 10 ends at 5, what was open closed there.
+    monkeypatch.setattr(html_report, "MAX_CHART_ITEMS", 10)
+    page = page_of(INVERSION)
+    assert (
+        '<p class="note">The chart shows the run up to 5 ms, its first 10 bars and marks; '
+        "the tables cover the whole run." in page
+    )
+    data = json.loads(parse(page).data["priora-data"])
+    rows = {t["name"]: t for t in data["tasks"]}
+    assert data["end"] == 5
+    assert [rows[n]["runs"] for n in "LHM"] == [[[0, 1], [2, 5]], [[1, 2]], []]
+    assert rows["L"]["holds"] == [[0, 5, 0]] and rows["H"]["holds"] == []
+    assert rows["H"]["blocked"] == [[2, 5, 0, 0, 0]] and rows["L"]["boosts"] == [[2, 5, 3, 0]]
+    assert len(parse(page).tables["jobs-table"]) == 1 + 3  # the tables are whole
+
+
 def test_same_run_same_bytes(tmp_path: Path) -> None:
     first, second = tmp_path / "a.html", tmp_path / "b.html"
     assert main(["simulate", str(INVERSION), "--html", str(first)]) == 0
