@@ -294,14 +294,14 @@ def _verdict(task: dict[str, Any]) -> tuple[str, str]:
     return "no deadline", ""
 
 
-def _within(simulated: int | float | None, bound: int | float | None) -> tuple[str, str]:
+def _within(simulated: int | float | None, bound: int | float | None, unit: str) -> tuple[str, str]:
     if simulated is None:
         return "no job finished", ""
     if bound is None:
         return "-", ""
     if simulated <= bound:
         return "yes", "good"
-    return f"no: {_t(simulated - bound)} over", "bad"
+    return f"no: {_t(simulated - bound)} {unit} over", "bad"
 
 
 def _analysis_html(scenario: Scenario, report: Report, analysis: dict[str, Any]) -> str:
@@ -358,7 +358,7 @@ def _analysis_html(scenario: Scenario, report: Report, analysis: dict[str, Any])
                 "inf" if found["blocking"] is None and found["unbounded"] else found["blocking"],
                 "inf" if found["response"] is None and found["unbounded"] else found["response"],
                 _verdict(found),
-                _within(row.max_response, found["response"]),
+                _within(row.max_response, found["response"], unit),
             ]
         )
     lines.append(_table(headers, rows, "analysis-table"))

@@ -279,6 +279,10 @@ def test_run_html_names_the_target(tmp_path: Path, capsys: pytest.CaptureFixture
     text = out.read_text()
     assert "<h1>inversion.toml: protocol pip, qemu-rv32, QEMU&#x27;s costs</h1>" in text
     assert "<dt>target</dt><dd>qemu-rv32: the kernel on QEMU (qemu-rv32)</dd>" in text
+    # The kernel's costs on QEMU make L finish after 13 ms, the bound without costs.
+    (l_row,) = [r for r in parse(text).tables["analysis-table"] if r[0] == "L"]
+    assert l_row[7] == "13" and float(l_row[4]) > 13
+    assert l_row[9] == f"no: {html_report._t(float(l_row[4]) - 13)} ms over"
 
 
 @pytest.mark.parametrize(
