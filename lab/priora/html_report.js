@@ -210,6 +210,7 @@
   let drag = null;
   holder.addEventListener("pointerdown", (e) => {
     if (e.button !== 0) return;
+    holder.focus();
     drag = { x: e.clientX, t0: view.t0, t1: view.t1 };
     holder.setPointerCapture(e.pointerId);
     holder.classList.add("dragging");
@@ -226,6 +227,23 @@
   holder.addEventListener("pointerup", stop);
   holder.addEventListener("pointercancel", stop);
   document.getElementById("reset").addEventListener("click", () => setView(0, end));
+  // The keyboard, once the chart has the focus: + and - zoom around the
+  // middle by 2, the arrows pan by a tenth of the range, 0 resets.
+  holder.tabIndex = 0;
+  holder.addEventListener("keydown", (e) => {
+    const width = view.t1 - view.t0, middle = (view.t0 + view.t1) / 2;
+    const moves = {
+      "+": () => setView(middle - width / 4, middle + width / 4),
+      "=": () => setView(middle - width / 4, middle + width / 4),
+      "-": () => setView(middle - width, middle + width),
+      ArrowLeft: () => setView(view.t0 - width / 10, view.t1 - width / 10),
+      ArrowRight: () => setView(view.t0 + width / 10, view.t1 + width / 10),
+      "0": () => setView(0, end),
+    };
+    if (!(e.key in moves)) return;
+    e.preventDefault();
+    moves[e.key]();
+  });
   window.addEventListener("resize", render);
 
   function legend() {

@@ -240,7 +240,8 @@ def _chart_html(data: dict[str, Any]) -> str:
             '<div class="toolbar">',
             '<button type="button" id="reset">Reset zoom</button>',
             f'<span id="range">0 to {escape(str(data["end"]))} {unit}</span>',
-            "<span>Wheel: zoom around the pointer. Drag: pan. Hover a bar: its times.</span>",
+            "<span>Wheel: zoom around the pointer. Drag: pan. Keys: + - zoom, arrows pan, 0 resets. "
+            "Hover a bar: its times.</span>",
             "</div>",
             '<div id="gantt"><noscript>The chart needs JavaScript; the tables below do not.</noscript></div>',
             '<div id="legend"></div>',
@@ -412,7 +413,7 @@ def _header(result: SimResult, target: str) -> str:
     scenario = result.scenario
     system = scenario.system
     model = system.cost_model.name if system.cost_model is not None else "zero"
-    where = "the kernel's host port, in the lab" if target == HOST else f"the kernel on QEMU ({target})"
+    where = "the kernel's host port, in the lab" if target == HOST else "the kernel, bare metal on QEMU"
     costs = (
         f"cost model {model}"
         if target == HOST
@@ -495,7 +496,7 @@ def _system_html(report: Report) -> str:
     ]
     if report.recoveries:
         pairs.append(("recovery", f"{s.recovery} {unit}"))
-    return _table(["", ""], [[k, v] for k, v in pairs], "system-table")
+    return _table(["figure", "value"], [[k, v] for k, v in pairs], "system-table")
 
 
 def _warnings_html(report: Report) -> str:

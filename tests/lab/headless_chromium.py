@@ -34,6 +34,7 @@ FLAGS = (
     "--no-sandbox",
     "--remote-debugging-pipe",
     "--disable-gpu",
+    "--disable-dev-shm-usage",  # a container's /dev/shm is often too small for it
     "--no-first-run",
     "--no-default-browser-check",
     "--disable-background-networking",
@@ -101,11 +102,18 @@ class Browser:
                 raise ChromiumError(f"no answer from Chromium within {READ_TIMEOUT:g} s")
             chunk = os.read(self._in, 1 << 20)
             if not chunk:
-                raise ChromiumError(f"Chromium closed the pipe (exit status {self._process.poll()})")
+                raise ChromiumError(
+                    f"Chromium closed the pipe (exit status {self._process.poll()}): {self._stderr_tail()}"
+                )
             self._buffer += chunk
         message, self._buffer = self._buffer.split(b"\0", 1)
         decoded: dict[str, Any] = json.loads(message)
         return decoded
+
+    def _stderr_tail(self) -> str:
+        self._log.flush()
+        lines = (Path(self._profile.name) / "stderr.log").read_text(errors="replace").splitlines()
+        return " | ".join(lines[-5:]) or "nothing on its stderr"
 
     def call(self, method: str, params: dict[str, Any] | None = None, session: str | None = None) -> Any:
         """Sends one command and returns its result; events that come
@@ -229,6 +237,12 @@ class Page:
             {"type": "mouseMoved", "x": x_to, "y": y, "button": "left", "buttons": 1},
         )
         self.call("Input.dispatchMouseEvent", {"type": "mouseReleased", "x": x_to, "y": y, **press})
+
+    def key(self, key: str) -> None:
+        """One key pressed and released, as a keyboard types it ("+", "ArrowLeft")."""
+        text = key if len(key) == 1 else ""
+        self.call("Input.dispatchKeyEvent", {"type": "keyDown", "key": key, "text": text})
+        self.call("Input.dispatchKeyEvent", {"type": "keyUp", "key": key})
 
     def click(self, x: float, y: float) -> None:
         press = {"x": x, "y": y, "button": "left", "clickCount": 1}

@@ -278,7 +278,7 @@ def test_run_html_names_the_target(tmp_path: Path, capsys: pytest.CaptureFixture
     assert main(["run", str(INVERSION), "--target", "qemu-rv32", "--html", str(out)]) == 0
     text = out.read_text()
     assert "<h1>inversion.toml: protocol pip, qemu-rv32, QEMU&#x27;s costs</h1>" in text
-    assert "<dt>target</dt><dd>qemu-rv32: the kernel on QEMU (qemu-rv32)</dd>" in text
+    assert "<dt>target</dt><dd>qemu-rv32: the kernel, bare metal on QEMU</dd>" in text
     # The kernel's costs on QEMU make L finish after 13 ms, the bound without costs.
     (l_row,) = [r for r in parse(text).tables["analysis-table"] if r[0] == "L"]
     assert l_row[7] == "13" and float(l_row[4]) > 13
@@ -422,6 +422,19 @@ def test_inversion_in_chromium(browser: Browser, tmp_path: Path) -> None:
     page.click(button["left"] + button["width"] / 2, button["top"] + button["height"] / 2)
     assert view(page) == (0, 13)
     page.wheel(x, y, 100)  # zooming out of the whole run shows the whole run
+    assert view(page) == (0, 13)
+
+    # The keyboard, the chart focused by a click: + halves the range around
+    # its middle, an arrow moves it by a tenth, - doubles it, 0 resets.
+    page.click(x, y)
+    page.key("+")
+    assert view(page) == (3.25, 9.75)
+    page.key("ArrowRight")
+    assert view(page) == (pytest.approx(3.9), pytest.approx(10.4))
+    page.key("-")
+    assert view(page) == (0, 13)
+    page.key("+")
+    page.key("0")
     assert view(page) == (0, 13)
 
     png = page.screenshot()
