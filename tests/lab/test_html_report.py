@@ -29,7 +29,7 @@ from priora import gantt, html_report
 from priora.cli import main
 from priora.scenario import load
 from priora.simulate import simulate
-from priora.timeline import extract
+from priora.timeline import Interval, extract
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -354,20 +354,22 @@ def opened(browser: Browser, path: Path) -> Page:
     return page
 
 
-def counts(page: Page) -> dict[str, dict[str, int]]:
+ROW_CLASSES = (
+    "run",
+    "inside",
+    "hold",
+    "blocked",
+    "boost",
+    "release",
+    "deadline",
+    "missed",
+    "miss",
+    "overrun",
+)
+
+
+def counts(page: Page, classes: tuple[str, ...] = ROW_CLASSES) -> dict[str, dict[str, int]]:
     """Per row of the chart (data-task), how many elements of each class it draws."""
-    classes = (
-        "run",
-        "inside",
-        "hold",
-        "blocked",
-        "boost",
-        "release",
-        "deadline",
-        "missed",
-        "miss",
-        "overrun",
-    )
     script = (
         "Object.fromEntries([...document.querySelectorAll('#gantt g.row')].map(g => [g.dataset.task, "
         f"Object.fromEntries({json.dumps(classes)}.map(c => [c, g.getElementsByClassName(c).length]))]))"
@@ -484,20 +486,28 @@ def test_a_miss_in_chromium(browser: Browser, miss_file: Path, tmp_path: Path) -
     page.close()
 
 
+def overlaps(executions: tuple[Interval, ...], within: Interval) -> list[tuple[int, int]]:
+    """The pieces of `executions` inside `within`, by brute force."""
+    pieces = [(max(e.start, within.start), min(e.end, within.end)) for e in executions]
+    return [(a, b) for a, b in pieces if b > a]
+
+
 @pytest.mark.parametrize(
-    ("name", "protocol"),
+    ("name", "protocol", "shows"),
     [
-        ("protocols.toml", "rcs"),
-        ("protocols.toml", "pcp"),
-        ("deadlock.toml", None),
-        ("chain.toml", None),
-        ("producer_consumer.toml", None),
-        ("rtmach_benchmark1.toml", None),
+        ("protocols.toml", "rcs", ("lost", "abort")),
+        ("protocols.toml", "pcp", ("blocked", "boost")),
+        ("rcs/recovery.toml", None, ("recovery", "abort")),
+        ("deadlock.toml", None, ("refusal", "blocked")),
+        ("chain.toml", None, ("boost", "hold")),
+        ("producer_consumer.toml", None, ("blocked",)),
+        ("rtmach_benchmark1.toml", None, ("hold", "boost")),
     ],
 )
 def test_examples_render_in_chromium(
-    browser: Browser, tmp_path: Path, name: str, protocol: str | None
+    browser: Browser, tmp_path: Path, name: str, protocol: str | None, shows: tuple[str, ...]
 ) -> None:
+    """Each example draws what its timeline has, and at least one of what it is here for (`shows`)."""
     path = tmp_path / "page.html"
     argv = ["simulate", str(EXAMPLES / name), "--html", str(path)]
     assert main([*argv, *(["--protocol", protocol] if protocol else [])]) == 0
@@ -506,10 +516,21 @@ def test_examples_render_in_chromium(
     scenario = load(EXAMPLES / name)
     timeline = extract(simulate(scenario.with_protocol(protocol) if protocol else scenario))  # type: ignore[arg-type]
     expected: dict[str, Any] = {
-        t.name: {"run": len(t.executions), "blocked": len(t.blocked), "release": len(t.releases)}
+        t.name: {
+            "run": len(t.executions),
+            "hold": len(t.critical_sections) + len(t.recoveries),
+            "blocked": len(t.blocked),
+            "boost": len(t.boosts),
+            "release": len(t.releases),
+            "lost": sum(len(overlaps(t.executions, c)) for c in t.critical_sections if c.aborted),
+            "recovery": sum(len(overlaps(t.executions, r)) for r in t.recoveries),
+            "abort": len(t.aborts),
+            "refusal": len(t.refusals),
+        }
         for t in timeline.by_urgency()
     }
-    found = {task: {k: c[k] for k in ("run", "blocked", "release")} for task, c in counts(page).items()}
+    found = counts(page, tuple(expected[timeline.tasks[0].name]))
     assert found == expected
+    assert all(sum(row[kind] for row in found.values()) > 0 for kind in shows)
     assert list(found) == list(expected)  # most urgent first
     page.close()
