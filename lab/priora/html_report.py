@@ -67,7 +67,7 @@ def render(result: SimResult, target: str = HOST) -> str:
     timeline, complete = _bounded(extract(result))
     analysis = _analysis(result)
     scenario = result.scenario
-    title = f"{Path(scenario.source).name}: protocol {scenario.system.protocol}, {target}"
+    title = _title(scenario, target)
     unit = UNIT_LABEL[scenario.system.time_unit]
     data = {
         "title": title,
@@ -88,7 +88,7 @@ def render(result: SimResult, target: str = HOST) -> str:
             "<code>--horizon</code> gives a shorter run.</p>\n" + chart
         )
     body = [
-        _header(result, target),
+        _header(scenario, target, title),
         _section("Gantt chart", chart, "chart"),
         _section("Analysis beside the simulation", _analysis_html(scenario, report, analysis), "analysis"),
         _section("Tasks", _tasks_html(report), "tasks"),
@@ -409,13 +409,22 @@ def _section(title: str, content: str, ident: str) -> str:
     return f'<section id="{ident}">\n<h2>{escape(title)}</h2>\n{content}\n</section>'
 
 
-def _header(result: SimResult, target: str) -> str:
-    scenario = result.scenario
+def _cost_model(scenario: Scenario) -> str:
+    model = scenario.system.cost_model
+    return model.name if model is not None else "zero"
+
+
+def _title(scenario: Scenario, target: str) -> str:
+    """The page's title: file, protocol, target and the kernel's costs."""
+    costs = f"cost model {_cost_model(scenario)}" if target == HOST else "QEMU's costs"
+    return f"{Path(scenario.source).name}: protocol {scenario.system.protocol}, {target}, {costs}"
+
+
+def _header(scenario: Scenario, target: str, title: str) -> str:
     system = scenario.system
-    model = system.cost_model.name if system.cost_model is not None else "zero"
     where = "the kernel's host port, in the lab" if target == HOST else "the kernel, bare metal on QEMU"
     costs = (
-        f"cost model {model}"
+        f"cost model {_cost_model(scenario)}"
         if target == HOST
         else "the emulated CPU's own costs (QEMU -icount: one instruction is 1 ns)"
     )
@@ -427,9 +436,6 @@ def _header(result: SimResult, target: str) -> str:
         ("time unit", f"{system.time_unit} (tick_hz {system.tick_hz})"),
     ]
     items = "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in facts)
-    title = f"{Path(scenario.source).name}: protocol {system.protocol}, {target}, " + (
-        f"cost model {model}" if target == HOST else "QEMU's costs"
-    )
     return f'<header>\n<h1>{escape(title)}</h1>\n<dl class="facts">{items}</dl>\n</header>'
 
 

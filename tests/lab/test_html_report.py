@@ -285,16 +285,18 @@ def test_simulate_html_header(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert main(["simulate", str(path), "--protocol", "none", "--html", str(out)]) == 0
     assert capsys.readouterr().out.startswith("Jobs\n")  # the report is printed as without --html
     text = out.read_text()
-    assert "<title>costly.toml: protocol none, host</title>" in text
+    assert "<title>costly.toml: protocol none, host, cost model rtmach93</title>" in text
     assert "<h1>costly.toml: protocol none, host, cost model rtmach93</h1>" in text
     assert f"<dt>scenario file</dt><dd>{path}</dd>" in text
     assert "<dt>target</dt><dd>host: the kernel&#x27;s host port, in the lab</dd>" in text
+    assert "<dt>kernel costs</dt><dd>cost model rtmach93</dd>" in text
 
 
 def test_run_html_names_the_target(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "q.html"
     assert main(["run", str(INVERSION), "--target", "qemu-rv32", "--html", str(out)]) == 0
     text = out.read_text()
+    assert "<title>inversion.toml: protocol pip, qemu-rv32, QEMU&#x27;s costs</title>" in text
     assert "<h1>inversion.toml: protocol pip, qemu-rv32, QEMU&#x27;s costs</h1>" in text
     assert "<dt>target</dt><dd>qemu-rv32: the kernel, bare metal on QEMU</dd>" in text
     # The kernel's costs on QEMU make L finish after 13 ms, the bound without costs.
