@@ -293,6 +293,9 @@ def _scenario_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--gantt", type=Path, metavar="OUT", help="write a Gantt chart (.png or .svg)")
     parser.add_argument("--trace", type=Path, metavar="OUT", help="write a Chrome/Perfetto trace (.json)")
     parser.add_argument(
+        "--ctf", type=Path, metavar="DIR", help="write the kernel trace as CTF (babeltrace2, Trace Compass)"
+    )
+    parser.add_argument(
         "--html",
         type=Path,
         metavar="OUT",
@@ -343,6 +346,23 @@ def _gantt() -> Writer:
     return draw
 
 
+def _ctf() -> Writer:
+    from priora import ctf
+
+    write: Writer = ctf.write
+    return write
+
+
+def _check_ctf_directory(path: Path | None) -> None:
+    """--ctf DIR: a directory, or a name whose parent is one."""
+    if path is None:
+        return
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"--ctf: {path}: not a directory")
+    if not path.exists() and not path.parent.is_dir():
+        raise UsageError(f"--ctf: {path}: directory {path.parent} does not exist")
+
+
 def _chrome_trace() -> Writer:
     from priora import chrome_trace
 
@@ -390,6 +410,7 @@ def _scenario(args: argparse.Namespace) -> Scenario:
 
     _check_output("--gantt", args.gantt, GANTT_SUFFIXES)
     _check_output("--trace", args.trace, TRACE_SUFFIXES)
+    _check_ctf_directory(args.ctf)
     _check_output("--html", args.html, HTML_SUFFIXES)
     # With --horizon, a default horizon beyond the clock does not matter.
     scenario = load(args.file, check_default_horizon=args.horizon is None)
@@ -417,6 +438,8 @@ def _report(args: argparse.Namespace, result: SimResult) -> Outcome:
         _write("--gantt", args.gantt, _gantt, result)
     if args.trace is not None:
         _write("--trace", args.trace, _chrome_trace, result)
+    if args.ctf is not None:
+        _write("--ctf", args.ctf, _ctf, result)
     if args.html is not None:  # `priora run` has a target; `simulate` runs on the host port
         _write("--html", args.html, _html_report(getattr(args, "target", "host")), result)
     report = build_report(result)
