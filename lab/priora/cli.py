@@ -1,7 +1,7 @@
 """The `priora` command (docs/lab.md).
 
     priora simulate FILE [--protocol P] [--json] [--gantt OUT.png|OUT.svg]
-                         [--trace OUT.json] [--horizon T] [--strict]
+                         [--trace OUT.json] [--ctf DIR] [--html OUT.html] [--horizon T] [--strict]
                          [--summary] [--format text|markdown] [--csv DIR]
     priora run FILE --target qemu-rv32|qemu-rv64 [the same options] [--timeout S]
     priora demo [--out DIR]
@@ -58,6 +58,7 @@ GANTT_SUFFIXES = (".png", ".svg")
 TARGETS = ("qemu-rv32", "qemu-rv64")  # priora.qemu_run.TARGETS
 DEFAULT_TIMEOUT = 120.0  # priora.qemu_run.DEFAULT_TIMEOUT
 TRACE_SUFFIXES = (".json",)
+HTML_SUFFIXES = (".html", ".htm")
 DEFAULT_DEMO_DIR = Path("priora-demo")
 COST_MODELS = ("zero", "rtmach93", "measured")  # priora.costs.NAMES
 
@@ -299,6 +300,12 @@ def _scenario_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--ctf", type=Path, metavar="DIR", help="write the kernel trace as CTF (babeltrace2, Trace Compass)"
     )
+    parser.add_argument(
+        "--html",
+        type=Path,
+        metavar="OUT",
+        help="write a self-contained HTML report with a zoomable chart (.html)",
+    )
     parser.add_argument("--horizon", metavar="T", help="run until T, in the file's time unit")
     parser.add_argument(
         "--strict",
@@ -386,6 +393,17 @@ def _chrome_trace(provenance: dict[str, Any] | None = None) -> Writer:
     return write
 
 
+def _html_report(target: str) -> Callable[[], Writer]:
+    def load() -> Writer:
+        from functools import partial
+
+        from priora import html_report
+
+        return partial(html_report.write, target=target)
+
+    return load
+
+
 def _write(option: str, path: Path, writer: Callable[[], Writer], result: SimResult) -> None:
     """Imports the writer only now (matplotlib is needed for --gantt only,
     at import or at drawing time) and turns what the user can fix into one line."""
@@ -448,6 +466,7 @@ def _scenario(args: argparse.Namespace) -> Scenario:
     _check_output("--gantt", args.gantt, GANTT_SUFFIXES)
     _check_output("--trace", args.trace, TRACE_SUFFIXES)
     _check_ctf_directory(args.ctf)
+    _check_output("--html", args.html, HTML_SUFFIXES)
     _check_tables(args)
     # With --horizon, a default horizon beyond the clock does not matter.
     scenario = load(args.file, check_default_horizon=args.horizon is None)
@@ -479,6 +498,8 @@ def _report(args: argparse.Namespace, result: SimResult, target: str = "host") -
         _write("--trace", args.trace, lambda: _chrome_trace(about), result)
     if args.ctf is not None:
         _write("--ctf", args.ctf, _ctf, result)
+    if args.html is not None:  # `priora run` has a target; `simulate` runs on the host port
+        _write("--html", args.html, _html_report(getattr(args, "target", "host")), result)
     report = build_report(result)
     if args.json:
         about = _provenance(args, "report", result.scenario, target=target, **costs)
