@@ -2,12 +2,14 @@
 
     priora simulate FILE [--protocol P] [--json] [--gantt OUT.png|OUT.svg]
                          [--trace OUT.json] [--horizon T] [--strict]
+                         [--summary] [--format text|markdown] [--csv DIR]
                          [--max-jobs N] [--max-actions N] [--max-ticks N]
     priora run FILE --target qemu-rv32|qemu-rv64 [the same options] [--timeout S]
     priora demo [--out DIR]
-    priora analyze FILE [--json] [--protocol P ...]
+    priora analyze FILE [--json] [--protocol P ...] [--format text|markdown] [--csv DIR]
     priora breakdown FILE --vary TASK.FIELD [--protocol P ...] [--json] [--synchronous]
                      [--ignore TASK ...] [--cost-model M [--cpu-hz HZ]]
+                     [--format text|markdown] [--csv DIR]
                      [--max-jobs N] [--max-actions N] [--max-ticks N]
     priora experiments [--out DIR] [--bench FILE] [--quick]
     priora bench [--arch rv32,rv64] [--trace off,on] [--json OUT] [--no-build]
@@ -36,9 +38,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from priora import __version__, inputs
 from priora.errors import PrioraError, ScenarioError
@@ -49,6 +51,7 @@ from priora.errors import PrioraError, ScenarioError
 if TYPE_CHECKING:
     from priora.model import Protocol, Scenario
     from priora.simulate import SimResult
+    from priora.tables import Section
 
 EXIT_OK = 0
 EXIT_STRICT = 1  # --strict: the run refused a call or missed a deadline
@@ -125,6 +128,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="P",
         help=f"analyse only these protocols ({', '.join(ANALYSIS_PROTOCOLS)}; default: all)",
     )
+    _table_options(analyze)
     analyze.set_defaults(handler=_analyze)
 
     breakdown = commands.add_parser(
@@ -169,6 +173,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="HZ",
         help="the CPU clock rate, for --cost-model measured",
     )
+    _table_options(breakdown)
     _limit_options(breakdown, "refuse a simulation estimated to", BREAKDOWN_MAX_JOBS)
     breakdown.set_defaults(handler=_breakdown)
 
@@ -320,6 +325,9 @@ def _scenario_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the report as one JSON document")
     parser.add_argument("--gantt", type=Path, metavar="OUT", help="write a Gantt chart (.png or .svg)")
     parser.add_argument("--trace", type=Path, metavar="OUT", help="write a Chrome/Perfetto trace (.json)")
+    parser.add_argument(
+        "--ctf", type=Path, metavar="DIR", help="write the kernel trace as CTF (babeltrace2, Trace Compass)"
+    )
     parser.add_argument("--horizon", metavar="T", help="run until T, in the file's time unit")
     parser.add_argument(
         "--strict",
@@ -327,7 +335,23 @@ def _scenario_options(parser: argparse.ArgumentParser) -> None:
         help="exit with status 1 if the kernel refused a call or a job missed its deadline "
         "(one line on stderr per reason)",
     )
+    parser.add_argument(
+        "--summary", action="store_true", help="the tasks, resources and system tables only (no job rows)"
+    )
+    _table_options(parser)
     _limit_options(parser, "refuse a run estimated to")
+
+
+def _table_options(parser: argparse.ArgumentParser) -> None:
+    """--format and --csv: the command's tables as Markdown, and as CSV files (priora.tables)."""
+    parser.add_argument(
+        "--format",
+        choices=("text", "markdown"),
+        help="the tables as aligned text (the default) or as Markdown tables (not with --json)",
+    )
+    parser.add_argument(
+        "--csv", type=Path, metavar="DIR", help="also write each table as DIR/<table>.csv (DIR is created)"
+    )
 
 
 def _limit_options(parser: argparse.ArgumentParser, refuse: str, max_jobs: int = DEFAULT_MAX_JOBS) -> None:
@@ -398,22 +422,51 @@ def _gantt() -> Writer:
     return draw
 
 
-def _chrome_trace() -> Writer:
-    from priora import chrome_trace
+def _ctf() -> Writer:
+    from priora import ctf
 
-    write: Writer = chrome_trace.write
+    write: Writer = ctf.write
     return write
 
 
-def _write(option: str, path: Path, writer: Callable[[], Writer], result: SimResult) -> None:
+def _check_ctf_directory(path: Path | None, sources: tuple[Path | None, ...] = ()) -> None:
+    """--ctf DIR: a directory, or a name whose parent is one."""
+    if path is None:
+        return
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"--ctf: {path}: not a directory")
+    if not path.exists() and not path.parent.is_dir():
+        raise UsageError(f"--ctf: {path}: directory {path.parent} does not exist")
+    from priora import outputs
+
+    for name in ("metadata", "stream"):  # ctf.write's files, never over the input
+        outputs.refuse_input("--ctf", path / name, sources)
+
+
+def _chrome_trace(provenance: dict[str, Any] | None = None) -> Writer:
+    from functools import partial
+
+    from priora import chrome_trace
+
+    write: Writer = partial(chrome_trace.write, provenance=provenance)
+    return write
+
+
+def _write(
+    option: str, path: Path, writer: Callable[[], Writer], result: SimResult, whole: bool = True
+) -> None:
     """Imports the writer only now (matplotlib is needed for --gantt only,
     at import or at drawing time) and turns what the user can fix into one
-    line. The file is written whole or not at all (priora.outputs)."""
+    line. A file is written whole or not at all (priora.outputs); a
+    directory's writer (whole=False: --ctf) renames each of its files itself."""
     from priora import outputs
 
     try:
-        with outputs.replacing(path) as temporary:
-            writer()(result, temporary)
+        if whole:
+            with outputs.replacing(path) as temporary:
+                writer()(result, temporary)
+        else:
+            writer()(result, path)
     except ImportError as exc:
         raise _import_problem(option, exc) from None
     except OSError as exc:
@@ -425,6 +478,43 @@ def _import_problem(what: str, exc: ImportError) -> UsageError:
     if (exc.name or "").split(".")[0] == "matplotlib":
         return UsageError(f"{what} needs matplotlib: {exc}")
     return UsageError(f"{what}: {exc}")
+
+
+def _check_tables(args: argparse.Namespace) -> None:
+    """--format and --csv, before anything runs."""
+    if args.format is not None and args.json:
+        raise UsageError(f"--format {args.format}: not with --json (the JSON document has no tables)")
+    csv: Path | None = args.csv
+    if csv is not None and csv.exists() and not csv.is_dir():
+        raise UsageError(f"--csv: {csv} exists and is not a directory")
+    if csv is not None and csv.is_dir():  # a table over the input file (priora.outputs)
+        from priora import outputs
+
+        for table in sorted(csv.glob("*.csv")):
+            outputs.refuse_input("--csv", table, (args.file,))
+
+
+def _tables(args: argparse.Namespace, sections: Sequence[Section]) -> str:
+    """The tables as --format asks, after writing them into --csv DIR."""
+    from priora.tables import render, write_csv
+
+    if args.csv is not None:
+        write_csv(sections, args.csv)
+    return render(sections, args.format or "text")
+
+
+def _provenance(
+    args: argparse.Namespace, document: str, scenario: Scenario | None, **found: Any
+) -> dict[str, Any]:
+    """The provenance block of a document this command writes (priora.provenance):
+    the command line, FILE and its SHA-256, and what the scenario ran with."""
+    from priora.provenance import provenance
+
+    if scenario is not None:
+        found.setdefault("protocol", scenario.system.protocol)
+        model = scenario.system.cost_model
+        found.setdefault("cost_model", "zero" if model is None else model.name)
+    return provenance(document, args.command_line, args.file, **found)
 
 
 # ---------------------------------------------------------------- commands
@@ -439,6 +529,8 @@ def _scenario(args: argparse.Namespace) -> Scenario:
 
     _check_output("--gantt", args.gantt, GANTT_SUFFIXES, (args.file,))
     _check_output("--trace", args.trace, TRACE_SUFFIXES, (args.file,))
+    _check_ctf_directory(args.ctf, (args.file,))
+    _check_tables(args)
     # With --horizon, a default horizon beyond the clock does not matter.
     scenario = load(args.file, check_default_horizon=args.horizon is None)
     if args.protocol is not None:
@@ -457,17 +549,27 @@ class Outcome(NamedTuple):
     failures: tuple[str, ...] = ()
 
 
-def _report(args: argparse.Namespace, result: SimResult) -> Outcome:
+def _report(args: argparse.Namespace, result: SimResult, target: str = "host") -> Outcome:
     """The outputs asked for, then the report (and, with --strict, why the
-    run fails)."""
-    from priora.report import build_report, report_json, report_text, strict_failures
+    run fails). On QEMU the kernel's costs are its own: no cost model."""
+    from priora.report import build_report, report_json, report_sections, strict_failures
 
+    costs = {} if target == "host" else {"cost_model": None}
     if args.gantt is not None:
         _write("--gantt", args.gantt, _gantt, result)
     if args.trace is not None:
-        _write("--trace", args.trace, _chrome_trace, result)
+        about = _provenance(args, "trace", result.scenario, target=target, **costs)
+        _write("--trace", args.trace, lambda: _chrome_trace(about), result)
+    if args.ctf is not None:
+        _write("--ctf", args.ctf, _ctf, result, whole=False)
     report = build_report(result)
-    text = report_json(report) if args.json else report_text(report)
+    if args.json:
+        about = _provenance(args, "report", result.scenario, target=target, **costs)
+        text = report_json(report, about, summary=args.summary)
+        if args.csv is not None:
+            _tables(args, report_sections(report, args.summary))
+    else:
+        text = _tables(args, report_sections(report, args.summary))
     return Outcome(text, tuple(strict_failures(report)) if args.strict else ())
 
 
@@ -482,7 +584,7 @@ def _run(args: argparse.Namespace) -> Outcome:
 
     timeout: float = args.timeout  # finite and > 0 (inputs.seconds)
     scenario = _scenario(args)
-    return _report(args, qemu_run.run(scenario, args.target, timeout=timeout).result)
+    return _report(args, qemu_run.run(scenario, args.target, timeout=timeout).result, args.target)
 
 
 def _demo(args: argparse.Namespace) -> str:
@@ -498,14 +600,20 @@ def _demo(args: argparse.Namespace) -> str:
 
 
 def _analyze(args: argparse.Namespace) -> str:
-    from priora.analysis import analysis_json, analysis_text, analyze
+    from priora.analysis import analysis_json, analysis_sections, analyze
     from priora.scenario import load
 
+    _check_tables(args)
     # Nothing runs, so a default horizon beyond the host port's clock does not matter.
     scenario = load(args.file, check_default_horizon=False)
     protocols: list[str] = args.protocol or list(ANALYSIS_PROTOCOLS)
     result = analyze(scenario, protocols)
-    return analysis_json(result) if args.json else analysis_text(result)
+    if not args.json:
+        return _tables(args, analysis_sections(result))
+    if args.csv is not None:
+        _tables(args, analysis_sections(result))
+    # Nothing runs and nothing costs: no target, no cost model.
+    return analysis_json(result, _provenance(args, "analysis", None, protocol=list(result.protocols)))
 
 
 def with_cost_model(scenario: Scenario, name: str, cpu_hz: int | None) -> Scenario:
@@ -528,9 +636,10 @@ def with_cost_model(scenario: Scenario, name: str, cpu_hz: int | None) -> Scenar
 
 
 def _breakdown(args: argparse.Namespace) -> str:
-    from priora.breakdown import breakdown, breakdown_json, breakdown_text
+    from priora.breakdown import breakdown, breakdown_json, breakdown_sections
     from priora.scenario import load
 
+    _check_tables(args)
     # Every run has its own horizon (it changes with a period): none is checked here.
     scenario = load(args.file, check_default_horizon=False)
     if args.cost_model is not None:
@@ -548,19 +657,27 @@ def _breakdown(args: argparse.Namespace) -> str:
         ignore=args.ignore,
         limits=limits,
     )
-    return breakdown_json(result) if args.json else breakdown_text(result)
+    if not args.json:
+        return _tables(args, breakdown_sections(result))
+    if args.csv is not None:
+        _tables(args, breakdown_sections(result))
+    protocols = list(result.protocols)
+    about = _provenance(
+        args, "breakdown", None, target="host", protocol=protocols, cost_model=result.cost_model
+    )
+    return breakdown_json(result, about)
 
 
 def _experiments(args: argparse.Namespace) -> str:
     from priora import outputs
-    from priora.experiments import run_all, write
+    from priora.experiments import run_all, with_provenance, write
 
     if args.out is not None:
         for name in ("experiments.md", "experiments.json"):
             outputs.refuse_input("--out", args.out / name, (args.bench,))
     text, doc = run_all(quick=args.quick, bench=args.bench)
     if args.out is not None:
-        write(args.out, text, doc)
+        write(args.out, text, with_provenance(doc, args.command_line, args.bench))
     return text
 
 
@@ -787,6 +904,7 @@ def main(argv: list[str] | None = None) -> int:
             args = _campaign_args(argv[1:])
         else:
             args = _parser().parse_args(argv)
+        args.command_line = ["priora", *argv]  # for the documents' provenance (priora.provenance)
     except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
         return exc.code if isinstance(exc.code, int) else EXIT_OK if exc.code is None else EXIT_USER
     except PrioraError as exc:  # a number option's own check (priora.inputs): one line

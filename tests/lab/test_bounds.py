@@ -321,7 +321,7 @@ def test_a_full_disk_leaves_no_partial_output(
 ) -> None:
     from priora import chrome_trace
 
-    def half_then_enospc(result: Any, path: Path) -> None:
+    def half_then_enospc(result: Any, path: Path, **options: Any) -> None:
         path.write_text('{"traceEvents": [')
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
@@ -451,3 +451,18 @@ def test_analyze_of_a_long_body() -> None:
         "pip": {"H": (1, n + 1), "L": (0, 2 * n)},
         "rcs": {"H": (2 * n, 3 * n), "L": (0, n + n + 2 * n + n)},
     }
+
+
+def test_tables_and_ctf_never_over_the_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--csv DIR and --ctf DIR write files of their own names: never over FILE."""
+    tables = tmp_path / "tables"
+    tables.mkdir()
+    path = write(tables, "tasks.csv", INVERSION)  # a scenario file that happens to be named so
+    assert refused(capsys, "simulate", str(path), "--csv", str(tables)) == (
+        f"priora: --csv: {path} is the input file {path}: refusing to write over it"
+    )
+    stream = write(tmp_path, "stream", INVERSION)
+    assert refused(capsys, "simulate", str(stream), "--ctf", str(tmp_path)) == (
+        f"priora: --ctf: {stream} is the input file {stream}: refusing to write over it"
+    )
+    assert (path.read_text(), stream.read_text()) == (INVERSION, INVERSION)

@@ -131,6 +131,8 @@ def test_the_wheel_carries_the_kernel_and_runs_in_a_fresh_venv(tmp_path: Path) -
     names = zipfile.ZipFile(wheel).namelist()
     for name in ("libpriora_lab.so", "_native_ffi.py", "report.schema.json", "examples/inversion.toml"):
         assert f"priora/{name}" in names
+    for name in ("provenance", "analysis", "breakdown", "experiments", "bench"):  # priora.provenance.schema
+        assert f"priora/{name}.schema.json" in names
 
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=PIP_TIMEOUT)

@@ -16,13 +16,14 @@ experiments`, docs/experiments.md).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
 from priora import costs, inputs, outputs
 from priora.errors import PrioraError
 from priora.experiments import minix, rtmach
+from priora.model import PROTOCOLS
 
 
 class ExperimentError(PrioraError):
@@ -61,16 +62,22 @@ def _check_bench(path: Path, raw: object) -> None:
 
     if not isinstance(raw, dict):
         fail("the document", "must be a JSON object of builds")
+    builds: object = raw
+    if "provenance" in raw:  # schema 2: the builds under "builds"; schema 1: the builds alone
+        builds = raw.get("builds")
+        if not isinstance(builds, dict):
+            fail("builds", "missing, or not an object")
+    assert isinstance(builds, dict)
     label = costs.DEFAULT_BUILD.replace("-", " ")  # "rv32 trace on"
-    if label not in raw:
+    if label not in builds:
         fail(json.dumps(label), "missing: the default build's figures")
-    for name, build in raw.items():
+    for name, build in builds.items():
         words = name.split() if isinstance(name, str) else []
         if (
             len(words) != 3
             or words[0] not in ("rv32", "rv64")
             or words[1:] not in (["trace", "on"], ["trace", "off"])
-        ):  # noqa: E501
+        ):
             fail(json.dumps(name), 'not a build (expected "rv32 trace on", "rv64 trace off", ...)')
         figures = build.get("figures") if isinstance(build, dict) else None
         if not isinstance(figures, dict):
@@ -111,6 +118,23 @@ def run_all(quick: bool = False, bench: Path | None = None) -> tuple[str, dict[s
     ]
     doc["minix"] = minix.as_dict(figures)
     return "\n".join(parts), doc
+
+
+def with_provenance(doc: Mapping[str, Any], command: Sequence[str], bench: Path | None) -> dict[str, Any]:
+    """`doc` (run_all's) with its provenance block first (priora.provenance):
+    every scenario comes with the lab, so the one input is the --bench file."""
+    from priora.provenance import provenance
+
+    models = [m for b in doc["rtmach"].values() for m in b["models"].items() if m[0] != "analysis"]
+    about = provenance(
+        "experiments",
+        command,
+        bench,
+        target="host",
+        protocol=sorted({p for _, m in models for p in m["protocols"]}, key=PROTOCOLS.index),
+        cost_model=list(dict.fromkeys(key for key, _ in models)),
+    )
+    return {"provenance": about, **doc}
 
 
 def write(out: Path, text: str, doc: Mapping[str, Any]) -> list[Path]:
