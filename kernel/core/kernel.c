@@ -31,12 +31,14 @@ int pr_kernel_init(const pr_kernel_config_t *config)
     for (int i = 0; i < PR_CONFIG_MAX_TASKS; i++) {
         pr_task_t *t = &pr_tasks[i];
         t->id = i;
+        t->trace_tag = (uint8_t)i;
         t->ctx = pr_port_ctx(i);
         t->state = PR_TASK_FREE;
         list_init(&t->qlink);
     }
     pr_task_t *idle = idle_task();
     idle->id = PR_IDLE_SLOT;
+    idle->trace_tag = PR_TRACE_NONE;
     idle->ctx = pr_port_ctx(PR_IDLE_SLOT);
     list_init(&idle->qlink);
     memcpy(idle->name, "idle", 5);
@@ -163,6 +165,8 @@ void pr_kernel_set_outside(int outside)
         pr_k.left_at = pr_port_stamp();
     else if (!outside && pr_k.outside)
         pr_k.current->dispatched_at += (pr_stamp_t)(pr_port_stamp() - pr_k.left_at);
+    if ((outside != 0) != (pr_k.outside != 0)) /* port time stops or goes on again */
+        trace_clock_changed();
     pr_k.outside = outside;
     self_update();
 }

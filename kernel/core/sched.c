@@ -80,7 +80,7 @@ static inline void account_switch(pr_task_t *prev, pr_task_t *next)
     cpu_time_add(prev, (pr_stamp_t)(now - prev->dispatched_at)); /* less than a wrap: sched_fold */
     next->dispatched_at = now;
     count64_add1(&pr_k.context_switches);
-    trace_emit(PR_EV_SWITCH, trace_id(next), trace_id(prev), PR_OK, (uint8_t)prev->state, 0, 0);
+    trace_emit_at(now, PR_EV_SWITCH, next->trace_tag, prev->trace_tag, PR_OK, (uint8_t)prev->state, 0, 0);
     pr_k.current = next;
     pr_self = next;
 }
@@ -161,6 +161,7 @@ void sched_fold(uint32_t tick)
     pr_stamp_t now = pr_port_stamp();
     cpu_time_add(t, (pr_stamp_t)(now - t->dispatched_at));
     t->dispatched_at = now;
+    trace_clock_changed(); /* the trace's stamps, too, are at most one fold from a clock mark */
 }
 
 /* Round robin: charge the running task one tick of its quantum. */

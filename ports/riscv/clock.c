@@ -23,6 +23,7 @@ extern uint64_t riscv_kernel_mtime(void);
 extern pr_stamp_t pr_port_stamp(void);
 extern uint64_t pr_port_stamp_time(uint64_t stamps);
 extern uint64_t pr_port_now(void);
+extern uint64_t pr_port_now_and_stamp(pr_stamp_t *stamp);
 
 static void set_mtimecmp(uint64_t count)
 {

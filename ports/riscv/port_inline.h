@@ -99,6 +99,14 @@ inline pr_stamp_t pr_port_stamp(void) { return *(volatile uintptr_t *)CLINT_MTIM
 
 inline uint64_t pr_port_stamp_time(uint64_t stamps) { return stamps * NS_PER_MTIME; }
 
+/* Port time and the stamp from one read of mtime. */
+inline uint64_t pr_port_now_and_stamp(pr_stamp_t *stamp)
+{
+    uint64_t mtime = riscv_mtime();
+    *stamp = (pr_stamp_t)mtime;
+    return ((riscv_clk.running ? mtime : riscv_clk.stopped) - riscv_clk.epoch) * NS_PER_MTIME;
+}
+
 /* ---- the context switch (context.c, switch.S) ---- */
 
 /* A suspended context: its stack pointer (the registers are on its stack)
