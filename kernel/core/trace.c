@@ -25,8 +25,9 @@
 
 static trace_slot_t ring[RING_SIZE];
 trace_slot_t *trace_next, *trace_limit;
-static uint32_t lap_base;  /* slots written before ring[0] in this lap: a multiple of RING_SIZE */
-static uint32_t drained;   /* slots drained since reset; free-running like the count written */
+static trace_slot_t *oldest; /* the next slot to drain */
+static uint32_t lap_base;    /* slots written before ring[0] in this lap */
+static uint32_t drained;     /* slots drained since reset; free-running like the count written */
 static uint32_t lost_total, lost_owed;
 static int mark_owed;
 
@@ -46,16 +47,16 @@ static uint32_t room(void) { return RING_SIZE - (written() - drained); }
  * all while a LOST record or a mark is owed. */
 static void set_limit(void)
 {
-    uint32_t end = drained + RING_SIZE - lap_base; /* slot index where the room ends */
+    uint32_t to_end = (uint32_t)(ring + RING_SIZE - trace_next);
     if (lost_owed != 0 || mark_owed)
         trace_limit = trace_next;
     else
-        trace_limit = ring + (end < RING_SIZE ? end : RING_SIZE);
+        trace_limit = trace_next + (room() < to_end ? room() : to_end);
 }
 
 void trace_reset(void)
 {
-    trace_next = ring;
+    trace_next = oldest = ring;
     lap_base = drained = 0;
     lost_total = lost_owed = 0;
     from.seq = 0;
@@ -71,7 +72,7 @@ void trace_clock_changed(void)
 
 /* Writes one slot at trace_next (there is room), after the ring's end
  * going back to its start. */
-static void put(pr_stamp_t stamp, uint32_t what, uint32_t args, int32_t value)
+static void put(pr_stamp_t stamp, uint32_t what, uint8_t task, uint8_t object, int32_t value)
 {
     if (trace_next == ring + RING_SIZE) {
         lap_base += RING_SIZE;
@@ -81,15 +82,20 @@ static void put(pr_stamp_t stamp, uint32_t what, uint32_t args, int32_t value)
     s->stamp = stamp;
     s->value = value;
     s->what = what;
-    s->args = args;
+    s->task = task;
+    s->object = object;
 }
 
+/* A mark: the stamp and port time of one instant. The time's low word is
+ * the value, its high word the bytes arg1, arg0, task, object (from the
+ * lowest), and the result byte is 1 where port time stands still. */
 static void put_mark(void)
 {
     pr_stamp_t stamp;
     uint64_t time = pr_port_now_and_stamp(&stamp);
-    put(stamp, trace_pack(CLOCK_MARK, (uint8_t)(pr_k.outside != 0), 0, 0), (uint32_t)(time >> 32),
-        (int32_t)(uint32_t)time);
+    uint32_t high = (uint32_t)(time >> 32);
+    put(stamp, trace_pack(CLOCK_MARK, pr_k.outside != 0, (uint8_t)(high >> 8), (uint8_t)high),
+        (uint8_t)(high >> 16), (uint8_t)(high >> 24), (int32_t)(uint32_t)time);
     mark_owed = 0;
 }
 
@@ -108,12 +114,11 @@ void trace_emit_slow(uint8_t event, uint8_t task, uint8_t object, int result, ui
     if (mark_owed)
         put_mark();
     if (lost_owed != 0) {
-        put(pr_port_stamp(), trace_pack(PR_EV_LOST, PR_TRACE_NONE, PR_TRACE_NONE, PR_OK), 0,
+        put(pr_port_stamp(), trace_pack(PR_EV_LOST, PR_OK, 0, 0), PR_TRACE_NONE, PR_TRACE_NONE,
             (int32_t)lost_owed);
         lost_owed = 0;
     }
-    put(pr_port_stamp(), trace_pack(event, task, object, result), (uint32_t)arg0 | (uint32_t)arg1 << 8,
-        value);
+    put(pr_port_stamp(), trace_pack(event, result, arg0, arg1), task, object, value);
     set_limit();
     pr_port_traced(event, task, object, result, arg0, arg1, value);
 }
@@ -124,8 +129,9 @@ static int decode(const trace_slot_t *s, pr_trace_record_t *r)
 {
     uint8_t event = (uint8_t)s->what;
     if (event == CLOCK_MARK) {
+        uint32_t high = s->what >> 16 | (uint32_t)s->task << 16 | (uint32_t)s->object << 24;
         from.mark_stamp = s->stamp;
-        from.mark_time = (uint64_t)s->args << 32 | (uint32_t)s->value;
+        from.mark_time = (uint64_t)high << 32 | (uint32_t)s->value;
         from.standing = (uint8_t)(s->what >> 8);
         return 0;
     }
@@ -137,22 +143,31 @@ static int decode(const trace_slot_t *s, pr_trace_record_t *r)
     r->seq = from.seq++;
     r->value = s->value;
     r->event = event;
-    r->task = (uint8_t)(s->what >> 8);
-    r->object = (uint8_t)(s->what >> 16);
-    r->result = (int8_t)(uint8_t)(s->what >> 24);
-    r->arg0 = (uint8_t)s->args;
-    r->arg1 = (uint8_t)(s->args >> 8);
+    r->task = s->task;
+    r->object = s->object;
+    r->result = (int8_t)(uint8_t)(s->what >> 8);
+    r->arg1 = (uint8_t)(s->what >> 16);
+    r->arg0 = (uint8_t)(s->what >> 24);
     r->reserved = 0;
     return 1;
 }
 
+/* An emptied ring starts again at its first slot, so that the records
+ * written until the next drain wrap around its end as late as possible. */
 size_t pr_trace_drain(pr_trace_record_t *out, size_t max)
 {
     pr_irq_state_t irq = pr_port_irq_save();
     size_t n = 0;
     while (n < max && drained != written()) {
-        const trace_slot_t *s = &ring[drained++ % RING_SIZE];
+        const trace_slot_t *s = oldest++;
+        if (oldest == ring + RING_SIZE)
+            oldest = ring;
+        drained++;
         n += (size_t)decode(s, &out[n]);
+    }
+    if (drained == written()) {
+        lap_base = drained;
+        trace_next = oldest = ring;
     }
     set_limit();
     pr_port_irq_restore(irq);

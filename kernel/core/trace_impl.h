@@ -25,8 +25,10 @@
 typedef struct trace_slot {
     pr_stamp_t stamp; /* pr_port_stamp() when written */
     int32_t value;
-    uint32_t what;    /* event | task << 8 | object << 16 | (uint8_t)result << 24 */
-    uint32_t args;    /* arg0 | arg1 << 8 */
+    uint32_t what;    /* event | (uint8_t)result << 8 | arg1 << 16 | arg0 << 24 */
+    uint8_t task;
+    uint8_t unused;   /* keeps task and object apart: two byte stores, not a merged halfword */
+    uint8_t object;
 } trace_slot_t;
 
 extern trace_slot_t *trace_next;  /* where the next record goes */
@@ -41,9 +43,13 @@ void trace_emit_slow(uint8_t event, uint8_t task, uint8_t object, int result, ui
  * a clock mark, which the drain converts the stamps after it from. */
 void trace_clock_changed(void);
 
-static inline uint32_t trace_pack(uint8_t event, uint8_t task, uint8_t object, int result)
+/* The fields that are most often constants at a call site (the event,
+ * the result, the arguments) share a word, which is then one constant;
+ * arg0, the one most often not constant, is its top byte, which a shift
+ * alone puts in place. */
+static inline uint32_t trace_pack(uint8_t event, int result, uint8_t arg0, uint8_t arg1)
 {
-    return (uint32_t)event | (uint32_t)task << 8 | (uint32_t)object << 16 | (uint32_t)(uint8_t)result << 24;
+    return (uint32_t)event | (uint32_t)(uint8_t)result << 8 | (uint32_t)arg1 << 16 | (uint32_t)arg0 << 24;
 }
 
 /* 1 if the next record may be written the fast way, with trace_put. A
@@ -58,8 +64,9 @@ static inline void trace_put_at(pr_stamp_t stamp, uint8_t event, uint8_t task, u
     trace_slot_t *s = trace_next;
     s->stamp = stamp;
     s->value = value;
-    s->what = trace_pack(event, task, object, result);
-    s->args = (uint32_t)arg0 | (uint32_t)arg1 << 8;
+    s->what = trace_pack(event, result, arg0, arg1);
+    s->task = task;
+    s->object = object;
     trace_next = s + 1;
     pr_port_traced(event, task, object, result, arg0, arg1, value);
 }

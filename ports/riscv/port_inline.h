@@ -95,7 +95,12 @@ typedef unsigned long pr_stamp_t;
 #define PR_PORT_STAMP_FOLD_TICKS 0
 #endif
 
-inline pr_stamp_t pr_port_stamp(void) { return *(volatile uintptr_t *)CLINT_MTIME; }
+inline pr_stamp_t pr_port_stamp(void)
+{
+    pr_stamp_t stamp;
+    __asm__ volatile("csrr %0, time" : "=r"(stamp));
+    return stamp;
+}
 
 inline uint64_t pr_port_stamp_time(uint64_t stamps) { return stamps * NS_PER_MTIME; }
 
