@@ -116,6 +116,11 @@ static inline void trace_emit_at(pr_stamp_t stamp, uint8_t event, uint8_t task, 
     (void)stamp;
     trace_emit(event, task, object, result, arg0, arg1, value);
 }
+static inline void trace_put_at(pr_stamp_t stamp, uint8_t event, uint8_t task, uint8_t object, int result,
+                                uint8_t arg0, uint8_t arg1, int32_t value)
+{
+    trace_emit_at(stamp, event, task, object, result, arg0, arg1, value);
+}
 #endif
 
 /* An id as given by a caller, for a one-byte trace field: PR_TRACE_NONE if
