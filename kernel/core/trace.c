@@ -1,6 +1,6 @@
 /*
  * The trace ring: PR_CONFIG_TRACE_RECORDS slots (trace_impl.h). The kernel
- * writes at trace_next, inline; everything that is not "room here, write"
+ * writes at pr_k.trace_next, inline; everything that is not "room here, write"
  * comes here, to trace_emit_slow:
  *  - the ring's end: the write pointer goes back to slot 0 (a new lap);
  *  - a full ring: the port is asked to drain it (pr_port_trace_full); if it
@@ -24,7 +24,6 @@
 #define CLOCK_MARK 0 /* a slot's event byte: a clock mark, never drained as a record */
 
 static trace_slot_t ring[RING_SIZE];
-trace_slot_t *trace_next, *trace_limit;
 static trace_slot_t *oldest; /* the next slot to drain */
 static uint32_t lap_base;    /* slots written before ring[0] in this lap */
 static uint32_t drained;     /* slots drained since reset; free-running like the count written */
@@ -39,7 +38,7 @@ static struct {
     uint32_t seq;          /* the next record's sequence number */
 } from;
 
-static uint32_t written(void) { return lap_base + (uint32_t)(trace_next - ring); }
+static uint32_t written(void) { return lap_base + (uint32_t)(pr_k.trace_next - ring); }
 
 static uint32_t room(void) { return RING_SIZE - (written() - drained); }
 
@@ -47,16 +46,16 @@ static uint32_t room(void) { return RING_SIZE - (written() - drained); }
  * all while a LOST record or a mark is owed. */
 static void set_limit(void)
 {
-    uint32_t to_end = (uint32_t)(ring + RING_SIZE - trace_next);
+    uint32_t to_end = (uint32_t)(ring + RING_SIZE - pr_k.trace_next);
     if (lost_owed != 0 || mark_owed)
-        trace_limit = trace_next;
+        pr_k.trace_limit = pr_k.trace_next;
     else
-        trace_limit = trace_next + (room() < to_end ? room() : to_end);
+        pr_k.trace_limit = pr_k.trace_next + (room() < to_end ? room() : to_end);
 }
 
 void trace_reset(void)
 {
-    trace_next = oldest = ring;
+    pr_k.trace_next = oldest = ring;
     lap_base = drained = 0;
     lost_total = lost_owed = 0;
     from.seq = 0;
@@ -67,18 +66,18 @@ void trace_reset(void)
 void trace_clock_changed(void)
 {
     mark_owed = 1;
-    trace_limit = trace_next;
+    pr_k.trace_limit = pr_k.trace_next;
 }
 
-/* Writes one slot at trace_next (there is room), after the ring's end
+/* Writes one slot at pr_k.trace_next (there is room), after the ring's end
  * going back to its start. */
 static void put(pr_stamp_t stamp, uint32_t what, uint8_t task, uint8_t object, int32_t value)
 {
-    if (trace_next == ring + RING_SIZE) {
+    if (pr_k.trace_next == ring + RING_SIZE) {
         lap_base += RING_SIZE;
-        trace_next = ring;
+        pr_k.trace_next = ring;
     }
-    trace_slot_t *s = trace_next++;
+    trace_slot_t *s = pr_k.trace_next++;
     s->stamp = stamp;
     s->value = value;
     s->what = what;
@@ -167,7 +166,7 @@ size_t pr_trace_drain(pr_trace_record_t *out, size_t max)
     }
     if (drained == written()) {
         lap_base = drained;
-        trace_next = oldest = ring;
+        pr_k.trace_next = oldest = ring;
     }
     set_limit();
     pr_port_irq_restore(irq);

@@ -31,8 +31,8 @@ typedef struct trace_slot {
     uint8_t object;
 } trace_slot_t;
 
-extern trace_slot_t *trace_next;  /* where the next record goes */
-extern trace_slot_t *trace_limit; /* the fast way writes while trace_next != trace_limit */
+/* pr_k.trace_next: where the next record goes; the fast way writes while
+ * it is not pr_k.trace_limit (kernel_impl.h). */
 
 void trace_reset(void);
 void trace_emit_slow(uint8_t event, uint8_t task, uint8_t object, int result, uint8_t arg0,
@@ -55,19 +55,19 @@ static inline uint32_t trace_pack(uint8_t event, int result, uint8_t arg0, uint8
 /* 1 if the next record may be written the fast way, with trace_put. A
  * fast path that writes one record asks first and leaves the rare case to
  * its general path, so that it calls nothing (and needs no stack frame). */
-static inline int trace_room(void) { return trace_next != trace_limit; }
+static inline int trace_room(void) { return pr_k.trace_next != pr_k.trace_limit; }
 
 /* The record, written the fast way at the stamp `stamp`: trace_room() holds. */
 static inline void trace_put_at(pr_stamp_t stamp, uint8_t event, uint8_t task, uint8_t object, int result,
                                 uint8_t arg0, uint8_t arg1, int32_t value)
 {
-    trace_slot_t *s = trace_next;
+    trace_slot_t *s = pr_k.trace_next;
     s->stamp = stamp;
     s->value = value;
     s->what = trace_pack(event, result, arg0, arg1);
     s->task = task;
     s->object = object;
-    trace_next = s + 1;
+    pr_k.trace_next = s + 1;
     pr_port_traced(event, task, object, result, arg0, arg1, value);
 }
 
