@@ -73,6 +73,7 @@ void trace_clock_changed(void)
  * going back to its start. */
 static void put(pr_stamp_t stamp, uint32_t what, uint8_t task, uint8_t object, int32_t value)
 {
+    PR_ASSERT(room() > 0);
     if (pr_k.trace_next == ring + RING_SIZE) {
         lap_base += RING_SIZE;
         pr_k.trace_next = ring;
@@ -164,6 +165,7 @@ size_t pr_trace_drain(pr_trace_record_t *out, size_t max)
         drained++;
         n += (size_t)decode(s, &out[n]);
     }
+    PR_ASSERT(written() - drained <= RING_SIZE && pr_k.trace_limit >= pr_k.trace_next);
     if (drained == written()) {
         lap_base = drained;
         pr_k.trace_next = oldest = ring;

@@ -9,6 +9,7 @@
  * a port that drains when the ring is full (nothing lost over many laps).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "trace_impl.h"
 
@@ -27,6 +28,15 @@ static int failed, passed;
             failed++;                                                                              \
         }                                                                                          \
     } while (0)
+
+#if PR_CONFIG_ASSERT
+void pr_assert_failed(const char *file, int line, const char *expr)
+{
+    printf("%s:%d: assertion failed: %s\n", file, line, expr);
+    fflush(stdout);
+    abort();
+}
+#endif
 
 /* The port's side: a drain into `sink` when the ring is full, if allowed. */
 static pr_trace_record_t sink[64];
