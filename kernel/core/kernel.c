@@ -11,6 +11,20 @@ static void idle_start(void)
         pr_port_idle();
 }
 
+/* The round-robin quantum, and with it which ticks have work besides their
+ * timers: every tick while the quantum is on (its charge), else every
+ * PR_PORT_STAMP_FOLD_TICKS-th (the fold of CPU time), else none (a mask of
+ * all ones: the tick count 0 mod 2^32 still goes to the full tick, which
+ * then finds nothing to do). */
+static void set_quantum(pr_ticks_t quantum)
+{
+    pr_k.quantum = quantum;
+    if (quantum != 0)
+        pr_k.tick_work_mask = 0;
+    else
+        pr_k.tick_work_mask = PR_PORT_STAMP_FOLD_TICKS != 0 ? PR_PORT_STAMP_FOLD_TICKS - 1u : UINT32_MAX;
+}
+
 int pr_kernel_init(const pr_kernel_config_t *config)
 {
     if (config == NULL || config->tick_hz < 1 || config->tick_hz > 1000000)
@@ -20,7 +34,7 @@ int pr_kernel_init(const pr_kernel_config_t *config)
     memset(pr_tasks, 0, sizeof pr_tasks);
     memset(&pr_idle, 0, sizeof pr_idle);
     pr_k.tick_hz = config->tick_hz;
-    pr_k.quantum = config->quantum;
+    set_quantum(config->quantum);
     pr_k.outside = 1;
     sched_reset();
     timers_reset();
@@ -64,7 +78,7 @@ uint32_t pr_tick_hz(void) { return pr_k.tick_hz; }
 void pr_sched_set_quantum(pr_ticks_t quantum)
 {
     pr_irq_state_t irq = pr_port_irq_save();
-    pr_k.quantum = quantum;
+    set_quantum(quantum);
     pr_k.current->slice_left = quantum;
     pr_port_irq_restore(irq);
 }
@@ -135,8 +149,7 @@ static __attribute__((noinline)) void tick_work(uint32_t now)
 void pr_kernel_tick_isr(void)
 {
     uint32_t now = tick_count_add1(); /* the slot depends on the low bits only */
-    int fold = PR_PORT_STAMP_FOLD_TICKS != 0 && (now & (PR_PORT_STAMP_FOLD_TICKS - 1)) == 0;
-    if (unlikely(!list_empty(timer_slot(now)) || pr_k.quantum != 0 || fold))
+    if (unlikely(!list_empty(timer_slot(now)) || (now & pr_k.tick_work_mask) == 0))
         tick_work(now);
 }
 

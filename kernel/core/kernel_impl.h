@@ -25,6 +25,7 @@ typedef struct pr_kernel {
         pr_count64_t ticks_words;
     };
     pr_ticks_t quantum;
+    uint32_t tick_work_mask;        /* a tick whose count has these bits 0 has work (kernel.c) */
     uint32_t tick_hz;
     pr_count64_t context_switches;  /* pr_kernel_stats (the ticks are `ticks`) */
     pr_count64_t priority_changes;

@@ -137,7 +137,24 @@ static inline int tick_reached(uint64_t until_count)
     return riscv_mtime() >= until_count;
 }
 
-/* The machine timer interrupt (trap.c), interrupts masked. */
+/* mtimecmp moved on from `old` to a later `count`. On RV32, where the two
+ * have the same high half (all but once in 2^32 counts), writing the low
+ * half alone moves it at once, with no value in between. */
+static inline void set_mtimecmp_later(uint64_t count, uint64_t old)
+{
+#if __riscv_xlen == 32
+    if ((uint32_t)(count >> 32) == (uint32_t)(old >> 32)) {
+        mmio_write32(CLINT_MTIMECMP, (uint32_t)count);
+        return;
+    }
+#endif
+    (void)old;
+    set_mtimecmp(count);
+}
+
+/* The machine timer interrupt (trap.c), interrupts masked. Past the limit
+ * test, mtimecmp holds the tick's count, clk.next_count: a limit at or
+ * before it would have stopped the run. */
 void riscv_timer_interrupt(void)
 {
     if (tick_reached(clk.until)) {
@@ -146,7 +163,8 @@ void riscv_timer_interrupt(void)
         riscv_run_stop(PR_RISCV_REACHED);
         return;
     }
+    uint64_t fired = clk.next_count;
     advance();
-    set_mtimecmp(next_interrupt());
+    set_mtimecmp_later(next_interrupt(), fired);
     pr_kernel_tick_isr(); /* may switch to another task: see vector.S */
 }
