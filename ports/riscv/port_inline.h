@@ -46,7 +46,12 @@ inline void pr_port_irq_restore(pr_irq_state_t state)
 
 struct riscv_clock {
     uint64_t epoch;          /* mtime at time 0 (moved on by each pause) */
-    uint64_t next_count;     /* absolute mtime count of the next tick */
+    union {
+        uint64_t next_count; /* absolute mtime count of the next tick */
+        struct {
+            uint32_t lo, hi; /* the same a word at a time (little-endian): clock.c, advance */
+        } next_words;
+    };
     uint32_t step, rem, hz;  /* counts per tick = step + rem / hz */
     uint32_t frac;           /* (ticks so far * 10^7) mod hz */
     uint64_t until;          /* the run stops at this absolute mtime count */
