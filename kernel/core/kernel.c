@@ -14,6 +14,20 @@ static void idle_start(void)
         pr_port_idle();
 }
 
+/* The round-robin quantum, and with it which ticks have work besides their
+ * timers: every tick while the quantum is on (its charge), else every
+ * PR_PORT_STAMP_FOLD_TICKS-th (the fold of CPU time), else none (a mask of
+ * all ones: the tick count 0 mod 2^32 still goes to the full tick, which
+ * then finds nothing to do). */
+static void set_quantum(pr_ticks_t quantum)
+{
+    pr_k.quantum = quantum;
+    if (quantum != 0)
+        pr_k.tick_work_mask = 0;
+    else
+        pr_k.tick_work_mask = PR_PORT_STAMP_FOLD_TICKS != 0 ? PR_PORT_STAMP_FOLD_TICKS - 1u : UINT32_MAX;
+}
+
 int pr_kernel_init(const pr_kernel_config_t *config)
 {
     if (config == NULL || config->tick_hz < 1 || config->tick_hz > 1000000)
@@ -23,7 +37,7 @@ int pr_kernel_init(const pr_kernel_config_t *config)
     memset(pr_tasks, 0, sizeof pr_tasks);
     memset(&pr_idle, 0, sizeof pr_idle);
     pr_k.tick_hz = config->tick_hz;
-    pr_k.quantum = config->quantum;
+    set_quantum(config->quantum);
     pr_k.outside = 1;
     sched_reset();
     timers_reset();
@@ -37,12 +51,14 @@ int pr_kernel_init(const pr_kernel_config_t *config)
     for (int i = 0; i < PR_CONFIG_MAX_TASKS; i++) {
         pr_task_t *t = &pr_tasks[i];
         t->id = i;
+        t->trace_tag = (uint8_t)i;
         t->ctx = pr_port_ctx(i);
         t->state = PR_TASK_FREE;
         list_init(&t->qlink);
     }
     pr_task_t *idle = idle_task();
     idle->id = PR_IDLE_SLOT;
+    idle->trace_tag = PR_TRACE_NONE;
     idle->ctx = pr_port_ctx(PR_IDLE_SLOT);
     list_init(&idle->qlink);
     memcpy(idle->name, "idle", 5);
@@ -68,7 +84,7 @@ uint32_t pr_tick_hz(void) { return pr_k.tick_hz; }
 void pr_sched_set_quantum(pr_ticks_t quantum)
 {
     pr_irq_state_t irq = pr_port_irq_save();
-    pr_k.quantum = quantum;
+    set_quantum(quantum);
     pr_k.current->slice_left = quantum;
     pr_port_irq_restore(irq);
 }
@@ -139,8 +155,7 @@ static __attribute__((noinline)) void tick_work(uint32_t now)
 void pr_kernel_tick_isr(void)
 {
     uint32_t now = tick_count_add1(); /* the slot depends on the low bits only */
-    int fold = PR_PORT_STAMP_FOLD_TICKS != 0 && (now & (PR_PORT_STAMP_FOLD_TICKS - 1)) == 0;
-    if (unlikely(!list_empty(timer_slot(now)) || pr_k.quantum != 0 || fold))
+    if (unlikely(!list_empty(timer_slot(now)) || (now & pr_k.tick_work_mask) == 0))
         tick_work(now);
 }
 
@@ -169,6 +184,8 @@ void pr_kernel_set_outside(int outside)
         pr_k.left_at = pr_port_stamp();
     else if (!outside && pr_k.outside)
         pr_k.current->dispatched_at += (pr_stamp_t)(pr_port_stamp() - pr_k.left_at);
+    if ((outside != 0) != (pr_k.outside != 0)) /* port time stops or goes on again */
+        trace_clock_changed();
     pr_k.outside = outside;
     self_update();
 }

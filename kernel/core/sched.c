@@ -72,24 +72,42 @@ static inline void cpu_time_add(pr_task_t *t, pr_stamp_t stamps)
 
 /* Makes `next` the current task; the caller switches the CPU to it. Only
  * where the kernel may switch: no interrupt to leave, not outside, so that
- * next is also the calling task (pr_self; the idle task stands for none). */
-static inline void account_switch(pr_task_t *prev, pr_task_t *next)
+ * next is also the calling task (pr_self; the idle task stands for none).
+ * fast_record: trace_room() holds, the SWITCH record is written the fast
+ * way (a constant where the caller knows it). */
+static inline __attribute__((always_inline)) void account_switch(pr_task_t *prev, pr_task_t *next, int fast_record)
 {
     pr_stamp_t now = pr_port_stamp();
 
     cpu_time_add(prev, (pr_stamp_t)(now - prev->dispatched_at)); /* less than a wrap: sched_fold */
     next->dispatched_at = now;
     count64_add1(&pr_k.context_switches);
-    trace_emit(PR_EV_SWITCH, trace_id(next), trace_id(prev), PR_OK, (uint8_t)prev->state, 0, 0);
+    if (fast_record)
+        trace_put_at(now, PR_EV_SWITCH, next->trace_tag, prev->trace_tag, PR_OK, (uint8_t)prev->state, 0, 0);
+    else
+        trace_emit_at(now, PR_EV_SWITCH, next->trace_tag, prev->trace_tag, PR_OK, (uint8_t)prev->state, 0, 0);
     pr_k.current = next;
     pr_self = next;
+}
+
+/* A switch whose SWITCH record must go the slow way (trace.c): apart, so
+ * that the usual switch calls nothing before the port's switch and needs
+ * no stack frame. */
+static __attribute__((noinline)) void switch_to_slow(pr_task_t *prev, pr_task_t *next)
+{
+    account_switch(prev, next, 0);
+    pr_port_switch(prev->ctx, next->ctx);
 }
 
 /* The switch itself: account it, then the port saves prev's registers and
  * resumes next's. Returns when prev runs again. */
 static inline void switch_to(pr_task_t *prev, pr_task_t *next)
 {
-    account_switch(prev, next);
+    if (unlikely(!trace_room())) {
+        switch_to_slow(prev, next);
+        return;
+    }
+    account_switch(prev, next, 1);
     pr_port_switch(prev->ctx, next->ctx);
 }
 
@@ -144,7 +162,7 @@ int pr_kernel_dispatch(void)
 {
     pr_task_t *next = sched_may_preempt(pr_k.current) ? ready_first(&pr_k.ready) : pr_k.current;
     if (next != pr_k.current)
-        account_switch(pr_k.current, next);
+        account_switch(pr_k.current, next, 0);
     return next->id;
 }
 
@@ -161,6 +179,7 @@ void sched_fold(uint32_t tick)
     pr_stamp_t now = pr_port_stamp();
     cpu_time_add(t, (pr_stamp_t)(now - t->dispatched_at));
     t->dispatched_at = now;
+    trace_clock_changed(); /* the trace's stamps, too, are at most one fold from a clock mark */
 }
 
 /* Round robin: charge the running task one tick of its quantum. */

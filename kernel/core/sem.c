@@ -74,13 +74,19 @@ static __attribute__((noinline)) int up_general(pr_id_t id, pr_irq_state_t irq)
 
 #if PR_CONFIG_FAST_PATHS
 
-static inline int down_fast(pr_sem_t *s)
+/* down_fast and up_fast write their one record the fast way: they leave
+ * the rare case of a record that must go the slow way to the general path
+ * (trace_room), so that they call nothing. */
+static inline int down_fast(pr_sem_t *s, pr_id_t id)
 {
     pr_task_t *me = pr_self;
+    int32_t value;
+    if (unlikely(!trace_room()))
+        return 0;
     if (s->fast < 0) { /* counting; outside a task the general path decides (PR_ECONTEXT) */
         if (unlikely(s->value <= 0 || me == &pr_idle))
             return 0;
-        s->value--;
+        value = --s->value;
     } else if (s->fast > 0) { /* mutex; not for "no task" (pr_self): its n is 0 */
         uint32_t n = me->takes.lo + 1;
         if (unlikely(s->lender.holder != NULL || n == 0)) /* n == 0: a carry, the general path's */
@@ -91,29 +97,34 @@ static inline int down_fast(pr_sem_t *s)
         me->takes.lo = n;
         s->taken.lo = n;
         s->taken.hi = me->takes.hi;
+        value = 0; /* held, nobody waits (sem_value) */
     } else {
         return 0;
     }
     s->downs++;
-    trace_emit(PR_EV_SEM_DOWN, (uint8_t)me->id, (uint8_t)s->index, PR_OK, 0, 0, sem_value(s));
+    trace_put(PR_EV_SEM_DOWN, me->trace_tag, (uint8_t)id, PR_OK, 0, 0, value);
     return 1;
 }
 
-static inline int up_fast(pr_sem_t *s)
+static inline int up_fast(pr_sem_t *s, pr_id_t id)
 {
+    int32_t value;
+    if (unlikely(!trace_room()))
+        return 0;
     if (s->fast < 0) { /* counting: as unsigned, a value below 0 (waiters) is above max too */
         if (unlikely((unsigned)s->value >= (unsigned)s->max))
             return 0;
-        s->value++;
+        value = ++s->value;
     } else if (s->fast > 0) { /* mutex: held by the caller (so a task), nobody waiting */
         if (unlikely(s->lender.holder != pr_self || s->waiters != 0))
             return 0;
         /* give: nobody waits, so it lent nothing; release does nothing */
         s->lender.holder = NULL;
+        value = 1; /* free (sem_value) */
     } else {
         return 0;
     }
-    trace_emit(PR_EV_SEM_UP, caller_trace_id(), (uint8_t)s->index, PR_OK, PR_TRACE_NONE, 0, sem_value(s));
+    trace_put(PR_EV_SEM_UP, caller_trace_id(), (uint8_t)id, PR_OK, PR_TRACE_NONE, 0, value);
     return 1;
 }
 
@@ -125,7 +136,7 @@ int pr_sem_down(pr_id_t id, pr_timeout_t timeout)
     pr_irq_state_t irq = pr_port_irq_save();
     if (likely(in_pool(id))) {
         pr_sem_t *s = &pr_sem_pool[id];
-        if (likely(down_fast(s))) {
+        if (likely(down_fast(s, id))) {
             pr_port_irq_restore(irq);
             return PR_OK;
         }
@@ -143,7 +154,7 @@ int pr_sem_down(pr_id_t id, pr_timeout_t timeout)
 int pr_sem_trydown(pr_id_t id)
 {
     pr_irq_state_t irq = pr_port_irq_save();
-    if (unlikely(!in_pool(id) || !down_fast(&pr_sem_pool[id])))
+    if (unlikely(!in_pool(id) || !down_fast(&pr_sem_pool[id], id)))
         return down_general(id, PR_NO_WAIT, irq);
     pr_port_irq_restore(irq);
     return PR_OK;
@@ -154,7 +165,7 @@ int pr_sem_up(pr_id_t id)
     pr_irq_state_t irq = pr_port_irq_save();
     if (likely(in_pool(id))) {
         pr_sem_t *s = &pr_sem_pool[id];
-        if (likely(up_fast(s))) {
+        if (likely(up_fast(s, id))) {
             pr_port_irq_restore(irq);
             return PR_OK;
         }

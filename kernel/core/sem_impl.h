@@ -47,6 +47,7 @@ typedef struct pr_sem {
     _Alignas(SEM_BYTES) int value; /* counting: the value; a mutex's is derived (sem_value) */
     int8_t fast;                /* enum sem_fast */
     uint8_t allocated;          /* in the allocated list, not the free one */
+    uint8_t trace_tag;          /* its index, as a trace record's object byte */
     pr_lender_t lender;         /* mutex: its holder, and what its waiters lend it */
     int max;                    /* largest value an up may reach (INT_MAX if none given) */
     int waiters;                /* tasks in its wait queue */
@@ -129,7 +130,7 @@ static inline __attribute__((always_inline)) void sem_wait_begin(pr_waitq_t *q, 
     waitq_insert(q, t);
     if (timeout != PR_FOREVER)
         sem_arm_timeout(t, expiry);
-    trace_emit(PR_EV_BLOCK, trace_id(t), (uint8_t)s->index, PR_OK, 0, 0, (int32_t)timeout);
+    trace_emit(PR_EV_BLOCK, t->trace_tag, s->trace_tag, PR_OK, 0, 0, (int32_t)timeout);
 }
 
 /*
@@ -162,18 +163,19 @@ static inline void sem_hold(pr_sem_t *s, pr_task_t *t)
 }
 
 /* The trace records that end a down and an up, with their results. Inline:
- * with tracing compiled out they are nothing at all. */
+ * with tracing compiled out they are nothing at all. s is NULL for an id
+ * that names no semaphore of the pool; else s is id's. */
 static inline int sem_down_result(pr_sem_t *s, pr_id_t id, int err, int waited)
 {
-    trace_emit(PR_EV_SEM_DOWN, caller_trace_id(), trace_id_of(id, PR_CONFIG_MAX_SEMS), err, (uint8_t)waited, 0,
-               s != NULL ? sem_value(s) : 0);
+    trace_emit(PR_EV_SEM_DOWN, caller_trace_id(), s != NULL ? s->trace_tag : trace_id_of(id, PR_CONFIG_MAX_SEMS),
+               err, (uint8_t)waited, 0, s != NULL ? sem_value(s) : 0);
     return err;
 }
 
 static inline int sem_up_result(pr_sem_t *s, pr_id_t id, int err, pr_task_t *woken)
 {
-    trace_emit(PR_EV_SEM_UP, caller_trace_id(), trace_id_of(id, PR_CONFIG_MAX_SEMS), err, trace_id(woken), 0,
-               s != NULL ? sem_value(s) : 0);
+    trace_emit(PR_EV_SEM_UP, caller_trace_id(), s != NULL ? s->trace_tag : trace_id_of(id, PR_CONFIG_MAX_SEMS),
+               err, trace_id(woken), 0, s != NULL ? sem_value(s) : 0);
     return err;
 }
 

@@ -38,6 +38,7 @@ void sems_reset(void)
         memset(s, 0, sizeof *s);
         memset(&pr_sem_mores[i], 0, sizeof pr_sem_mores[i]);
         s->index = i;
+        s->trace_tag = (uint8_t)i;
         s->waitq = &pr_sem_waitqs[i];
         s->lender.lent = PRIO_NONE;
         waitq_init(&pr_sem_waitqs[i], &sem_waitq_ops, 1, (uint8_t)i);
@@ -200,7 +201,7 @@ static int sem_alloc(const pr_sem_attr_t *attr, pr_id_t *id)
     memset(&pr_sem_mores[s->index], 0, sizeof pr_sem_mores[s->index]);
 
     *id = s->index;
-    trace_emit(PR_EV_SEM_ALLOC, caller_trace_id(), (uint8_t)s->index, PR_OK, 0, 0, sem_value(s));
+    trace_emit(PR_EV_SEM_ALLOC, caller_trace_id(), s->trace_tag, PR_OK, 0, 0, sem_value(s));
     return PR_OK;
 }
 

@@ -57,7 +57,7 @@ void sem_wake_to_retry(pr_task_t *t, int cause)
         sem_more(s)->remote++;
     }
     wait_finish(t, WAIT_AGAIN);
-    trace_emit(PR_EV_WAKE, trace_id(t), (uint8_t)s->index, PR_EAGAIN, 0, 0, 0);
+    trace_emit(PR_EV_WAKE, trace_id(t), s->trace_tag, PR_EAGAIN, 0, 0, 0);
     if (q->lender != NULL && q->lender->holder != NULL)
         prio_relend(q, cause);
     sched_make_ready(t);

@@ -121,6 +121,7 @@ static int task_create(const pr_task_attr_t *attr, pr_id_t *id)
     pr_id_t tid = t->id;
     memset(t, 0, sizeof *t);
     t->id = tid;
+    t->trace_tag = (uint8_t)tid;
     t->ctx = pr_port_ctx(tid);
     name_copy(t->name, attr->name);
     list_init(&t->qlink);

@@ -1,71 +1,176 @@
 /*
- * The trace ring: PR_CONFIG_TRACE_RECORDS fixed-size records. The kernel
- * writes at the head; the port drains from the tail. When the ring is full
- * the kernel asks the port to drain it (pr_port_trace_full); if it is still
- * full, the record is dropped and counted, and a PR_EV_LOST record with the
- * count is written as soon as there is room again. Each record carries a
- * sequence number, so a reader also sees a gap.
+ * The trace ring: PR_CONFIG_TRACE_RECORDS slots (trace_impl.h). The kernel
+ * writes at pr_k.trace_next, inline; everything that is not "room here, write"
+ * comes here, to trace_emit_slow:
+ *  - the ring's end: the write pointer goes back to slot 0 (a new lap);
+ *  - a full ring: the port is asked to drain it (pr_port_trace_full); if it
+ *    is still full the record is dropped and counted, and a PR_EV_LOST
+ *    record with the count is written as soon as there is room again;
+ *  - a clock mark owed (trace_clock_changed): a slot of event 0 that holds
+ *    port time and the stamp of one instant, and whether port time stands
+ *    still from there (the port is outside the kernel's tasks).
+ * The drain turns each slot into a pr_trace_record_t: its time is the last
+ * mark's port time plus the stamps since that mark (or the mark's time,
+ * where time stands still), and the sequence number counts records, the
+ * lost ones included. A mark is owed at init, whenever the kernel goes
+ * outside or comes back, and every PR_PORT_STAMP_FOLD_TICKS ticks, so a
+ * record is never a wrap of the stamp after its mark.
  */
 #include "trace_impl.h"
 
 #if PR_CONFIG_TRACE
 
-#define RING_MASK (PR_CONFIG_TRACE_RECORDS - 1u)
+#define RING_SIZE PR_CONFIG_TRACE_RECORDS
+#define CLOCK_MARK 0 /* a slot's event byte: a clock mark, never drained as a record */
 
-static pr_trace_record_t ring[PR_CONFIG_TRACE_RECORDS];
-static uint32_t head, tail;   /* free-running: used = head - tail */
-static uint32_t seq;
-static uint32_t lost_total, lost_unreported;
+static trace_slot_t ring[RING_SIZE];
+static trace_slot_t *oldest; /* the next slot to drain */
+static uint32_t lap_base;    /* slots written before ring[0] in this lap */
+static uint32_t drained;     /* slots drained since reset; free-running like the count written */
+static uint32_t lost_total, lost_owed;
+static int mark_owed;
+
+/* What the drain carries from slot to slot. */
+static struct {
+    pr_stamp_t mark_stamp; /* the last mark's stamp and port time */
+    uint64_t mark_time;
+    int standing;          /* port time stands still after the last mark */
+    uint32_t seq;          /* the next record's sequence number */
+} from;
+
+static uint32_t written(void) { return lap_base + (uint32_t)(pr_k.trace_next - ring); }
+
+static uint32_t room(void) { return RING_SIZE - (written() - drained); }
+
+/* The fast way may write up to the end of the room or of the ring; not at
+ * all while a LOST record or a mark is owed. */
+static void set_limit(void)
+{
+    uint32_t to_end = (uint32_t)(ring + RING_SIZE - pr_k.trace_next);
+    if (lost_owed != 0 || mark_owed)
+        pr_k.trace_limit = pr_k.trace_next;
+    else
+        pr_k.trace_limit = pr_k.trace_next + (room() < to_end ? room() : to_end);
+}
 
 void trace_reset(void)
 {
-    head = tail = seq = 0;
-    lost_total = lost_unreported = 0;
+    pr_k.trace_next = oldest = ring;
+    lap_base = drained = 0;
+    lost_total = lost_owed = 0;
+    from.seq = 0;
+    mark_owed = 1; /* the first slot is a mark */
+    set_limit();
 }
 
-static void put(uint8_t event, uint8_t task, uint8_t object, int result, uint8_t arg0, uint8_t arg1,
-                int32_t value)
+void trace_clock_changed(void)
 {
-    pr_trace_record_t *r = &ring[head & RING_MASK];
-    r->time = pr_port_now();
-    r->seq = seq++;
-    r->value = value;
-    r->event = event;
-    r->task = task;
-    r->object = object;
-    r->result = (int8_t)result;
-    r->arg0 = arg0;
-    r->arg1 = arg1;
-    r->tick_low = (uint16_t)pr_k.ticks;
-    head++;
+    mark_owed = 1;
+    pr_k.trace_limit = pr_k.trace_next;
 }
 
-void trace_emit(uint8_t event, uint8_t task, uint8_t object, int result, uint8_t arg0, uint8_t arg1,
-                int32_t value)
+/* Writes one slot at pr_k.trace_next (there is room), after the ring's end
+ * going back to its start. */
+static void put(pr_stamp_t stamp, uint32_t what, uint8_t task, uint8_t object, int32_t value)
 {
-    uint32_t needed = lost_unreported ? 2u : 1u;
-    if (PR_CONFIG_TRACE_RECORDS - (head - tail) < needed)
+    PR_ASSERT(room() > 0);
+    if (pr_k.trace_next == ring + RING_SIZE) {
+        lap_base += RING_SIZE;
+        pr_k.trace_next = ring;
+    }
+    trace_slot_t *s = pr_k.trace_next++;
+    s->stamp = stamp;
+    s->value = value;
+    s->what = what;
+    s->task = task;
+    s->object = object;
+}
+
+/* A mark: the stamp and port time of one instant. The time's low word is
+ * the value, its high word the bytes arg1, arg0, task, object (from the
+ * lowest), and the result byte is 1 where port time stands still. */
+static void put_mark(void)
+{
+    pr_stamp_t stamp;
+    uint64_t time = pr_port_now_and_stamp(&stamp);
+    uint32_t high = (uint32_t)(time >> 32);
+    put(stamp, trace_pack(CLOCK_MARK, pr_k.outside != 0, (uint8_t)(high >> 8), (uint8_t)high),
+        (uint8_t)(high >> 16), (uint8_t)(high >> 24), (int32_t)(uint32_t)time);
+    mark_owed = 0;
+}
+
+void trace_emit_slow(uint8_t event, uint8_t task, uint8_t object, int result, uint8_t arg0,
+                     uint8_t arg1, int32_t value)
+{
+    uint32_t needed = 1u + (lost_owed != 0) + (mark_owed != 0);
+    if (room() < needed)
         pr_port_trace_full();
-    if (PR_CONFIG_TRACE_RECORDS - (head - tail) < needed) {
+    if (room() < needed) {
         lost_total++;
-        lost_unreported++;
-        seq++;
+        lost_owed++;
+        set_limit();
         return;
     }
-    if (lost_unreported) {
-        put(PR_EV_LOST, PR_TRACE_NONE, PR_TRACE_NONE, PR_OK, 0, 0, (int32_t)lost_unreported);
-        lost_unreported = 0;
+    if (mark_owed)
+        put_mark();
+    if (lost_owed != 0) {
+        put(pr_port_stamp(), trace_pack(PR_EV_LOST, PR_OK, 0, 0), PR_TRACE_NONE, PR_TRACE_NONE,
+            (int32_t)lost_owed);
+        lost_owed = 0;
     }
-    put(event, task, object, result, arg0, arg1, value);
-    pr_port_traced(&ring[(head - 1u) & RING_MASK]);
+    put(pr_port_stamp(), trace_pack(event, result, arg0, arg1), task, object, value);
+    set_limit();
+    pr_port_traced(event, task, object, result, arg0, arg1, value);
 }
 
+/* Turns the slot `s` into the record `r`, or takes it as the new mark
+ * (returns 0). */
+static int decode(const trace_slot_t *s, pr_trace_record_t *r)
+{
+    uint8_t event = (uint8_t)s->what;
+    if (event == CLOCK_MARK) {
+        uint32_t high = s->what >> 16 | (uint32_t)s->task << 16 | (uint32_t)s->object << 24;
+        from.mark_stamp = s->stamp;
+        from.mark_time = (uint64_t)high << 32 | (uint32_t)s->value;
+        from.standing = (uint8_t)(s->what >> 8);
+        return 0;
+    }
+    r->time = from.mark_time;
+    if (!from.standing)
+        r->time += pr_port_stamp_time((pr_stamp_t)(s->stamp - from.mark_stamp));
+    if (event == PR_EV_LOST) /* the lost records had the numbers before it */
+        from.seq += (uint32_t)s->value;
+    r->seq = from.seq++;
+    r->value = s->value;
+    r->event = event;
+    r->task = s->task;
+    r->object = s->object;
+    r->result = (int8_t)(uint8_t)(s->what >> 8);
+    r->arg1 = (uint8_t)(s->what >> 16);
+    r->arg0 = (uint8_t)(s->what >> 24);
+    r->reserved = 0;
+    return 1;
+}
+
+/* An emptied ring starts again at its first slot, so that the records
+ * written until the next drain wrap around its end as late as possible. */
 size_t pr_trace_drain(pr_trace_record_t *out, size_t max)
 {
     pr_irq_state_t irq = pr_port_irq_save();
     size_t n = 0;
-    while (n < max && tail != head)
-        out[n++] = ring[tail++ & RING_MASK];
+    while (n < max && drained != written()) {
+        const trace_slot_t *s = oldest++;
+        if (oldest == ring + RING_SIZE)
+            oldest = ring;
+        drained++;
+        n += (size_t)decode(s, &out[n]);
+    }
+    PR_ASSERT(written() - drained <= RING_SIZE && pr_k.trace_limit >= pr_k.trace_next);
+    if (drained == written()) {
+        lap_base = drained;
+        pr_k.trace_next = oldest = ring;
+    }
+    set_limit();
     pr_port_irq_restore(irq);
     return n;
 }
@@ -84,7 +189,6 @@ size_t pr_trace_drain(pr_trace_record_t *out, size_t max)
 uint32_t pr_trace_lost(void) { return 0; }
 
 #endif
-
 const char *pr_trace_event_name(int event)
 {
     static const char *const names[] = {

@@ -1,6 +1,20 @@
 /*
- * Writing trace records (private; trace.c holds the ring). Every call
- * site passes one-byte ids: a task's, an object's, or PR_TRACE_NONE.
+ * Writing trace records (private; trace.c holds the ring and its drain).
+ * Every call site passes one-byte ids: a task's, an object's, or
+ * PR_TRACE_NONE.
+ *
+ * A record in the ring is a trace_slot_t: the port's raw stamp
+ * (pr_port_stamp: on RV32 the low word of mtime) and the event's fields
+ * packed into words, 16 bytes on a 32-bit CPU (24 where the stamp is 64
+ * bits). pr_trace_drain turns each slot into a pr_trace_record_t (time in
+ * port units, sequence number); docs/trace-format.md gives both layouts.
+ *
+ * The writer is inline: one compare of the write pointer with a limit the
+ * slow path keeps, the stamp, four stores, the pointer moved on. The limit
+ * is the end of the free room before the ring's end, or the write pointer
+ * itself when the next record must go the slow way (trace.c,
+ * trace_emit_slow: the ring's wrap, a full ring, a LOST record or a clock
+ * mark owed).
  */
 #ifndef PRIORA_TRACE_IMPL_H
 #define PRIORA_TRACE_IMPL_H
@@ -8,15 +22,104 @@
 #include "kernel_impl.h"
 
 #if PR_CONFIG_TRACE
+typedef struct trace_slot {
+    pr_stamp_t stamp; /* pr_port_stamp() when written */
+    int32_t value;
+    uint32_t what;    /* event | (uint8_t)result << 8 | arg1 << 16 | arg0 << 24 */
+    uint8_t task;
+    uint8_t unused;   /* keeps task and object apart: two byte stores, not a merged halfword */
+    uint8_t object;
+} trace_slot_t;
+
+/* pr_k.trace_next: where the next record goes; the fast way writes while
+ * it is not pr_k.trace_limit (kernel_impl.h). */
+
 void trace_reset(void);
-void trace_emit(uint8_t event, uint8_t task, uint8_t object, int result,
-                uint8_t arg0, uint8_t arg1, int32_t value);
-#else /* compiled out: an empty function the compiler removes with its arguments */
+void trace_emit_slow(uint8_t event, uint8_t task, uint8_t object, int result, uint8_t arg0,
+                     uint8_t arg1, int32_t value);
+
+/* Port time and the stamp stop going together (pr_kernel_set_outside), or
+ * the stamp may soon wrap (the tick's fold): the next record is preceded by
+ * a clock mark, which the drain converts the stamps after it from. */
+void trace_clock_changed(void);
+
+/* The fields that are most often constants at a call site (the event,
+ * the result, the arguments) share a word, which is then one constant;
+ * arg0, the one most often not constant, is its top byte, which a shift
+ * alone puts in place. */
+static inline uint32_t trace_pack(uint8_t event, int result, uint8_t arg0, uint8_t arg1)
+{
+    return (uint32_t)event | (uint32_t)(uint8_t)result << 8 | (uint32_t)arg1 << 16 | (uint32_t)arg0 << 24;
+}
+
+/* 1 if the next record may be written the fast way, with trace_put. A
+ * fast path that writes one record asks first and leaves the rare case to
+ * its general path, so that it calls nothing (and needs no stack frame). */
+static inline int trace_room(void) { return pr_k.trace_next != pr_k.trace_limit; }
+
+/* The record, written the fast way at the stamp `stamp`: trace_room() holds. */
+static inline void trace_put_at(pr_stamp_t stamp, uint8_t event, uint8_t task, uint8_t object, int result,
+                                uint8_t arg0, uint8_t arg1, int32_t value)
+{
+    trace_slot_t *s = pr_k.trace_next;
+    s->stamp = stamp;
+    s->value = value;
+    s->what = trace_pack(event, result, arg0, arg1);
+    s->task = task;
+    s->object = object;
+    pr_k.trace_next = s + 1;
+    pr_port_traced(event, task, object, result, arg0, arg1, value);
+}
+
+static inline void trace_put(uint8_t event, uint8_t task, uint8_t object, int result, uint8_t arg0,
+                             uint8_t arg1, int32_t value)
+{
+    trace_put_at(pr_port_stamp(), event, task, object, result, arg0, arg1, value);
+}
+
+/* A record at the instant `stamp` (pr_port_stamp(), just read): a caller
+ * that reads the stamp anyway (the switch) does not read it twice. */
+static inline void trace_emit_at(pr_stamp_t stamp, uint8_t event, uint8_t task, uint8_t object, int result,
+                                 uint8_t arg0, uint8_t arg1, int32_t value)
+{
+    if (unlikely(!trace_room()))
+        trace_emit_slow(event, task, object, result, arg0, arg1, value);
+    else
+        trace_put_at(stamp, event, task, object, result, arg0, arg1, value);
+}
+
+static inline void trace_emit(uint8_t event, uint8_t task, uint8_t object, int result,
+                              uint8_t arg0, uint8_t arg1, int32_t value)
+{
+    if (unlikely(!trace_room()))
+        trace_emit_slow(event, task, object, result, arg0, arg1, value);
+    else
+        trace_put(event, task, object, result, arg0, arg1, value);
+}
+#else /* compiled out: empty functions the compiler removes with their arguments */
 static inline void trace_reset(void) {}
+static inline void trace_clock_changed(void) {}
+static inline int trace_room(void) { return 1; }
 static inline void trace_emit(uint8_t event, uint8_t task, uint8_t object, int result,
                               uint8_t arg0, uint8_t arg1, int32_t value)
 {
     (void)event, (void)task, (void)object, (void)result, (void)arg0, (void)arg1, (void)value;
+}
+static inline void trace_put(uint8_t event, uint8_t task, uint8_t object, int result, uint8_t arg0,
+                             uint8_t arg1, int32_t value)
+{
+    trace_emit(event, task, object, result, arg0, arg1, value);
+}
+static inline void trace_emit_at(pr_stamp_t stamp, uint8_t event, uint8_t task, uint8_t object, int result,
+                                 uint8_t arg0, uint8_t arg1, int32_t value)
+{
+    (void)stamp;
+    trace_emit(event, task, object, result, arg0, arg1, value);
+}
+static inline void trace_put_at(pr_stamp_t stamp, uint8_t event, uint8_t task, uint8_t object, int result,
+                                uint8_t arg0, uint8_t arg1, int32_t value)
+{
+    trace_emit_at(stamp, event, task, object, result, arg0, arg1, value);
 }
 #endif
 
@@ -27,15 +130,10 @@ static inline uint8_t trace_id_of(pr_id_t id, int pool_size)
     return (id >= 0 && id < pool_size) ? (uint8_t)id : PR_TRACE_NONE;
 }
 
-static inline uint8_t trace_id(const pr_task_t *t)
-{
-    return (t == NULL || t == idle_task()) ? PR_TRACE_NONE : (uint8_t)t->id;
-}
+static inline uint8_t trace_id(const pr_task_t *t) { return t == NULL ? PR_TRACE_NONE : t->trace_tag; }
 
-/* The calling task's id, or PR_TRACE_NONE outside a task. */
-static inline uint8_t caller_trace_id(void)
-{
-    return in_task_context() ? (uint8_t)pr_k.current->id : PR_TRACE_NONE;
-}
+/* The calling task's id, or PR_TRACE_NONE outside a task (pr_self is then
+ * the idle task). */
+static inline uint8_t caller_trace_id(void) { return pr_self->trace_tag; }
 
 #endif /* PRIORA_TRACE_IMPL_H */

@@ -51,7 +51,7 @@ typedef struct {
 typedef struct { uint32_t ups; uint32_t downs; uint32_t max_waiters; uint32_t aborts; } pr_sem_stats_t;
 typedef struct {
     uint64_t time; uint32_t seq; int32_t value; uint8_t event; uint8_t task; uint8_t object;
-    int8_t result; uint8_t arg0; uint8_t arg1; uint16_t tick_low;
+    int8_t result; uint8_t arg0; uint8_t arg1; uint16_t reserved;
 } pr_trace_record_t;
 typedef struct { int kind; pr_id_t sem; pr_timeout_t timeout; uint64_t amount; } pr_action_t;
 typedef struct {
@@ -148,7 +148,7 @@ NEVER = 2**64 - 1  # PR_LAB_NEVER
 
 TRACE_DTYPE = np.dtype(
     [("time", "<u8"), ("seq", "<u4"), ("value", "<i4"), ("event", "u1"), ("task", "u1"),
-     ("object", "u1"), ("result", "i1"), ("arg0", "u1"), ("arg1", "u1"), ("tick_low", "<u2")]
+     ("object", "u1"), ("result", "i1"), ("arg0", "u1"), ("arg1", "u1"), ("reserved", "<u2")]
 )  # fmt: skip
 JOB_DTYPE = np.dtype(
     [("release", "<u8"), ("start", "<u8"), ("finish", "<u8"), ("deadline", "<u8"), ("blocked", "<u8"),

@@ -122,36 +122,38 @@ void pr_host_set_preempt_cost(uint64_t ns)
 
 /* The kernel's hook (port.h): the cost of the operation a record stands for,
  * added to virtual time inside the call that wrote it. */
-void pr_port_traced(const pr_trace_record_t *r)
+void pr_port_traced(uint8_t event, uint8_t task, uint8_t object, int result, uint8_t arg0, uint8_t arg1,
+                    int32_t value)
 {
+    (void)task, (void)arg1, (void)value;
     if (!host.charging || !host.running)
         return;
     int op;
-    switch (r->event) {
+    switch (event) {
     case PR_EV_SEM_DOWN:
-        if (r->arg0 != 0)
+        if (arg0 != 0)
             return; /* the end of a wait: charged at its BLOCK */
-        op = r->result == PR_OK ? PR_HOST_OP_TAKE : PR_HOST_OP_TAKE_FAILED;
+        op = result == PR_OK ? PR_HOST_OP_TAKE : PR_HOST_OP_TAKE_FAILED;
         break;
     case PR_EV_BLOCK:
         op = PR_HOST_OP_BLOCK;
         break;
     case PR_EV_SEM_UP:
-        if (r->result != PR_OK)
+        if (result != PR_OK)
             return;
-        op = r->arg0 != PR_TRACE_NONE ? PR_HOST_OP_GIVE_WAKE : PR_HOST_OP_GIVE;
+        op = arg0 != PR_TRACE_NONE ? PR_HOST_OP_GIVE_WAKE : PR_HOST_OP_GIVE;
         break;
     case PR_EV_SWITCH:
-        if (r->object != PR_TRACE_NONE && r->arg0 == PR_TASK_READY)
+        if (object != PR_TRACE_NONE && arg0 == PR_TASK_READY)
             host.now += host.preempt_cost;
         return;
     default:
-        if (r->event <= PR_EV_LAST)
-            host.now += host.event_cost[r->event];
+        if (event <= PR_EV_LAST)
+            host.now += host.event_cost[event];
         return;
     }
-    if (r->object < PR_CONFIG_MAX_SEMS)
-        host.now += host.sem_cost[r->object][op];
+    if (object < PR_CONFIG_MAX_SEMS)
+        host.now += host.sem_cost[object][op];
 }
 
 /* A switch's cost, charged inside the kernel call that switches: the tick

@@ -9,7 +9,7 @@
  *   - sp = the top of the boot stack (the program's stack: main runs on it);
  *   - .bss zeroed (C's static storage starts at 0; QEMU does not clear RAM
  *     for us, and a reset must not keep the previous values);
- *   - mtvec = the trap vector, direct mode (every trap enters there);
+ *   - mtvec = the trap table, vectored mode (vector.S);
  * then main(), whose return value powers QEMU off.
  */
 #include "asm.h"
@@ -34,8 +34,9 @@ _start:
     addi t0, t0, REGBYTES
     j 1b
 2:
-    la t0, riscv_trap_vector
-    csrw mtvec, t0            /* mode 0 (direct): the vector is 4-byte aligned */
+    la t0, riscv_trap_table
+    ori t0, t0, 1             /* mode 1 (vectored): interrupt n enters at table + 4n */
+    csrw mtvec, t0
 
     call riscv_main           /* main.c: runs main(), then powers off */
 

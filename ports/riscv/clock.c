@@ -23,6 +23,7 @@ extern uint64_t riscv_kernel_mtime(void);
 extern pr_stamp_t pr_port_stamp(void);
 extern uint64_t pr_port_stamp_time(uint64_t stamps);
 extern uint64_t pr_port_now(void);
+extern uint64_t pr_port_now_and_stamp(pr_stamp_t *stamp);
 
 static void set_mtimecmp(uint64_t count)
 {
@@ -44,16 +45,30 @@ static void set_mtimecmp(uint64_t count)
 int pr_port_tick_due(void) { return riscv_kernel_mtime() >= clk.next_count; }
 uint64_t pr_riscv_now(void) { return pr_port_now(); }
 
-static inline void advance(void)
+/* clk.next_count moves on by one tick: step counts, and one more where the
+ * running remainder carries. Returns the new count. */
+static inline uint64_t advance(void)
 {
-    clk.next_count += clk.step;
-    if (clk.rem == 0) /* a rate that divides 10^7 (1000 Hz): no fraction to carry */
-        return;
-    clk.frac += clk.rem;
-    if (clk.frac >= clk.hz) {
-        clk.frac -= clk.hz;
-        clk.next_count++;
+    uint64_t next;
+#if __riscv_xlen == 32
+    /* A word at a time: the high word changes once in 2^32 counts, where a
+     * 64-bit add computes its carry every time. */
+    uint32_t lo = clk.next_words.lo + clk.step, hi = clk.next_words.hi;
+    if (__builtin_expect(lo < clk.step, 0))
+        hi++;
+    next = (uint64_t)hi << 32 | lo;
+#else
+    next = clk.next_count + clk.step;
+#endif
+    if (clk.rem != 0) { /* a rate that does not divide 10^7 (1000 Hz does) */
+        clk.frac += clk.rem;
+        if (clk.frac >= clk.hz) {
+            clk.frac -= clk.hz;
+            next++;
+        }
     }
+    clk.next_count = next;
+    return next;
 }
 
 /* After pr_kernel_init: time 0 is now, the next tick is tick 1. */
@@ -65,7 +80,7 @@ void riscv_clock_reset(void)
     clk.frac = 0;
     clk.epoch = clk.next_count = clk.stopped = riscv_mtime();
     clk.running = 0;
-    advance();
+    (void)advance();
 }
 
 /* The absolute mtime count of tick k: epoch + floor(k * 10^7 / hz), split
@@ -125,18 +140,37 @@ void riscv_timer_stop(void)
 
 /* riscv_clock_reached for the tick, which asks on every tick: on RV32 the
  * high halves first, so that a limit in a later high half (no limit is
- * UINT64_MAX) is decided by one load. mtime read after its high half can
+ * UINT64_MAX) is decided by one read (the timeh CSR). mtime read after its high half can
  * only be larger, so a smaller high half means not reached. */
 static inline int tick_reached(uint64_t until_count)
 {
 #if __riscv_xlen == 32
-    if (mmio_read32(CLINT_MTIME + 4) < (uint32_t)(until_count >> 32))
+    uint32_t high;
+    __asm__ volatile("csrr %0, timeh" : "=r"(high)); /* mtime's high half, as the time CSR */
+    if (high < (uint32_t)(until_count >> 32))
         return 0;
 #endif
     return riscv_mtime() >= until_count;
 }
 
-/* The machine timer interrupt (trap.c), interrupts masked. */
+/* mtimecmp moved on from `old` to a later `count`. On RV32, where the two
+ * have the same high half (all but once in 2^32 counts), writing the low
+ * half alone moves it at once, with no value in between. */
+static inline void set_mtimecmp_later(uint64_t count, uint64_t old)
+{
+#if __riscv_xlen == 32
+    if ((uint32_t)(count >> 32) == (uint32_t)(old >> 32)) {
+        mmio_write32(CLINT_MTIMECMP, (uint32_t)count);
+        return;
+    }
+#endif
+    (void)old;
+    set_mtimecmp(count);
+}
+
+/* The machine timer interrupt (trap.c), interrupts masked. Past the limit
+ * test, mtimecmp holds the tick's count, clk.next_count: a limit at or
+ * before it would have stopped the run. */
 void riscv_timer_interrupt(void)
 {
     if (tick_reached(clk.until)) {
@@ -145,7 +179,10 @@ void riscv_timer_interrupt(void)
         riscv_run_stop(PR_RISCV_REACHED);
         return;
     }
-    advance();
-    set_mtimecmp(next_interrupt());
+    uint64_t fired = clk.next_count, next = advance();
+    if (__builtin_expect(next < clk.until, 1))
+        set_mtimecmp_later(next, fired);
+    else
+        set_mtimecmp(clk.until);
     pr_kernel_tick_isr(); /* may switch to another task: see vector.S */
 }

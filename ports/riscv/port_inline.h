@@ -46,7 +46,12 @@ inline void pr_port_irq_restore(pr_irq_state_t state)
 
 struct riscv_clock {
     uint64_t epoch;          /* mtime at time 0 (moved on by each pause) */
-    uint64_t next_count;     /* absolute mtime count of the next tick */
+    union {
+        uint64_t next_count; /* absolute mtime count of the next tick */
+        struct {
+            uint32_t lo, hi; /* the same a word at a time (little-endian): clock.c, advance */
+        } next_words;
+    };
     uint32_t step, rem, hz;  /* counts per tick = step + rem / hz */
     uint32_t frac;           /* (ticks so far * 10^7) mod hz */
     uint64_t until;          /* the run stops at this absolute mtime count */
@@ -95,9 +100,22 @@ typedef unsigned long pr_stamp_t;
 #define PR_PORT_STAMP_FOLD_TICKS 0
 #endif
 
-inline pr_stamp_t pr_port_stamp(void) { return *(volatile uintptr_t *)CLINT_MTIME; }
+inline pr_stamp_t pr_port_stamp(void)
+{
+    pr_stamp_t stamp;
+    __asm__ volatile("csrr %0, time" : "=r"(stamp));
+    return stamp;
+}
 
 inline uint64_t pr_port_stamp_time(uint64_t stamps) { return stamps * NS_PER_MTIME; }
+
+/* Port time and the stamp from one read of mtime. */
+inline uint64_t pr_port_now_and_stamp(pr_stamp_t *stamp)
+{
+    uint64_t mtime = riscv_mtime();
+    *stamp = (pr_stamp_t)mtime;
+    return ((riscv_clk.running ? mtime : riscv_clk.stopped) - riscv_clk.epoch) * NS_PER_MTIME;
+}
 
 /* ---- the context switch (context.c, switch.S) ---- */
 

@@ -73,6 +73,8 @@ void riscv_trap(uintptr_t mcause, uintptr_t mepc);
 void riscv_soft_irq_handler(void (*handler)(void));
 void riscv_soft_irq_raise(void);
 void riscv_trap_vector(void);
+void riscv_tick_vector(void);
+void riscv_trap_table(void);
 
 
 /* uart.c, trace_sink.c */

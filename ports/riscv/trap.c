@@ -41,12 +41,10 @@ static void put_field(const char *name, uintptr_t v)
     pr_riscv_put_hex(v, __riscv_xlen / 4);
 }
 
+/* Every trap but the machine timer interrupt, which the vector table sends
+ * straight to riscv_timer_interrupt (vector.S). */
 void riscv_trap(uintptr_t mcause, uintptr_t mepc)
 {
-    if (mcause == (MCAUSE_INTERRUPT | IRQ_M_TIMER)) {
-        riscv_timer_interrupt();
-        return;
-    }
     if (mcause == (MCAUSE_INTERRUPT | IRQ_M_SOFT) && soft_handler != NULL) {
         soft_interrupt();
         return;

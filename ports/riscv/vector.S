@@ -1,7 +1,11 @@
 /*
- * The trap vector: every interrupt and exception enters here (mtvec, direct
- * mode), in machine mode, with mstatus.MIE cleared by the hardware (the
- * previous MIE is in mstatus.MPIE) and the interrupted pc in mepc.
+ * The trap vector: mtvec in vectored mode points at riscv_trap_table, so an
+ * interrupt of cause n enters at table + 4n and an exception at the table's
+ * first entry, in machine mode, with mstatus.MIE cleared by the hardware
+ * (the previous MIE is in mstatus.MPIE) and the interrupted pc in mepc.
+ * The machine timer interrupt (cause 7) goes straight to riscv_tick_vector,
+ * which calls the tick's handler without reading mcause; every other trap
+ * goes to riscv_trap_vector, which hands mcause to riscv_trap (trap.c).
  *
  * The trap frame goes on the interrupted task's own stack, not on a shared
  * interrupt stack. That is what lets the handler switch tasks: when the
@@ -28,10 +32,8 @@
 #define SLOT(n) ((n) * REGBYTES)
 #define MSTATUS_MPIE_MPP 0x1880 /* MPIE (bit 7) and MPP = 3 (bits 11-12) */
 
-    .section .text
-    .balign 4                 /* mtvec's low two bits are the mode */
-    .globl riscv_trap_vector
-riscv_trap_vector:
+/* The caller-saved registers and mepc into a new frame on the stack. */
+.macro TRAP_ENTER
     addi sp, sp, -TRAP_FRAME
     REG_S ra, SLOT(0)(sp)
     REG_S t0, SLOT(1)(sp)
@@ -51,12 +53,11 @@ riscv_trap_vector:
     REG_S t6, SLOT(15)(sp)
     csrr a1, mepc
     REG_S a1, SLOT(16)(sp)
+.endm
 
-    /* riscv_trap(mcause, mepc): trap.c */
-    csrr a0, mcause
-    call riscv_trap
-
-    /* Back in this task (maybe much later, after other tasks ran). */
+/* Back in this task (maybe much later, after other tasks ran): the frame
+ * out, mstatus rebuilt for mret (see above), return. */
+.macro TRAP_LEAVE
     REG_L t0, SLOT(16)(sp)
     csrw mepc, t0
     li t0, MSTATUS_MPIE_MPP
@@ -79,3 +80,42 @@ riscv_trap_vector:
     REG_L t6, SLOT(15)(sp)
     addi sp, sp, TRAP_FRAME
     mret
+.endm
+
+    .section .text
+    /* The table: one 4-byte jump per cause, up to the machine external
+     * interrupt (11); no compressed jumps, so that entry n is at 4n. mtvec's
+     * low two bits are the mode: the table is 4-byte aligned (64 where some
+     * cores want it). */
+    .balign 64
+    .globl riscv_trap_table
+riscv_trap_table:
+    .option push
+    .option norvc
+    j riscv_trap_vector       /* 0: exceptions */
+    j riscv_trap_vector       /* 1: supervisor software interrupt */
+    j riscv_trap_vector       /* 2 */
+    j riscv_trap_vector       /* 3: machine software interrupt */
+    j riscv_trap_vector       /* 4: supervisor timer interrupt */
+    j riscv_trap_vector       /* 5 */
+    j riscv_trap_vector       /* 6 */
+    j riscv_tick_vector       /* 7: machine timer interrupt */
+    j riscv_trap_vector       /* 8: supervisor external interrupt */
+    j riscv_trap_vector       /* 9 */
+    j riscv_trap_vector       /* 10 */
+    j riscv_trap_vector       /* 11: machine external interrupt */
+    .option pop
+
+    .globl riscv_tick_vector
+riscv_tick_vector:
+    TRAP_ENTER
+    call riscv_timer_interrupt /* clock.c */
+    TRAP_LEAVE
+
+    .globl riscv_trap_vector
+riscv_trap_vector:
+    TRAP_ENTER
+    /* riscv_trap(mcause, mepc): trap.c */
+    csrr a0, mcause
+    call riscv_trap
+    TRAP_LEAVE

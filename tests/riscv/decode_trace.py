@@ -59,10 +59,10 @@ class Record:
     result: int
     arg0: int
     arg1: int
-    tick_low: int
+    reserved: int  # 0
 
     def key(self) -> Key:
-        """Everything but the times (time, tick_low) and the sequence number."""
+        """Everything but the time, the sequence number and the reserved field."""
         return (self.event, self.task, self.obj, self.result, self.arg0, self.arg1, self.value)
 
 

@@ -76,7 +76,9 @@ uint64_t pr_port_now(void);
  * pr_port_stamp(), of type pr_stamp_t, and converts a sum of stamp units
  * into port time with pr_port_stamp_time(). A port's inline header may
  * define all three with PR_PORT_INLINE_STAMP; otherwise the stamp is port
- * time itself. A stamp may wrap around (RV32: a 32-bit count of 100 ns,
+ * time itself. pr_port_now_and_stamp(&stamp) gives port time and the stamp
+ * of one instant (the trace converts its records' stamps from such pairs).
+ * A stamp may wrap around (RV32: a 32-bit count of 100 ns,
  * every 429 s): the kernel only subtracts stamps read less than
  * PR_PORT_STAMP_FOLD_TICKS ticks apart (0: stamps never wrap), adding the
  * running task's time so far to its total at least that often. Unlike port
@@ -87,6 +89,7 @@ uint64_t pr_port_now(void);
 typedef uint64_t pr_stamp_t;
 static inline pr_stamp_t pr_port_stamp(void) { return pr_port_now(); }
 static inline uint64_t pr_port_stamp_time(uint64_t stamps) { return stamps; }
+static inline uint64_t pr_port_now_and_stamp(pr_stamp_t *stamp) { return *stamp = pr_port_now(); }
 #define PR_PORT_STAMP_FOLD_TICKS 0
 #endif
 
@@ -120,15 +123,19 @@ void pr_port_panic(const char *file, int line, const char *expr) __attribute__((
 /* Optional: a port that charges the kernel's own work in its time (the host
  * port's per-operation costs, docs/cost-model.md) defines PR_PORT_TRACE_HOOK
  * where it compiles the kernel and implements pr_port_traced, which the
- * kernel calls with every trace record right after writing it (a record
- * dropped for want of room is not passed). Without the definition (the
+ * kernel calls with every trace record's fields right after writing it (a
+ * record dropped for want of room is not passed). Without the definition (the
  * RISC-V port) the call is an empty inline function and compiles to nothing;
  * with tracing compiled out (PR_CONFIG_TRACE=0) it is never made. */
-struct pr_trace_record;
 #ifdef PR_PORT_TRACE_HOOK
-void pr_port_traced(const struct pr_trace_record *record);
+void pr_port_traced(uint8_t event, uint8_t task, uint8_t object, int result, uint8_t arg0, uint8_t arg1,
+                    int32_t value);
 #else
-static inline void pr_port_traced(const struct pr_trace_record *record) { (void)record; }
+static inline void pr_port_traced(uint8_t event, uint8_t task, uint8_t object, int result, uint8_t arg0,
+                                  uint8_t arg1, int32_t value)
+{
+    (void)event, (void)task, (void)object, (void)result, (void)arg0, (void)arg1, (void)value;
+}
 #endif
 
 /* ---- implemented by the kernel, called by ports ---- */

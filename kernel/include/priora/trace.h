@@ -93,10 +93,12 @@ typedef enum pr_trace_object {
 
 #define PR_TRACE_NONE 0xFF /* "no task / no object" in the one-byte fields */
 
-/* One record: 24 bytes, in the CPU's byte order (little-endian on the
- * x86-64 host port, as it will be on RISC-V). */
+/* One record as pr_trace_drain gives it: 24 bytes, in the CPU's byte order
+ * (little-endian on the x86-64 host port and on RISC-V). The ring holds a
+ * shorter form with the port's raw stamp; the drain converts it
+ * (docs/trace-format.md). */
 typedef struct pr_trace_record {
-    uint64_t time;   /* port time (ns on the host port) */
+    uint64_t time;   /* port time (ns on both ports) */
     uint32_t seq;    /* record number since init; a gap means records were lost */
     int32_t value;   /* event-specific */
     uint8_t event;   /* pr_trace_event_t */
@@ -105,7 +107,7 @@ typedef struct pr_trace_record {
     int8_t result;   /* PR_OK or a pr_err_t code */
     uint8_t arg0;
     uint8_t arg1;
-    uint16_t tick_low; /* low 16 bits of the tick count */
+    uint16_t reserved; /* 0 */
 } pr_trace_record_t;
 
 /* Copies up to max records out of the ring (oldest first) and removes them.
