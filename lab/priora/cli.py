@@ -1,6 +1,7 @@
 """The `priora` command (docs/lab.md).
 
-    priora simulate FILE [--protocol P] [--json] [--gantt OUT.png|OUT.svg]
+    priora simulate FILE [--protocol P] [--json] [--gantt OUT.png|OUT.svg|OUT.pdf]
+                         [--window FROM:TO|miss] [--size WxH] [--dpi N]
                          [--trace OUT.json] [--horizon T] [--strict]
     priora run FILE --target qemu-rv32|qemu-rv64 [the same options] [--timeout S]
     priora demo [--out DIR]
@@ -51,7 +52,7 @@ EXIT_USER = 2
 PROTOCOLS = ("none", "pip", "pcp", "ipcp", "npcs", "rcs")  # priora.model.PROTOCOLS
 ANALYSIS_PROTOCOLS = PROTOCOLS  # priora.analysis.blocking.PROTOCOLS
 
-GANTT_SUFFIXES = (".png", ".svg")
+GANTT_SUFFIXES = (".png", ".svg", ".pdf")
 TARGETS = ("qemu-rv32", "qemu-rv64")  # priora.qemu_run.TARGETS
 DEFAULT_TIMEOUT = 120.0  # priora.qemu_run.DEFAULT_TIMEOUT
 TRACE_SUFFIXES = (".json",)
@@ -289,7 +290,14 @@ def _scenario_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", type=Path, metavar="FILE", help="scenario file (TOML)")
     parser.add_argument("--protocol", choices=PROTOCOLS, help="protocol of every mutex (overrides the file)")
     parser.add_argument("--json", action="store_true", help="print the report as one JSON document")
-    parser.add_argument("--gantt", type=Path, metavar="OUT", help="write a Gantt chart (.png or .svg)")
+    parser.add_argument("--gantt", type=Path, metavar="OUT", help="write a Gantt chart (.png, .svg or .pdf)")
+    parser.add_argument(
+        "--window",
+        metavar="FROM:TO",
+        help='the chart shows FROM to TO (the file\'s time unit), or "miss": around the first deadline miss',
+    )
+    parser.add_argument("--size", metavar="WxH", help="the chart's width and height in inches (such as 12x4)")
+    parser.add_argument("--dpi", metavar="N", help="the chart's dots per inch (default: 120)")
     parser.add_argument("--trace", type=Path, metavar="OUT", help="write a Chrome/Perfetto trace (.json)")
     parser.add_argument("--horizon", metavar="T", help="run until T, in the file's time unit")
     parser.add_argument(
@@ -329,11 +337,38 @@ def _check_output(option: str, path: Path | None, suffixes: tuple[str, ...]) -> 
 Writer = Callable[["SimResult", Path], None]
 
 
-def _gantt() -> Writer:
+def _gantt(options: dict[str, object]) -> Writer:
     from priora import gantt
 
-    draw: Writer = gantt.draw
+    def draw(result: SimResult, path: Path) -> None:
+        notice = gantt.draw(result, path, **options)  # type: ignore[arg-type]
+        if notice:  # drawn, but not as asked (--window miss without a miss)
+            print(f"priora: {notice}", file=sys.stderr)
+
     return draw
+
+
+def _chart_options(args: argparse.Namespace, scenario: Scenario) -> dict[str, object]:
+    """--window, --size and --dpi, checked before the run (one line each)."""
+    from priora import gantt_model
+
+    chart = (("--window", args.window), ("--size", args.size), ("--dpi", args.dpi))
+    given = [option for option, value in chart if value is not None]
+    if given and args.gantt is None:
+        raise UsageError(f"{given[0]}: only with --gantt")
+    options: dict[str, object] = {}
+    if args.window is not None:
+        options["window"] = gantt_model.parse_window(args.window, scenario)
+    dpi = gantt_model.parse_dpi(args.dpi) if args.dpi is not None else gantt_model.DPI
+    if args.dpi is not None:
+        options["dpi"] = dpi
+    if args.size is not None:
+        size = gantt_model.parse_size(args.size)
+        gantt_model.check_pixels(size, dpi, "--size")
+        options["size"] = size
+    if getattr(args, "target", None) is not None:
+        options["target"] = args.target
+    return options
 
 
 def _chrome_trace() -> Writer:
@@ -379,6 +414,7 @@ def _scenario(args: argparse.Namespace) -> Scenario:
         scenario = scenario.with_protocol(protocol)
     if args.horizon is not None:
         scenario = scenario.with_horizon(horizon_ticks(scenario, args.horizon))
+    args.chart = _chart_options(args, scenario)
     return scenario
 
 
@@ -395,7 +431,7 @@ def _report(args: argparse.Namespace, result: SimResult) -> Outcome:
     from priora.report import build_report, report_json, report_text, strict_failures
 
     if args.gantt is not None:
-        _write("--gantt", args.gantt, _gantt, result)
+        _write("--gantt", args.gantt, lambda: _gantt(args.chart), result)
     if args.trace is not None:
         _write("--trace", args.trace, _chrome_trace, result)
     report = build_report(result)
