@@ -52,7 +52,6 @@ from priora.gantt_model import (
     FORMATS,
     Instants,
     Plan,
-    Shares,
     Spans,
     Window,
     check_pixels,
@@ -168,8 +167,8 @@ def render(
     colours = {name: RESOURCE_COLOURS[i % len(RESOURCE_COLOURS)] for i, name in enumerate(drawn.resources)}
     for spans in drawn.spans:
         _draw_spans(ax, drawn, spans, colours)
-    for share in drawn.shares:
-        _draw_share(ax, drawn, share, colours)
+    if drawn.shares:
+        _draw_shares(ax, drawn, colours)
     for instants in drawn.instants:
         _draw_instants(ax, drawn, instants)
     _draw_labels(ax, drawn)
@@ -181,6 +180,11 @@ def render(
         frameon=False,
         fontsize=8,
     )
+    # Laid out once, here: savefig would draw every collection once more to lay it out.
+    engine = fig.get_layout_engine()
+    if engine is not None:
+        engine.execute(fig)
+    fig.set_layout_engine("none")
     return fig
 
 
@@ -240,21 +244,20 @@ def _segments(x0: Any, y0: Any, x1: Any, y1: Any) -> Any:
     return np.stack([np.stack([x0, y0], -1), np.stack([x1, y1], -1)], 1)
 
 
-def _draw_share(ax: Any, drawn: Plan, share: Shares, colours: dict[str, str]) -> None:
-    base = share.row - BAR / 2
-    if share.kind == "running":
-        colour = colours.get(share.key, EXEC_COLOUR)
-    else:
-        colour = BLOCKED_SHARE_COLOUR
-    ax.stairs(
-        base + BAR * np.asarray(share.top),
-        drawn.slices,
-        baseline=base + BAR * np.asarray(share.bottom),
-        fill=True,
-        color=colour,
-        lw=0,
-        zorder=3,
-    )
+def _draw_shares(ax: Any, drawn: Plan, colours: dict[str, str]) -> None:
+    """One polygon per share (a step outline over the slices), one collection per colour."""
+    edges = np.asarray(drawn.slices)
+    xs = np.repeat(edges, 2)[1:-1]
+    polygons: dict[str, list[Any]] = {}
+    for share in drawn.shares:
+        base = share.row - BAR / 2
+        top = np.repeat(base + BAR * np.asarray(share.top), 2)
+        bottom = np.repeat(base + BAR * np.asarray(share.bottom), 2)
+        outline = np.concatenate([np.stack([xs, top], -1), np.stack([xs[::-1], bottom[::-1]], -1)])
+        colour = colours.get(share.key, EXEC_COLOUR) if share.kind == "running" else BLOCKED_SHARE_COLOUR
+        polygons.setdefault(colour, []).append(outline)
+    for colour, found in polygons.items():
+        ax.add_collection(PolyCollection(found, facecolors=colour, lw=0, zorder=3), autolim=False)
 
 
 # (from, to) of a stem relative to the row's centre, per kind: detailed, aggregated
