@@ -22,6 +22,7 @@ import argparse
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from priora import gantt
@@ -86,7 +87,7 @@ def main() -> None:
         ]
         for name, file, window in charts:
             path = out / file
-            seconds = best(lambda: gantt.draw(result, path, window=window))
+            seconds = best(partial(gantt.draw, result, path, window=window))
             print(f"{name:<28} {seconds:>8.3f} {path.stat().st_size / 1000:>10.0f}")
 
 
