@@ -69,7 +69,7 @@ MISS_COLOUR = "#d62728"
 REFUSAL_COLOUR = "#ffbf00"  # amber: neither a resource's colour nor a miss's red
 TEXT_COLOUR = "#333333"
 BLOCKED_SHARE_COLOUR = "#bdbdbd"
-TICK_COLOUR = "#777777"
+TICK_COLOUR = "#b0b0b0"
 
 # Vertical layout of a row (rows are 1 apart, centred on y).
 BAR = 0.44  # execution bar
@@ -77,6 +77,12 @@ BAND = 0.74  # critical-section band
 ARROW = 0.48  # release and deadline arrows reach this far from the centre
 MISS_STRIP = 0.08  # the red overrun strip, under the bar
 BOOST_LIFT = 0.06  # the boost line, above the bar
+SHARE_BAR = 0.64  # aggregated: the height of a slice the task ran in full
+
+
+def _bar(drawn: Plan) -> float:
+    return SHARE_BAR if drawn.aggregated else BAR
+
 
 BLOCKED_HATCH = "///"
 CEILING_HATCH = "\\\\\\"  # blocked on pcp's system ceiling
@@ -220,7 +226,7 @@ def _draw_spans(ax: Any, drawn: Plan, spans: Spans, colours: dict[str, str]) -> 
         )
         boxes.set_gid(kind)  # found by tests and in the SVG
     elif kind == "overrun":
-        below = -BAR / 2 - 0.02 - MISS_STRIP
+        below = -_bar(drawn) / 2 - 0.02 - MISS_STRIP
         boxes = PolyCollection(_boxes(spans, below, MISS_STRIP), facecolors=MISS_COLOUR, lw=0, zorder=5)
     else:  # boost
         _draw_boosts(ax, drawn, spans)
@@ -229,7 +235,7 @@ def _draw_spans(ax: Any, drawn: Plan, spans: Spans, colours: dict[str, str]) -> 
 
 
 def _draw_boosts(ax: Any, drawn: Plan, spans: Spans) -> None:
-    y = np.asarray(spans.rows, dtype=float) + BAR / 2 + BOOST_LIFT
+    y = np.asarray(spans.rows, dtype=float) + _bar(drawn) / 2 + BOOST_LIFT
     x0, x1 = np.asarray(spans.starts), np.asarray(spans.ends)
     lines = LineCollection(_segments(x0, y, x1, y), colors="black", lw=1.2, zorder=5)
     lines.set_linestyle("--" if spans.key == "ceiling" else "-")
@@ -250,9 +256,9 @@ def _draw_shares(ax: Any, drawn: Plan, colours: dict[str, str]) -> None:
     xs = np.repeat(edges, 2)[1:-1]
     polygons: dict[str, list[Any]] = {}
     for share in drawn.shares:
-        base = share.row - BAR / 2
-        top = np.repeat(base + BAR * np.asarray(share.top), 2)
-        bottom = np.repeat(base + BAR * np.asarray(share.bottom), 2)
+        base = share.row - SHARE_BAR / 2
+        top = np.repeat(base + SHARE_BAR * np.asarray(share.top), 2)
+        bottom = np.repeat(base + SHARE_BAR * np.asarray(share.bottom), 2)
         outline = np.concatenate([np.stack([xs, top], -1), np.stack([xs[::-1], bottom[::-1]], -1)])
         colour = colours.get(share.key, EXEC_COLOUR) if share.kind == "running" else BLOCKED_SHARE_COLOUR
         polygons.setdefault(colour, []).append(outline)
@@ -262,9 +268,9 @@ def _draw_shares(ax: Any, drawn: Plan, colours: dict[str, str]) -> None:
 
 # (from, to) of a stem relative to the row's centre, per kind: detailed, aggregated
 _STEMS = {
-    "release": ((-ARROW, ARROW), (BAR / 2, ARROW)),
-    "deadline": ((ARROW, -ARROW), (-ARROW, -BAR / 2)),
-    "missed deadline": ((ARROW, -ARROW), (-ARROW, -BAR / 2)),
+    "release": ((-ARROW, ARROW), (SHARE_BAR / 2 + 0.02, ARROW)),
+    "deadline": ((ARROW, -ARROW), (-ARROW, -SHARE_BAR / 2 - 0.02)),
+    "missed deadline": ((ARROW, -ARROW), (-ARROW, -SHARE_BAR / 2 - 0.02)),
 }
 _HEADS = {"release": "^", "deadline": "v", "missed deadline": "v"}
 
@@ -291,10 +297,10 @@ def _draw_instants(ax: Any, drawn: Plan, instants: Instants) -> None:
                 Line2D(x, y + b, ls="none", marker=_HEADS[kind], ms=5, color=colour, zorder=6, clip_on=False)
             )
     elif kind == "miss":
-        below = y - BAR / 2 - 0.02 - MISS_STRIP
+        below = y - _bar(drawn) / 2 - 0.02 - MISS_STRIP
         ax.add_line(Line2D(x, below, ls="none", marker="x", ms=7, mew=1.5, color=MISS_COLOUR, zorder=6))
     elif kind == "abort":
-        ax.add_line(Line2D(x, y + BAR / 2, ls="none", marker="X", ms=7, color="black", zorder=6))
+        ax.add_line(Line2D(x, y + _bar(drawn) / 2, ls="none", marker="X", ms=7, color="black", zorder=6))
     else:  # refusal
         marker = Line2D(
             x, y, ls="none", marker="D", color=REFUSAL_COLOUR, mec="black", mew=1.0, ms=8, zorder=7

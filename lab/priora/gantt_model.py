@@ -9,8 +9,11 @@ first deadline miss). At each scale it draws only what can be seen
 
   detailed     every element, as in a short run
   aggregated   when some row has more releases in the window than the time
-               axis has pixels / JOB_PIXELS: each row shows, per slice of
-               SLICE_PIXELS pixels, the share of the slice the task ran
+               axis has pixels / JOB_PIXELS: each row shows, per slice (1, 2
+               or 5 times a power of ten of the file's unit, the shortest
+               at least SLICE_PIXELS pixels wide, aligned on its multiples;
+               the window's ends cut the first and the last), the share of
+               the slice the task ran
                (stacked by the mutex it held) and the share it was blocked;
                the other intervals of one kind on a row less than a pixel
                apart merge into one; the instants become thin ticks or
@@ -49,7 +52,7 @@ DPI_RANGE = (20, 1200)
 SIZE_RANGE = (2.0, 100.0)  # inches, each side
 MAX_PIXELS = 50_000_000  # width x height of the chart, at its dpi
 JOB_PIXELS = 8  # below this many pixels per job on a row, the chart aggregates
-SLICE_PIXELS = 2  # width of one slice of an aggregated row
+SLICE_PIXELS = 4  # width of one slice of an aggregated row
 MISS_MARGIN = 2  # --window miss: this many relative deadlines either side of the miss
 AXIS_SHARE = 0.75  # share of the figure's width the time axis gets, about
 
@@ -317,8 +320,7 @@ def plan(
     if window is not None and (start_ns, end_ns) != (0, timeline.end):
         text += f"\nwindow {_fmt(start)} to {_fmt(end)} of {_fmt(scenario.to_unit(timeline.end))} {shown}"
     if aggregated:
-        width = (b.slices[1] - b.slices[0]) if len(b.slices) > 1 else 0.0
-        text += f"\naggregated: bar height = share of each {_fmt(width)} {shown} slice"
+        text += f"\naggregated: bar height = share of each {_fmt(b.slice)} {shown} slice"
     spans = tuple(b.spans.values())
     shares = tuple(b.shares)
     instants = tuple(b.instants.values())
@@ -380,6 +382,8 @@ class _Builder:
         self._pieces: dict[int, list[tuple[int, int, str, str]]] = {}
         self._blocked: dict[int, list[Interval]] = {}
         self.aggregated = False
+        self.slice = 0.0  # file unit
+        self.ns_per_unit = _ns_per_unit(self.scenario)
 
     def x(self, ns: int) -> float:
         return self.scenario.to_unit(ns)
@@ -490,7 +494,8 @@ class _Builder:
             # Late until it finishes; a job that never finished is late to the end.
             overruns.append(Interval(begin, max(begin, finishes.get(m.job, self.run_end))))
         self.add_spans("overrun", "", "", y, self.clip(sorted(overruns, key=lambda i: i.start)))
-        self.add_instants("miss", y, [m.time for m in task.misses], self.aggregated)
+        if not self.aggregated:  # else the red ticks of the missed deadlines mark them
+            self.add_instants("miss", y, [m.time for m in task.misses], False)
 
     def _blocked_labels(self, task: TaskTimeline, y: int) -> None:
         for b in task.blocked:
@@ -501,13 +506,15 @@ class _Builder:
     def slice_shares(self, order: list[TaskTimeline], ys: dict[int, int], axis_pixels: float) -> None:
         """Per row, the share of each slice the task ran (stacked: the mutexes
         held in file order, then outside any section) and was blocked (on top)."""
-        count = max(1, math.ceil(axis_pixels / SLICE_PIXELS))
-        edges = [self.start + (self.end - self.start) * i / count for i in range(count + 1)]
-        self.slices = [self.x(round(e)) for e in edges]
+        self.slice = slice_width(SLICE_PIXELS * self.pixel)
+        start, end = self.x(self.start), self.x(self.end)
+        first, last = math.floor(start / self.slice) + 1, math.ceil(end / self.slice)
+        self.slices = [start, *(k * self.slice for k in range(first, last)), end]
+        edges = [float(u * self.ns_per_unit) for u in self.slices]
         for task in order:
             y = ys[task.task]
             pieces = self._pieces[y]
-            bottom = [0.0] * count
+            bottom = [0.0] * (len(edges) - 1)
             layers = [
                 (name, [(s, e) for s, e, k, _ in pieces if k == name]) for name in self.scenario_resources()
             ]
@@ -523,6 +530,12 @@ class _Builder:
                 share = _shares(blocked, edges)
                 top = [b + s for b, s in zip(bottom, share, strict=True)]
                 self.shares.append(Shares("blocked", "", y, tuple(bottom), tuple(top)))
+
+
+def slice_width(least: float) -> float:
+    """The smallest of 1, 2 and 5 times a power of ten that is >= `least` (> 0)."""
+    power = 10.0 ** math.floor(math.log10(least))
+    return next(m * power for m in (1, 2, 5, 10) if m * power >= least * (1 - 1e-12))
 
 
 def _blocked_variant(b: Blocked) -> str:
