@@ -8,7 +8,9 @@ virtual time: 9,999 jobs. The benchmark times, best of a few runs:
                    `priora simulate FILE` does before printing)
   chart            `gantt.draw` of that run to PNG, SVG and PDF (the whole
                    run: aggregated), and to PNG over `--window miss` (a
-                   detailed window around the first miss)
+                   detailed window around the first miss); each includes
+                   reading the timeline from the trace and the plan of the
+                   chart, also timed on their own
 
 and prints each time with the file's size. With --out DIR it keeps the
 charts there (docs/gantt-10000-jobs.png is the PNG of the whole run).
@@ -26,10 +28,11 @@ from functools import partial
 from pathlib import Path
 
 from priora import gantt
-from priora.gantt_model import Window
+from priora.gantt_model import AXIS_SHARE, DPI, Window, default_size, plan
 from priora.model import Action, Resource, Scenario, System, Task
 from priora.report import build_report, report_text
 from priora.simulate import SimResult, simulate
+from priora.timeline import extract
 
 HORIZON_MS = 23_060
 RUNS = 3
@@ -76,6 +79,10 @@ def main() -> None:
     print(f"{jobs} jobs, {misses} missed, {len(result.trace)} trace records, best of {RUNS} runs")
     print(f"{'step':<28} {'seconds':>8} {'file (KB)':>10}")
     print(f"{'run and report':<28} {best(run_and_report):>8.3f}")
+    timeline = extract(result)
+    print(f"{'  timeline (in each chart)':<28} {best(partial(extract, result)):>8.3f}")
+    axis = AXIS_SHARE * default_size(timeline, 0, timeline.end, 0)[0] * DPI
+    print(f"{'  plan (in each chart)':<28} {best(partial(plan, timeline, axis_pixels=axis, dpi=DPI)):>8.3f}")
     with tempfile.TemporaryDirectory() as scratch:
         out = args.out or Path(scratch)
         out.mkdir(parents=True, exist_ok=True)
