@@ -33,6 +33,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
+from pathlib import Path
 from typing import Literal
 
 from priora.errors import PrioraError
@@ -55,6 +56,8 @@ JOB_PIXELS = 8  # below this many pixels per job on a row, the chart aggregates
 SLICE_PIXELS = 4  # width of one slice of an aggregated row
 MISS_MARGIN = 2  # --window miss: this many relative deadlines either side of the miss
 AXIS_SHARE = 0.75  # share of the figure's width the time axis gets, about
+LABEL_CHAR_INCHES = 0.07  # width of one character of a 7 pt label, roughly
+TICKS = ("release", "deadline", "missed deadline")  # drawn as ticks when aggregated
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
 _SIZE = re.compile(r"(\d+(?:\.\d+)?)[xX](\d+(?:\.\d+)?)")
@@ -305,14 +308,14 @@ def plan(
     scenario = timeline.scenario
     start_ns, end_ns = window if window is not None else (0, timeline.end)
     start, end = scenario.to_unit(start_ns), scenario.to_unit(end_ns)
-    pixel = (end - start) / max(axis_pixels, 1.0)
+    pixel = (end - start) / max(axis_pixels, 1.0) or 1e-9  # a run of no time: any width
     order = timeline.by_urgency()
     ys = {t.task: len(order) - 1 - i for i, t in enumerate(order)}
     releases = max((_count_in(t.releases, start_ns, end_ns) for t in order), default=0)
     aggregated = releases * JOB_PIXELS > axis_pixels
-    b = _Builder(timeline, start_ns, end_ns, pixel, dpi)
+    b = _Builder(timeline, start_ns, end_ns, pixel, dpi, aggregated)
     for task in order:
-        b.row(task, ys[task.task], aggregated)
+        b.row(task, ys[task.task])
     if aggregated:
         b.slice_shares(order, ys, axis_pixels)
     text = subtitle(scenario, target)
@@ -350,13 +353,7 @@ def plan(
     )
 
 
-TICKS = ("release", "deadline", "missed deadline")  # drawn as ticks when aggregated
-LABEL_CHAR_INCHES = 0.07  # width of one character of a 7 pt label, roughly
-
-
 def _default_title(scenario: Scenario) -> str:
-    from pathlib import Path
-
     return Path(scenario.source).name
 
 
@@ -368,7 +365,9 @@ def _count_in(marks: Sequence[Mark], start: int, end: int) -> int:
 class _Builder:
     """Collects the elements of the rows, each kind into its group."""
 
-    def __init__(self, timeline: Timeline, start: int, end: int, pixel: float, dpi: float) -> None:
+    def __init__(
+        self, timeline: Timeline, start: int, end: int, pixel: float, dpi: float, aggregated: bool
+    ) -> None:
         self.scenario = timeline.scenario
         self.run_end = timeline.end
         self.start, self.end = start, end
@@ -381,7 +380,7 @@ class _Builder:
         self.slices: list[float] = []
         self._pieces: dict[int, list[tuple[int, int, str, str]]] = {}
         self._blocked: dict[int, list[Interval]] = {}
-        self.aggregated = False
+        self.aggregated = aggregated
         self.slice = 0.0  # file unit
         self.ns_per_unit = _ns_per_unit(self.scenario)
 
@@ -431,8 +430,8 @@ class _Builder:
     def fits(self, width_units: float, text: str) -> bool:
         return width_units / self.pixel / self.dpi >= LABEL_CHAR_INCHES * (len(text) + 2)
 
-    def row(self, task: TaskTimeline, y: int, aggregated: bool) -> None:
-        self.aggregated = aggregated
+    def row(self, task: TaskTimeline, y: int) -> None:
+        aggregated = self.aggregated
         pieces = [(s, e, k, st) for s, e, k, st in running_pieces(task) if e > self.start and s < self.end]
         pieces = [(max(s, self.start), min(e, self.end), k, st) for s, e, k, st in pieces]
         self._pieces[y] = pieces
