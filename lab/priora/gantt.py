@@ -142,34 +142,68 @@ def build(
     dpi: int = DPI,
     target: str = "host",
 ) -> tuple[Figure, Plan]:
-    """The plan of the chart (priora.gantt_model) and its Figure."""
+    """The plan of the chart (priora.gantt_model) and its Figure. The plan
+    needs the time axis's width in pixels, which the layout gives once the
+    legend is known: planned on an estimate, laid out, planned again on the
+    width found (laid out again only if the legend or subtitle changed)."""
     start, end, notice = resolve(window, timeline)
     width = size[0] if size is not None else default_size(timeline, start, end, 0)[0]
-    drawn = plan(
-        timeline,
-        window=(start, end),
-        axis_pixels=AXIS_SHARE * width * dpi,
-        dpi=dpi,
-        target=target,
-        title=title,
-        notice=notice,
-    )
-    handles = legend_handles(drawn)
-    if size is None:
-        size = (width, default_size(timeline, start, end, len(handles))[1])
-        check_pixels(size, dpi, "--dpi")
-    return render(drawn, handles, size, dpi), drawn
+
+    def planned(axis_pixels: float) -> Plan:
+        return plan(
+            timeline,
+            window=(start, end),
+            axis_pixels=axis_pixels,
+            dpi=dpi,
+            target=target,
+            title=title,
+            notice=notice,
+        )
+
+    def framed(drawn: Plan) -> tuple[Figure, Any]:
+        handles = [h for h, _ in legend_handles(drawn)]
+        height = size[1] if size is not None else default_size(timeline, start, end, len(handles))[1]
+        if size is None:
+            check_pixels((width, height), dpi, "--dpi")
+        return frame(drawn, handles, (width, height), dpi)
+
+    first = planned(AXIS_SHARE * width * dpi)
+    fig, ax = framed(first)
+    drawn = planned(axis_pixels(fig, ax))
+    if _frame_text(drawn) != _frame_text(first):
+        fig, ax = framed(drawn)
+    draw_plan(ax, drawn)
+    return fig, drawn
+
+
+def axis_pixels(fig: Figure, ax: Any) -> float:
+    return float(ax.get_position().width * fig.get_figwidth() * fig.get_dpi())
+
+
+def _frame_text(drawn: Plan) -> tuple[str, list[str]]:
+    return drawn.subtitle, [h.get_label() for h, _ in legend_handles(drawn)]
 
 
 # ---------------------------------------------------------------- drawing
 
 
-def render(
-    drawn: Plan, handles: list[tuple[Any, set[tuple[str, str, str]]]], size: tuple[float, float], dpi: int
-) -> Figure:
+def frame(drawn: Plan, handles: list[Any], size: tuple[float, float], dpi: int) -> tuple[Figure, Any]:
+    """The figure without the elements: the axes, title, legend, laid out."""
     fig = Figure(figsize=size, dpi=dpi, layout="constrained")
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
+    _axes(fig, ax, drawn)
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize=8)
+    # Laid out once, here, without the elements (savefig would draw them all to lay it out).
+    engine = fig.get_layout_engine()
+    if engine is not None:
+        engine.execute(fig)
+    fig.set_layout_engine("none")
+    return fig, ax
+
+
+def draw_plan(ax: Any, drawn: Plan) -> None:
+    """Every element of the plan: one collection (or line of markers) per group."""
     colours = {name: RESOURCE_COLOURS[i % len(RESOURCE_COLOURS)] for i, name in enumerate(drawn.resources)}
     for spans in drawn.spans:
         _draw_spans(ax, drawn, spans, colours)
@@ -178,20 +212,6 @@ def render(
     for instants in drawn.instants:
         _draw_instants(ax, drawn, instants)
     _draw_labels(ax, drawn)
-    _axes(fig, ax, drawn)
-    ax.legend(
-        handles=[h for h, _ in handles],
-        loc="upper left",
-        bbox_to_anchor=(1.01, 1.0),
-        frameon=False,
-        fontsize=8,
-    )
-    # Laid out once, here: savefig would draw every collection once more to lay it out.
-    engine = fig.get_layout_engine()
-    if engine is not None:
-        engine.execute(fig)
-    fig.set_layout_engine("none")
-    return fig
 
 
 def _boxes(spans: Spans, bottom: float, height: float) -> Any:
@@ -268,9 +288,9 @@ def _draw_shares(ax: Any, drawn: Plan, colours: dict[str, str]) -> None:
 
 # (from, to) of a stem relative to the row's centre, per kind: detailed, aggregated
 _STEMS = {
-    "release": ((-ARROW, ARROW), (SHARE_BAR / 2 + 0.02, ARROW)),
-    "deadline": ((ARROW, -ARROW), (-ARROW, -SHARE_BAR / 2 - 0.02)),
-    "missed deadline": ((ARROW, -ARROW), (-ARROW, -SHARE_BAR / 2 - 0.02)),
+    "release": ((-ARROW, ARROW), (SHARE_BAR / 2 + 0.02, SHARE_BAR / 2 + 0.1)),
+    "deadline": ((ARROW, -ARROW), (-SHARE_BAR / 2 - 0.1, -SHARE_BAR / 2 - 0.02)),
+    "missed deadline": ((ARROW, -ARROW), (-SHARE_BAR / 2 - 0.1, -SHARE_BAR / 2 - 0.02)),
 }
 _HEADS = {"release": "^", "deadline": "v", "missed deadline": "v"}
 

@@ -192,6 +192,15 @@ def test_aggregated_bars_merge_what_is_less_than_a_pixel_apart() -> None:
     assert not plan(late_run, window=(0, 100 * MS), axis_pixels=150, dpi=100).aggregated
 
 
+def test_the_plan_is_made_for_the_axis_as_laid_out() -> None:
+    # The legend and the row labels take their room: the plan's pixel is
+    # the laid-out axis's, not the estimate's.
+    fig, drawn = gantt.build(extract(simulate(busy())), size=(10.0, 3.0), dpi=80)
+    pixels = gantt.axis_pixels(fig, fig.axes[0])
+    assert pixels < gantt_model.AXIS_SHARE * 10.0 * 80
+    assert drawn.pixel == 2400 / pixels
+
+
 def test_slices_are_one_two_or_five_times_a_power_of_ten() -> None:
     assert [gantt_model.slice_width(x) for x in (0.3, 1.0, 1.01, 3.7, 16.0, 42.7, 600.0)] == [
         0.5,
