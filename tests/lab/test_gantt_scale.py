@@ -365,6 +365,27 @@ def test_windows_read() -> None:
     assert parse_window("0.5:1e2", late()) == (500_000, 100 * MS)
     assert parse_window(":20", late()) == (0, 20 * MS)
     assert parse_window("150:", late()) == (150 * MS, None)
+    # In the file's unit: us, or ticks (here of 0.1 ms).
+    in_us = Scenario(
+        "u.toml", System(1000, "us", None, "pip"), (), (Task("T", 1, None, 0, None, (compute(1),)),)
+    )
+    assert parse_window("0:1.5", in_us) == (0, 1500)
+    in_ticks = Scenario(
+        "t.toml", System(10_000, "tick", 50, "pip"), (), (Task("T", 1, 10, 0, None, (compute(1),)),)
+    )
+    assert parse_window("2:3.5", in_ticks) == (200_000, 350_000)
+    with pytest.raises(OptionError, match=r"^--window: 0:51: TO is after the end of the run \(50 ticks\)$"):
+        parse_window("0:51", in_ticks)
+
+
+def test_a_window_where_nothing_happens(tmp_path: Path) -> None:
+    # late(): A runs [0,3), is idle until its release at 10; B starts at 100.
+    result = simulate(late())
+    fig, drawn = gantt.build(extract(result), window=(4 * MS, 9 * MS))
+    assert (drawn.spans, drawn.instants, drawn.labels, drawn.elements) == ((), (), (), ())
+    assert fig.axes[0].get_legend().get_texts() == []
+    gantt.draw(result, tmp_path / "empty.svg", window=(4 * MS, 9 * MS))
+    assert (tmp_path / "empty.svg").read_text().startswith("<?xml")
 
 
 @pytest.mark.parametrize(
