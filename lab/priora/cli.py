@@ -350,12 +350,14 @@ def _gantt(options: dict[str, object]) -> Writer:
 
 def _chart_options(args: argparse.Namespace, scenario: Scenario) -> dict[str, object]:
     """--window, --size and --dpi, checked before the run (one line each)."""
-    from priora import gantt_model
-
     chart = (("--window", args.window), ("--size", args.size), ("--dpi", args.dpi))
     given = [option for option, value in chart if value is not None]
-    if given and args.gantt is None:
-        raise UsageError(f"{given[0]}: only with --gantt")
+    if args.gantt is None:
+        if given:
+            raise UsageError(f"{given[0]}: only with --gantt")
+        return {}
+    from priora import gantt_model
+
     options: dict[str, object] = {}
     if args.window is not None:
         options["window"] = gantt_model.parse_window(args.window, scenario)

@@ -1,7 +1,8 @@
 """What a Gantt chart of one run shows, computed apart from any drawing:
 the rows, and every element to draw, grouped by kind (one group is one
 matplotlib collection in priora.gantt, and could be one layer of another
-renderer). No matplotlib here: the chart options are checked with it.
+renderer). No matplotlib here: the command checks the chart's options with
+this module before a run.
 
 The chart covers a window of the run (the whole run, FROM:TO, or around the
 first deadline miss). At each scale it draws only what can be seen
@@ -13,8 +14,8 @@ first deadline miss). At each scale it draws only what can be seen
                or 5 times a power of ten of the file's unit, the shortest
                at least SLICE_PIXELS pixels wide, aligned on its multiples;
                the window's ends cut the first and the last), the share of
-               the slice the task ran
-               (stacked by the mutex it held) and the share it was blocked;
+               the slice the task ran (stacked by the mutex it held) and the
+               share it was blocked;
                the other intervals of one kind on a row less than a pixel
                apart merge into one; the instants become thin ticks or
                markers, one per pixel; the labels (pN, semaphore and error
