@@ -7,6 +7,9 @@
  */
 #include <string.h>
 #include "../policy/policy.h"
+#include "events_impl.h"
+#include "msgq_impl.h"
+#include "swtimer_impl.h"
 
 #if PR_CONFIG_ASSERT
 
@@ -40,6 +43,9 @@ static void check_task(const pr_task_t *t)
         PR_ASSERT(q != NULL && t->down_on != NULL && t->down_on->allocated);
         break;
     case PR_TASK_WAIT_COND:
+    case PR_TASK_WAIT_EVENTS:
+    case PR_TASK_WAIT_SEND:
+    case PR_TASK_WAIT_RECEIVE:
         PR_ASSERT(q != NULL && t->down_on == NULL);
         break;
     default:
@@ -85,6 +91,10 @@ int pr_kernel_check(void)
         if (policy->lenders != NULL)
             policy->lenders(count_lender, NULL);
     }
+    msgq_lenders(count_lender, NULL);
+    events_check();
+    msgq_check();
+    swtimer_check();
     for (int i = 0; i < PR_CONFIG_MAX_TASKS; i++) {
         const pr_task_t *t = &pr_tasks[i];
         if (t->state == PR_TASK_FREE)

@@ -3,7 +3,10 @@
  */
 #include <string.h>
 #include "cond_impl.h"
+#include "events_impl.h"
+#include "msgq_impl.h"
 #include "sem_impl.h"
+#include "swtimer_impl.h"
 
 static void idle_start(void)
 {
@@ -26,6 +29,9 @@ int pr_kernel_init(const pr_kernel_config_t *config)
     timers_reset();
     sems_reset();
     conds_reset();
+    events_reset();
+    msgqs_reset();
+    swtimers_reset();
     trace_reset();
 
     for (int i = 0; i < PR_CONFIG_MAX_TASKS; i++) {

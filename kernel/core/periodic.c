@@ -41,8 +41,9 @@ static void notify_watchdog(pr_task_t *t)
     }
 }
 
-static void deadline_fire(pr_task_t *t)
+static void deadline_fire(void *owner)
 {
+    pr_task_t *t = owner;
     uint32_t job = t->deadline_job;
     if (jobs_after(job, t->completed)) {
         t->misses++;
@@ -76,7 +77,7 @@ static void release(pr_task_t *t)
         sched_make_ready(t);
 }
 
-static void release_fire(pr_task_t *t) { release(t); }
+static void release_fire(void *owner) { release(owner); }
 
 void periodic_setup(pr_task_t *t)
 {

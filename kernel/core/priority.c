@@ -58,7 +58,7 @@ void prio_task_base_changed(pr_task_t *t)
     pr_prio_t now = effective_of(t);
     if (now == t->effective)
         return;
-    set_effective(t, now, PR_CAUSE_SET, PR_TRACE_NONE);
+    set_effective(t, now, PR_CAUSE_SET, NULL);
     pr_waitq_t *q = lending_queue_of(t);
     if (q != NULL)
         chain_walk(q, PR_CAUSE_INHERIT);
@@ -75,4 +75,22 @@ void prio_check_task(const pr_task_t *t, const uint16_t lent[PR_CONFIG_PRIORITIE
     PR_ASSERT(t->lent_bitmap == bitmap);
     PR_ASSERT(t->effective == effective_of(t));
     (void)bitmap;
+}
+
+/* Would t waiting in q close a cycle? Follows the lender's holder -> the
+ * queue it waits in -> that queue's lender's holder ... (at most
+ * PR_CONFIG_MAX_TASKS steps: the chain has no cycle yet). */
+int prio_closes_cycle(const pr_waitq_t *q, const pr_task_t *t)
+{
+    const pr_task_t *h = q->lender != NULL ? q->lender->holder : NULL;
+    for (int step = 0; h != NULL && step <= PR_CONFIG_MAX_TASKS; step++) {
+        if (h == t)
+            return 1;
+        const pr_waitq_t *next = lending_queue_of(h);
+        if (next == NULL)
+            return 0;
+        h = next->lender->holder;
+    }
+    PR_ASSERT(h == NULL); /* every chain ends within the task pool: no cycle was ever let in */
+    return 0;
 }

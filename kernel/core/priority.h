@@ -60,18 +60,19 @@ static inline pr_waitq_t *lending_queue_of(const pr_task_t *t)
 }
 
 /* t's effective priority becomes `now`, which differs from it: counted,
- * traced (through the object `via`: a queue's id, or PR_TRACE_NONE), and t
- * moves to its place for it: in the ready queue, or in the queue it waits
- * in (a waiter whose priority changes must move in its wait queue: Zephyr
- * #89331, FreeRTOS #1364). */
+ * traced (through the queue `via`, whose owner the record names, or NULL),
+ * and t moves to its place for it: in the ready queue, or in the queue it
+ * waits in (a waiter whose priority changes must move in its wait queue:
+ * Zephyr #89331, FreeRTOS #1364). */
 static inline __attribute__((always_inline)) void set_effective(pr_task_t *t, pr_prio_t now, int cause,
-                                                                uint8_t via)
+                                                                const pr_waitq_t *via)
 {
     PR_ASSERT(now != t->effective && now >= t->base);
     pr_prio_t old = t->effective;
     t->effective = now;
     count64_add1(&pr_k.priority_changes);
-    trace_emit(PR_EV_PRIO, trace_id(t), via, PR_OK, (uint8_t)old, (uint8_t)now, cause);
+    trace_emit(PR_EV_PRIO, trace_id(t), via != NULL ? via->id : PR_TRACE_NONE, PR_OK, (uint8_t)old, (uint8_t)now,
+               cause | (via != NULL ? via->kind << 8 : 0));
     if (t->queue == &pr_k.ready)
         sched_requeue(t);
     else if (t->queue != NULL)
@@ -111,7 +112,7 @@ static inline __attribute__((always_inline)) pr_waitq_t *lend_step(pr_waitq_t *q
         if (now == holder->effective)
             return NULL;
     }
-    set_effective(holder, now, cause, q->id);                  /* [5] */
+    set_effective(holder, now, cause, q);                      /* [5] */
     return lending_queue_of(holder);                           /* [6] */
 }
 
@@ -126,6 +127,10 @@ void prio_withdraw(pr_waitq_t *q, int cause);
 void prio_task_base_changed(pr_task_t *t);
 /* Checks t's lend bookkeeping against `lent`, the lends counted by walking
  * every lender whose holder it is (PR_ASSERT). */
+/* Would t waiting in q (a queue with a lender) close a cycle of lends?
+ * Every wait in a lending queue asks first, and is refused if so
+ * (PR_EDEADLK): chains stay acyclic, which bounds the walk. */
+int prio_closes_cycle(const pr_waitq_t *q, const pr_task_t *t);
 void prio_check_task(const pr_task_t *t, const uint16_t lent[PR_CONFIG_PRIORITIES]);
 
 #endif /* PRIORA_PRIORITY_H */

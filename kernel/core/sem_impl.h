@@ -218,7 +218,6 @@ int mutex_handoff(pr_sem_t *s, pr_irq_state_t irq);
 void sem_task_gone(pr_task_t *t, int cause);
 /* The wait queue operations of every semaphore's queue (waitq.h). */
 extern const pr_waitq_ops_t sem_waitq_ops;
-int closes_cycle(const pr_waitq_t *q, const pr_task_t *t);
 pr_ticks_t expiry_after(pr_timeout_t timeout);
 
 /* For policies (policy.h): a task waiting in a queue its policy named is

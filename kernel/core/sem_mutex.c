@@ -166,7 +166,7 @@ int mutex_down(pr_sem_t *s, pr_id_t id, pr_timeout_t timeout)
         }
         if (err == PR_OK && timeout == PR_NO_WAIT)
             err = PR_EAGAIN;
-        if (err == PR_OK && closes_cycle(wait_in, me))
+        if (err == PR_OK && prio_closes_cycle(wait_in, me))
             err = PR_EDEADLK;
         if (err == PR_OK && again && me->wait_expiry != 0 && me->wait_expiry <= pr_k.ticks)
             err = PR_ETIMEDOUT; /* its timeout tick passed before it could try again */
@@ -265,7 +265,7 @@ __attribute__((noinline)) int mutex_wait(pr_sem_t *s, pr_task_t *me, pr_irq_stat
     pr_waitq_t *q = s->waitq;
     /* The cycle check's first step inline: a holder in the ready queue (the
      * usual case) waits on nothing, so closes no cycle. */
-    if (unlikely(sem_holder(s)->queue != &pr_k.ready && closes_cycle(q, me))) {
+    if (unlikely(sem_holder(s)->queue != &pr_k.ready && prio_closes_cycle(q, me))) {
         int err = mutex_down(s, s->index, PR_FOREVER); /* which refuses it */
         pr_port_irq_restore(irq);
         return err;

@@ -87,20 +87,3 @@ void sem_task_gone(pr_task_t *t, int cause)
     sem_abort_forget_all(t);
 }
 
-/* Would t waiting in q close a cycle? Follows the lender's holder -> the
- * queue it waits in -> that queue's lender's holder ... (at most
- * PR_CONFIG_MAX_TASKS steps: the chain has no cycle yet). */
-int closes_cycle(const pr_waitq_t *q, const pr_task_t *t)
-{
-    const pr_task_t *h = q->lender != NULL ? q->lender->holder : NULL;
-    for (int step = 0; h != NULL && step <= PR_CONFIG_MAX_TASKS; step++) {
-        if (h == t)
-            return 1;
-        const pr_waitq_t *next = lending_queue_of(h);
-        if (next == NULL)
-            return 0;
-        h = next->lender->holder;
-    }
-    PR_ASSERT(h == NULL); /* every chain ends within the task pool: no cycle was ever let in */
-    return 0;
-}

@@ -5,6 +5,7 @@
  */
 #include <string.h>
 #include "../policy/policy.h"
+#include "msgq_impl.h"
 
 int task_lookup(pr_id_t id, pr_task_t **out)
 {
@@ -16,27 +17,20 @@ int task_lookup(pr_id_t id, pr_task_t **out)
     return PR_OK;
 }
 
-int name_copy(char *dst, const char *src)
-{
-    memset(dst, 0, PR_CONFIG_NAME_LEN);
-    if (src == NULL)
-        return PR_OK;
-    if (strlen(src) >= PR_CONFIG_NAME_LEN)
-        return PR_EINVAL;
-    strcpy(dst, src);
-    return PR_OK;
-}
-
 pr_id_t pr_task_self(void) { return in_task_context() ? pr_k.current->id : PR_NO_TASK; }
 
 /* The timed-wait timer fired: a delay is over, a wait in a queue (a
  * semaphore's, a condition variable's, one a policy named) or a watchdog's
  * wait timed out. */
-static void timeout_fire(pr_task_t *t)
+static void timeout_fire(void *owner)
 {
+    pr_task_t *t = owner;
     switch (t->state) {
     case PR_TASK_BLOCKED:
     case PR_TASK_WAIT_COND:
+    case PR_TASK_WAIT_EVENTS:
+    case PR_TASK_WAIT_SEND:
+    case PR_TASK_WAIT_RECEIVE:
         waitq_abandon(t, PR_ETIMEDOUT, PR_CAUSE_TIMEOUT);
         break;
     case PR_TASK_DELAYED:
@@ -75,6 +69,7 @@ static void task_start(void)
             break;
     }
     sem_task_gone(t, PR_CAUSE_DELETE);
+    msgq_task_gone(t);
     periodic_job_done(t);
     periodic_stop(t);
     trace_emit(PR_EV_TASK_EXIT, trace_id(t), PR_TRACE_NONE, PR_OK, 0, 0, released);
@@ -163,6 +158,7 @@ static int task_delete(pr_id_t id)
     if (task_waitq(t) != NULL)
         waitq_abandon(t, PR_ENOTALLOC, PR_CAUSE_DELETE);
     sem_task_gone(t, PR_CAUSE_DELETE);
+    msgq_task_gone(t);
     sched_make_unready(t, PR_TASK_FREE);
     for (int i = 0; i < PR_CONFIG_MAX_TASKS; i++) /* forget it as a watchdog */
         if (pr_tasks[i].watchdog == id)
@@ -287,6 +283,8 @@ static int task_status(pr_id_t id, pr_task_status_t *st)
     st->effective_priority = t->effective;
     st->blocked_on = t->state == PR_TASK_BLOCKED ? t->down_on->index : PR_NO_SEM;
     st->cond_on = t->state == PR_TASK_WAIT_COND ? task_waitq(t)->id : PR_NO_COND;
+    st->events_on = t->state == PR_TASK_WAIT_EVENTS ? task_waitq(t)->id : PR_NO_EVENTS;
+    st->msgq_on = (t->state == PR_TASK_WAIT_SEND || t->state == PR_TASK_WAIT_RECEIVE) ? task_waitq(t)->id : PR_NO_MSGQ;
     st->aborts = t->aborts;
     st->aborts_pending = t->aborts_pending;
     st->mutexes_held = sem_held_count(t);

@@ -7,6 +7,7 @@
 #ifndef PRIORA_TASK_IMPL_H
 #define PRIORA_TASK_IMPL_H
 
+#include <string.h>
 #include "priora/priora.h"
 #include "priora/port.h"
 #include "check.h"
@@ -83,6 +84,18 @@ typedef struct pr_task {
     int wait_result;            /* PR_OK, an error, or WAIT_AGAIN (sem_impl.h) */
     pr_ticks_t wait_expiry;     /* absolute tick a mutex down times out at, 0 = never */
     pr_timer_t timeout;         /* a wait's timeout, a delay, a watchdog's wait */
+    union {                     /* what a wait on a message queue or event flags is for */
+        struct {                /* msgq.c */
+            const void *from;   /* a send: the message to take in */
+            void *to;           /* a receive: where the message goes */
+            int prio;           /* the message's priority (a receive: set when one is handed over) */
+        } msg;
+        struct {                /* events.c */
+            uint32_t mask;
+            unsigned options;
+            uint32_t flags;     /* the flags that satisfied it, or the flags when it timed out */
+        } events;
+    } wait_for;
 
     /* Aborted critical sections (sem_mutex.c): one bit per mutex whose
      * section was aborted and whose abort the task has not been told of. */
@@ -115,7 +128,19 @@ typedef struct pr_task {
 
 /* Task calls that other modules make (task.c). */
 int task_lookup(pr_id_t id, pr_task_t **out);   /* PR_EBADID / PR_ENOTALLOC */
-int name_copy(char *dst, const char *src);      /* PR_EINVAL if too long */
+
+/* An object's name into its descriptor: zero-filled, "" for NULL;
+ * PR_EINVAL if it is too long (nothing copied then). */
+static inline int name_copy(char *dst, const char *src)
+{
+    memset(dst, 0, PR_CONFIG_NAME_LEN);
+    if (src == NULL)
+        return PR_OK;
+    if (strlen(src) >= PR_CONFIG_NAME_LEN)
+        return PR_EINVAL;
+    strcpy(dst, src);
+    return PR_OK;
+}
 
 /* Jobs (periodic.c). */
 void periodic_setup(pr_task_t *t);

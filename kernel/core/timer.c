@@ -6,7 +6,8 @@
  * Costs (docs/costs.md): arm O(1), cancel O(1). The tick scans one slot:
  * O(timers in that slot), and fires the due ones, each O(its action). With
  * every timeout shorter than SLOTS ticks, every timer in the slot is due.
- * At most 3 timers per task exist (timeout, release, deadline).
+ * At most 3 timers per task exist (timeout, release, deadline), and one
+ * per software timer.
  */
 #include "timer.h"
 
@@ -20,12 +21,12 @@ void timers_reset(void)
     pr_timers_armed = 0;
 }
 
-void timer_init(pr_timer_t *tm, void (*fire)(struct pr_task *), struct pr_task *task)
+void timer_init(pr_timer_t *tm, void (*fire)(void *owner), void *owner)
 {
     list_init(&tm->link);
     tm->expiry = 0;
     tm->fire = fire;
-    tm->task = task;
+    tm->owner = owner;
 }
 
 void timer_arm(pr_timer_t *tm, pr_ticks_t expiry)
@@ -58,6 +59,6 @@ void timers_fire_due(pr_ticks_t now)
     while (!list_empty(&due)) {
         pr_timer_t *tm = container_of(due.next, pr_timer_t, link);
         timer_cancel(tm);
-        tm->fire(tm->task);
+        tm->fire(tm->owner);
     }
 }

@@ -2,8 +2,8 @@
  * Timers: a wheel of PR_CONFIG_TIMER_SLOTS lists (timer.c). A timer due at
  * tick e sits in slot e mod SLOTS, at the tail, so timers due at the same
  * tick fire in the order they were armed (the trace is deterministic).
- * Every task owns its timers (a wait's timeout, its release, its deadline):
- * none is ever allocated.
+ * Every task owns its timers (a wait's timeout, its release, its deadline),
+ * and every software timer one (swtimer.c): none is ever allocated.
  */
 #ifndef PRIORA_TIMER_H
 #define PRIORA_TIMER_H
@@ -11,13 +11,11 @@
 #include "priora/types.h"
 #include "list.h"
 
-struct pr_task;
-
 typedef struct pr_timer {
     pr_link_t link;           /* in its wheel slot; unlinked when not armed */
     pr_ticks_t expiry;        /* absolute tick */
-    void (*fire)(struct pr_task *task);
-    struct pr_task *task;
+    void (*fire)(void *owner);
+    void *owner;              /* the task or software timer it belongs to */
 } pr_timer_t;
 
 /* The wheel, and how many timers are armed in it. An empty slot means
@@ -28,7 +26,7 @@ extern int pr_timers_armed;
 static inline pr_link_t *timer_slot(pr_ticks_t tick) { return &pr_wheel[tick & (PR_CONFIG_TIMER_SLOTS - 1)]; }
 static inline int timer_armed(const pr_timer_t *tm) { return link_linked(&tm->link); }
 
-void timer_init(pr_timer_t *tm, void (*fire)(struct pr_task *), struct pr_task *task);
+void timer_init(pr_timer_t *tm, void (*fire)(void *owner), void *owner);
 void timer_arm(pr_timer_t *tm, pr_ticks_t expiry);  /* expiry > now; re-arms an armed one */
 void timers_reset(void);
 void timers_fire_due(pr_ticks_t now);

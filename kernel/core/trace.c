@@ -102,7 +102,12 @@ const char *pr_trace_event_name(int event)
         [PR_EV_ABORT] = "ABORT",             [PR_EV_CEILING] = "CEILING",
         [PR_EV_COND_WAIT] = "COND_WAIT",     [PR_EV_COND_WAKE] = "COND_WAKE",
         [PR_EV_COND_SIGNAL] = "COND_SIGNAL", [PR_EV_SCHED_LOCK] = "SCHED_LOCK",
-        [PR_EV_RECOVER] = "RECOVER",
+        [PR_EV_RECOVER] = "RECOVER",         [PR_EV_EVENTS_SET] = "EVENTS_SET",
+        [PR_EV_EVENTS_WAIT] = "EVENTS_WAIT", [PR_EV_EVENTS_WAKE] = "EVENTS_WAKE",
+        [PR_EV_MSGQ_WAIT] = "MSGQ_WAIT",     [PR_EV_MSGQ_WAKE] = "MSGQ_WAKE",
+        [PR_EV_MSGQ_SEND] = "SEND",          [PR_EV_MSGQ_RECEIVE] = "RECEIVE",
+        [PR_EV_TIMER_START] = "TIMER_START", [PR_EV_TIMER_EXPIRE] = "TIMER_EXPIRE",
+        [PR_EV_TIMER_RUN] = "TIMER_RUN",
     };
     if (event <= 0 || (size_t)event >= sizeof names / sizeof names[0] || names[event] == NULL)
         return "?";

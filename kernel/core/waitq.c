@@ -9,6 +9,7 @@ void waitq_init(pr_waitq_t *q, const pr_waitq_ops_t *ops, int fifo, uint8_t id)
     q->lend = NULL;
     q->fifo = (uint8_t)(fifo != 0);
     q->id = id;
+    q->kind = PR_OBJ_SEM;
 }
 
 int waitq_check(const pr_waitq_t *q)

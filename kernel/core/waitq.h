@@ -50,6 +50,7 @@ struct pr_waitq {
     pr_prio_t (*lend)(const pr_waitq_t *q); /* with a lender: what its waiters lend now */
     uint8_t fifo;                           /* 1: FIFO order, else priority order */
     uint8_t id;                             /* the owner's id: in task status and trace records */
+    uint8_t kind;                           /* the owner's kind, for trace records (pr_trace_object_t) */
 };
 
 void waitq_init(pr_waitq_t *q, const pr_waitq_ops_t *ops, int fifo, uint8_t id);
@@ -86,6 +87,18 @@ static inline pr_task_t *waitq_first(const pr_waitq_t *q)
 }
 
 static inline int waitq_empty(const pr_waitq_t *q) { return plist_empty(&q->list); }
+
+/* The waiter after t in q's order (the next of its level, else the first
+ * of the next lower non-empty level), or NULL: a walk over every waiter,
+ * most urgent first, in O(1) per step. */
+static inline pr_task_t *waitq_next(const pr_waitq_t *q, const pr_task_t *t)
+{
+    const pr_link_t *head = &q->list.level[t->queued_level];
+    if (t->qlink.next != head)
+        return container_of(t->qlink.next, pr_task_t, qlink);
+    uint32_t below = q->list.bitmap & ((1u << t->queued_level) - 1u);
+    return below != 0 ? container_of(q->list.level[plist_highest_bit(below)].next, pr_task_t, qlink) : NULL;
+}
 
 /* t, in q, moves to the place of its new effective priority (nothing to
  * do in a FIFO queue, or at the same level). */

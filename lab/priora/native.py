@@ -43,7 +43,7 @@ typedef struct {
     pr_prio_t base_priority; pr_prio_t effective_priority; pr_id_t blocked_on; int mutexes_held;
     uint32_t jobs_released; uint32_t jobs_completed; uint32_t deadline_misses;
     uint64_t cpu_time; pr_ticks_t period; pr_ticks_t phase; pr_ticks_t deadline; pr_id_t watchdog;
-    pr_id_t cond_on; uint32_t aborts; uint32_t aborts_pending;
+    pr_id_t cond_on; uint32_t aborts; uint32_t aborts_pending; pr_id_t events_on; pr_id_t msgq_on;
 } pr_task_status_t;
 typedef struct {
     int value; int max; unsigned flags; int protocol; pr_prio_t ceiling; const char *name;
@@ -134,11 +134,15 @@ EVENT = {
     "TIMEOUT": 8, "MISS": 9, "JOB_DONE": 10, "SEM_ALLOC": 11, "SEM_FREE": 12, "DOWN": 13, "UP": 14,
     "DELAY": 15, "SUSPEND": 16, "RESUME": 17, "TASK_EXIT": 18, "LOST": 19, "WATCHDOG": 20,
     "DELAY_END": 21, "PRIO_SET": 22, "ABORT": 23, "CEILING": 24, "COND_WAIT": 25, "COND_WAKE": 26,
-    "COND_SIGNAL": 27, "SCHED_LOCK": 28, "RECOVER": 29,
+    "COND_SIGNAL": 27, "SCHED_LOCK": 28, "RECOVER": 29, "EVENTS_SET": 30, "EVENTS_WAIT": 31,
+    "EVENTS_WAKE": 32, "MSGQ_WAIT": 33, "MSGQ_WAKE": 34, "SEND": 35, "RECEIVE": 36, "TIMER_START": 37,
+    "TIMER_EXPIRE": 38, "TIMER_RUN": 39,
 }  # fmt: skip
 EVENT_NAME = {code: name for name, code in EVENT.items()}
 # PR_EV_PRIO's value: why an effective priority changed (pr_prio_cause, trace.h).
-CAUSE_NAME = {1: "set", 2: "inherit", 3: "release", 4: "acquire", 5: "timeout", 6: "delete", 7: "ceiling"}
+CAUSE_NAME = {
+    1: "set", 2: "inherit", 3: "release", 4: "acquire", 5: "timeout", 6: "delete", 7: "ceiling", 8: "message"
+}  # fmt: skip
 TRACE_NONE = 0xFF
 NEVER = 2**64 - 1  # PR_LAB_NEVER
 

@@ -408,7 +408,7 @@ class _Builder:
         if t is None:
             return
         sem = int(r["object"])
-        cause = native.CAUSE_NAME.get(int(r["value"]), "?")
+        cause = native.CAUSE_NAME.get(int(r["value"]) & 0xFF, "?")
         resource = self._name(sem) if sem < len(self.scenario.resources) else None
         old, new = int(r["arg0"]), int(r["arg1"])
         t.changes.append(PriorityChange(now, old, new, cause, resource))

@@ -23,7 +23,7 @@ static struct {
     int charging;              /* some per-operation cost is not 0 */
     uint64_t preempt_cost;
     uint64_t sem_cost[PR_CONFIG_MAX_SEMS][PR_HOST_OPS];
-    uint64_t event_cost[PR_EV_RECOVER + 1];
+    uint64_t event_cost[PR_EV_LAST + 1];
     pr_host_tick_hook_t tick_hook; /* the driver's code in the tick interrupt, or NULL */
     void *tick_hook_arg;
 } host;
@@ -79,7 +79,7 @@ int pr_host_set_sem_cost(pr_id_t sem, int op, uint64_t ns)
 
 int pr_host_set_event_cost(int event, uint64_t ns)
 {
-    if (event <= 0 || event > PR_EV_RECOVER || event == PR_EV_SWITCH || event == PR_EV_SEM_DOWN ||
+    if (event <= 0 || event > PR_EV_LAST || event == PR_EV_SWITCH || event == PR_EV_SEM_DOWN ||
         event == PR_EV_BLOCK || event == PR_EV_SEM_UP)
         return PR_EINVAL;
     host.event_cost[event] = ns;
@@ -119,7 +119,7 @@ void pr_port_traced(const pr_trace_record_t *r)
             host.now += host.preempt_cost;
         return;
     default:
-        if (r->event <= PR_EV_RECOVER)
+        if (r->event <= PR_EV_LAST)
             host.now += host.event_cost[r->event];
         return;
     }

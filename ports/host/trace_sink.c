@@ -72,6 +72,45 @@ static const char *cond_name(uint8_t id, char *buf, size_t size)
     return buf;
 }
 
+static const char *events_name(uint8_t id, char *buf, size_t size)
+{
+    pr_events_status_t st;
+    if (id == PR_TRACE_NONE)
+        return "-";
+    if (pr_events_status(id, &st) == PR_OK && st.name[0] != '\0')
+        return strcpy(buf, st.name);
+    snprintf(buf, size, "E%u", id);
+    return buf;
+}
+
+static const char *msgq_name(uint8_t id, char *buf, size_t size)
+{
+    pr_msgq_status_t st;
+    if (id == PR_TRACE_NONE)
+        return "-";
+    if (pr_msgq_status(id, &st) == PR_OK && st.name[0] != '\0')
+        return strcpy(buf, st.name);
+    snprintf(buf, size, "Q%u", id);
+    return buf;
+}
+
+static const char *timer_name(uint8_t id, char *buf, size_t size)
+{
+    pr_timer_status_t st;
+    if (id == PR_TRACE_NONE)
+        return "-";
+    if (pr_timer_status(id, &st) == PR_OK && st.name[0] != '\0')
+        return strcpy(buf, st.name);
+    snprintf(buf, size, "TM%u", id);
+    return buf;
+}
+
+static const char *events_options(unsigned options)
+{
+    static const char *const names[] = {"any", "all", "any+clear", "all+clear"};
+    return names[options & 3u];
+}
+
 /* t ns as ticks with up to 3 decimals: t * hz / 1e9 computed without
  * overflow, rounded to the nearest thousandth. The instant of tick k (k * 1e9
  * / hz rounded down to a ns) prints as exactly k at any tick rate. */
@@ -105,6 +144,7 @@ static const char *cause_name(int cause)
     case PR_CAUSE_TIMEOUT: return "timeout";
     case PR_CAUSE_DELETE: return "delete";
     case PR_CAUSE_CEILING: return "ceiling";
+    case PR_CAUSE_MESSAGE: return "message";
     }
     return "?";
 }
@@ -131,8 +171,8 @@ char *pr_host_trace_line(const pr_trace_record_t *r, char *buf, size_t size)
         snprintf(buf, size, "%s %s %s job=%d", when, ev, t, r->value);
         break;
     case PR_EV_PRIO:
-        snprintf(buf, size, "%s %s %s %u->%u %s %s", when, ev, t, r->arg0, r->arg1, cause_name(r->value),
-                 sem_name(r->object, o, sizeof o));
+        snprintf(buf, size, "%s %s %s %u->%u %s %s", when, ev, t, r->arg0, r->arg1, cause_name(r->value & 0xFF),
+                 (r->value >> 8) == PR_OBJ_MSGQ ? msgq_name(r->object, o, sizeof o) : sem_name(r->object, o, sizeof o));
         break;
     case PR_EV_PRIO_SET:
         snprintf(buf, size, "%s %s %s %u->%u %s", when, ev, t, r->arg0, r->arg1, res);
@@ -182,18 +222,55 @@ char *pr_host_trace_line(const pr_trace_record_t *r, char *buf, size_t size)
     case PR_EV_SCHED_LOCK:
         snprintf(buf, size, "%s %s %s depth=%d", when, r->arg0 ? "SCHED_LOCK" : "SCHED_UNLOCK", t, r->value);
         break;
+    case PR_EV_EVENTS_SET:
+        snprintf(buf, size, "%s %s %s %s %s flags=0x%x woken=%u", when, r->arg0 ? "EVENTS_SET" : "EVENTS_CLEAR", t,
+                 events_name(r->object, o, sizeof o), res, (unsigned)r->value, r->arg1);
+        break;
+    case PR_EV_EVENTS_WAIT:
+        snprintf(buf, size, "%s %s %s %s %s mask=0x%x %s%s", when, ev, t, events_name(r->object, o, sizeof o), res,
+                 (unsigned)r->value, events_options(r->arg0), r->arg1 ? " waits" : "");
+        break;
+    case PR_EV_EVENTS_WAKE:
+        snprintf(buf, size, "%s %s %s %s %s flags=0x%x", when, ev, t, events_name(r->object, o, sizeof o), res,
+                 (unsigned)r->value);
+        break;
+    case PR_EV_MSGQ_WAIT:
+        snprintf(buf, size, "%s %s %s %s %s", when, ev, t, msgq_name(r->object, o, sizeof o),
+                 r->arg0 ? "for-room" : "for-message");
+        break;
+    case PR_EV_MSGQ_WAKE:
+        snprintf(buf, size, "%s %s %s %s %s", when, ev, t, msgq_name(r->object, o, sizeof o), res);
+        break;
+    case PR_EV_MSGQ_SEND:
+    case PR_EV_MSGQ_RECEIVE:
+        snprintf(buf, size, "%s %s %s %s %s prio=%u messages=%d%s", when, ev, t, msgq_name(r->object, o, sizeof o),
+                 res, r->arg0, r->value, r->arg1 ? " waited" : "");
+        break;
+    case PR_EV_TIMER_START:
+        if (r->arg0)
+            snprintf(buf, size, "%s %s %s %s %s at=%u", when, ev, t, timer_name(r->object, o, sizeof o), res,
+                     (unsigned)r->value);
+        else
+            snprintf(buf, size, "%s TIMER_STOP %s %s %s", when, t, timer_name(r->object, o, sizeof o), res);
+        break;
+    case PR_EV_TIMER_EXPIRE:
+        snprintf(buf, size, "%s %s %s%s", when, ev, timer_name(r->object, o, sizeof o), r->arg0 ? " dropped" : "");
+        break;
+    case PR_EV_TIMER_RUN:
+        snprintf(buf, size, "%s %s %s %s late=%d", when, ev, t, timer_name(r->object, o, sizeof o), r->value);
+        break;
     default:
         snprintf(buf, size, "%s %s %s", when, ev, t);
     }
     return buf;
 }
 
-void pr_host_trace_print(FILE *out, uint32_t events)
+void pr_host_trace_print(FILE *out, uint64_t events)
 {
     size_t n;
     const pr_trace_record_t *recs = pr_host_trace(&n);
     char line[160];
     for (size_t i = 0; i < n; i++)
-        if (events == 0 || (events & (1u << recs[i].event)))
+        if (events == 0 || (events & (UINT64_C(1) << recs[i].event)))
             fprintf(out, "%s\n", pr_host_trace_line(&recs[i], line, sizeof line));
 }

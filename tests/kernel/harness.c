@@ -173,7 +173,7 @@ pr_sem_status_t sem_status_of(pr_id_t id)
     return st;
 }
 
-void expect_trace_at(const char *file, int line, uint32_t mask, const char *const *lines, size_t n)
+void expect_trace_at(const char *file, int line, uint64_t mask, const char *const *lines, size_t n)
 {
     size_t count;
     const pr_trace_record_t *recs = pr_host_trace(&count);
@@ -181,7 +181,7 @@ void expect_trace_at(const char *file, int line, uint32_t mask, const char *cons
     size_t k = 0;
     int ok = 1;
     for (size_t i = 0; i < count && ok; i++) {
-        if (mask != 0 && !(mask & (1u << recs[i].event)))
+        if (mask != 0 && !(mask & (UINT64_C(1) << recs[i].event)))
             continue;
         pr_host_trace_line(&recs[i], buf, sizeof buf);
         if (k >= n || strcmp(buf, lines[k]) != 0)
@@ -199,13 +199,13 @@ void expect_trace_at(const char *file, int line, uint32_t mask, const char *cons
     dump_trace(mask);
 }
 
-void dump_trace(uint32_t mask)
+void dump_trace(uint64_t mask)
 {
     size_t count;
     const pr_trace_record_t *recs = pr_host_trace(&count);
     char buf[160];
     for (size_t i = 0; i < count; i++)
-        if (mask == 0 || (mask & (1u << recs[i].event)))
+        if (mask == 0 || (mask & (UINT64_C(1) << recs[i].event)))
             fprintf(stderr, "  \"%s\",\n", pr_host_trace_line(&recs[i], buf, sizeof buf));
 }
 

@@ -18,7 +18,7 @@
 #define TICKS(n) ((uint64_t)(n) * 1000000u)
 
 /* Event masks for EXPECT_TRACE. */
-#define EV(e) (1u << (e))
+#define EV(e) (UINT64_C(1) << (e))
 #define EV_SCHED (EV(PR_EV_SWITCH) | EV(PR_EV_PRIO) | EV(PR_EV_BLOCK) | EV(PR_EV_WAKE) | EV(PR_EV_TIMEOUT))
 #define EV_ALL 0u
 
@@ -42,7 +42,7 @@ pr_id_t counting(const char *name, int value, unsigned flags);
 
 /* Compares the collected trace, filtered to the events in `mask` (0 = all),
  * with the expected lines. On a mismatch prints both and fails. */
-void expect_trace_at(const char *file, int line, uint32_t mask, const char *const *lines, size_t n);
+void expect_trace_at(const char *file, int line, uint64_t mask, const char *const *lines, size_t n);
 #define EXPECT_TRACE(mask, ...)                                                                    \
     do {                                                                                           \
         static const char *const expected_[] = {__VA_ARGS__};                                     \
@@ -50,7 +50,7 @@ void expect_trace_at(const char *file, int line, uint32_t mask, const char *cons
     } while (0)
 
 /* Prints the collected trace (for writing a test). */
-void dump_trace(uint32_t mask);
+void dump_trace(uint64_t mask);
 
 /* Queries on the collected trace. `task` is a task id, or PR_TRACE_NONE for
  * any task. trace_tick_of returns the time (in ticks, rounded down) of the

@@ -31,6 +31,25 @@
 #define PR_CONFIG_MAX_CONDS 16
 #endif
 
+/* Event flags objects in their pool (events.h). */
+#ifndef PR_CONFIG_MAX_EVENTS
+#define PR_CONFIG_MAX_EVENTS 16
+#endif
+
+/* Message queue descriptors in their pool (msgq.h), and the largest
+ * message they carry, in bytes. */
+#ifndef PR_CONFIG_MAX_MSGQS
+#define PR_CONFIG_MAX_MSGQS 16
+#endif
+#ifndef PR_CONFIG_MSG_MAX_SIZE
+#define PR_CONFIG_MSG_MAX_SIZE 256
+#endif
+
+/* Software timers in their pool (swtimer.h). */
+#ifndef PR_CONFIG_MAX_TIMERS
+#define PR_CONFIG_MAX_TIMERS 32
+#endif
+
 /* Bytes of stack per task (the port may round it). */
 #ifndef PR_CONFIG_STACK_SIZE
 #define PR_CONFIG_STACK_SIZE 65536
@@ -83,6 +102,15 @@
 #endif
 #if PR_CONFIG_MAX_CONDS < 1 || PR_CONFIG_MAX_CONDS > 254
 #error "PR_CONFIG_MAX_CONDS must be in 1..254 (trace records hold ids in one byte)"
+#endif
+#if PR_CONFIG_MAX_EVENTS < 1 || PR_CONFIG_MAX_EVENTS > 254
+#error "PR_CONFIG_MAX_EVENTS must be in 1..254 (trace records hold ids in one byte)"
+#endif
+#if PR_CONFIG_MAX_MSGQS < 1 || PR_CONFIG_MAX_MSGQS > 254
+#error "PR_CONFIG_MAX_MSGQS must be in 1..254 (trace records hold ids in one byte)"
+#endif
+#if PR_CONFIG_MAX_TIMERS < 1 || PR_CONFIG_MAX_TIMERS > 254
+#error "PR_CONFIG_MAX_TIMERS must be in 1..254 (trace records hold ids in one byte)"
 #endif
 #if (PR_CONFIG_TIMER_SLOTS & (PR_CONFIG_TIMER_SLOTS - 1)) != 0
 #error "PR_CONFIG_TIMER_SLOTS must be a power of two"

@@ -9,6 +9,9 @@
 #include "priora/task.h"
 #include "priora/sem.h"
 #include "priora/cond.h"
+#include "priora/events.h"
+#include "priora/msgq.h"
+#include "priora/swtimer.h"
 #include "priora/trace.h"
 
 #endif /* PRIORA_H */

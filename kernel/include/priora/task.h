@@ -47,7 +47,10 @@ typedef enum pr_task_state {
     PR_TASK_WAIT_RELEASE, /* waiting for its next (or first) release */
     PR_TASK_WAIT_MISS,    /* a watchdog waiting in pr_task_wait_miss */
     PR_TASK_DONE,         /* its body returned: nothing more will run */
-    PR_TASK_WAIT_COND     /* waiting on a condition variable (cond.h) */
+    PR_TASK_WAIT_COND,    /* waiting on a condition variable (cond.h) */
+    PR_TASK_WAIT_EVENTS,  /* waiting on event flags (events.h) */
+    PR_TASK_WAIT_SEND,    /* waiting for room in a message queue (msgq.h) */
+    PR_TASK_WAIT_RECEIVE  /* waiting for a message (msgq.h) */
 } pr_task_state_t;
 
 typedef struct pr_task_status {
@@ -69,6 +72,8 @@ typedef struct pr_task_status {
     pr_id_t cond_on;           /* condition variable waited on, or PR_NO_COND */
     uint32_t aborts;           /* rcs: its critical sections aborted so far */
     uint32_t aborts_pending;   /* rcs: aborts it has not yet been told of (pr_sem_aborted) */
+    pr_id_t events_on;         /* event flags waited on, or PR_NO_EVENTS */
+    pr_id_t msgq_on;           /* message queue waited on (to send or to receive), or PR_NO_MSGQ */
 } pr_task_status_t;
 
 /* Creates a task from the pool and returns its id in *id. A deadline with

@@ -17,7 +17,9 @@ typedef enum pr_trace_event {
     PR_EV_SWITCH = 4,       /* task = task switched in (0xFF idle); object = task switched out (0xFF idle); arg0 = state of the task switched out */
     PR_EV_BLOCK = 5,        /* task; object = semaphore; value = timeout ticks (0xFFFFFFFF forever) */
     PR_EV_WAKE = 6,         /* task; object = semaphore; result = PR_OK or PR_ETIMEDOUT */
-    PR_EV_PRIO = 7,         /* task; arg0 = old, arg1 = new effective priority; object = semaphore involved or 0xFF; value = cause (pr_prio_cause) */
+    PR_EV_PRIO = 7,         /* task; arg0 = old, arg1 = new effective priority; object = the semaphore or
+                               queue it came through, or 0xFF; value = cause (pr_prio_cause) | the
+                               object's kind (pr_trace_object) << 8 */
     PR_EV_TIMEOUT = 8,      /* task; object = semaphore (0xFF: a watchdog's pr_task_wait_miss) */
     PR_EV_DEADLINE_MISS = 9,/* task; value = job number; object = watchdog or 0xFF */
     PR_EV_JOB_DONE = 10,    /* task; value = job number */
@@ -45,9 +47,31 @@ typedef enum pr_trace_event {
                                result; value = tasks woken */
     PR_EV_SCHED_LOCK = 28,  /* task = caller; arg0 = 1 pr_sched_lock, 0 pr_sched_unlock; value = the
                                caller's scheduler-lock depth after the call */
-    PR_EV_RECOVER = 29      /* rcs: task = aborted holder starting its section's recovery; object =
+    PR_EV_RECOVER = 29,     /* rcs: task = aborted holder starting its section's recovery; object =
                                mutex; arg0 = the task that waits for the mutex (0xFF if none) */
+    PR_EV_EVENTS_SET = 30,  /* task = caller (0xFF: interrupt); object = event flags; result; arg0 = 1
+                               pr_events_set, 0 pr_events_clear; arg1 = tasks woken; value = the flags after */
+    PR_EV_EVENTS_WAIT = 31, /* task = caller; object = event flags; result; arg0 = options; arg1 = 1 if
+                               it waits; value = the mask */
+    PR_EV_EVENTS_WAKE = 32, /* task leaving an event flags wait; object; result = PR_OK (satisfied) or
+                               PR_ETIMEDOUT; value = the flags that satisfied it (or the flags then) */
+    PR_EV_MSGQ_WAIT = 33,   /* task starts to wait on a message queue; object = it; arg0 = 1 for room
+                               (a send), 0 for a message (a receive); value = timeout ticks */
+    PR_EV_MSGQ_WAKE = 34,   /* task leaving a message queue wait; object; result = PR_OK (its message
+                               was taken in, or one was handed to it) or PR_ETIMEDOUT */
+    PR_EV_MSGQ_SEND = 35,   /* task = caller (0xFF: interrupt); object = queue; result; arg0 = message
+                               priority; arg1 = 1 if the call waited; value = messages in the queue after */
+    PR_EV_MSGQ_RECEIVE = 36,/* task = caller (0xFF: interrupt); object = queue; result; arg0 = message
+                               priority; arg1 = 1 if the call waited; value = messages in the queue after */
+    PR_EV_TIMER_START = 37, /* task = caller (0xFF: interrupt); object = software timer; result; arg0 = 1
+                               pr_timer_start, 0 pr_timer_stop; value = the expiry tick (low 32 bits) */
+    PR_EV_TIMER_EXPIRE = 38,/* object = software timer expiring at this tick; arg0 = 1 if its previous
+                               expiry had not run yet (this one is dropped) */
+    PR_EV_TIMER_RUN = 39    /* task = timer service; object = software timer whose action starts;
+                               value = its lateness in ticks */
 } pr_trace_event_t;
+
+#define PR_EV_LAST PR_EV_TIMER_RUN /* the largest event code */
 
 /* Why an effective priority changed (PR_EV_PRIO value). */
 typedef enum pr_prio_cause {
@@ -57,8 +81,15 @@ typedef enum pr_prio_cause {
     PR_CAUSE_ACQUIRE = 4,  /* it was handed a mutex that has waiters */
     PR_CAUSE_TIMEOUT = 5,  /* a waiter of one of its mutexes timed out */
     PR_CAUSE_DELETE = 6,   /* a waiter of one of its mutexes was deleted */
-    PR_CAUSE_CEILING = 7   /* it locked a mutex that lends its ceiling at once (ipcp, npcs) */
+    PR_CAUSE_CEILING = 7,  /* it locked a mutex that lends its ceiling at once (ipcp, npcs) */
+    PR_CAUSE_MESSAGE = 8   /* it received a message from a queue that lends (msgq.h: inheritance) */
 } pr_prio_cause_t;
+
+/* What a PR_EV_PRIO record's object names (its value's second byte). */
+typedef enum pr_trace_object {
+    PR_OBJ_SEM = 0,  /* a semaphore (or none: object 0xFF) */
+    PR_OBJ_MSGQ = 1  /* a message queue (msgq.h: inheritance through the queue) */
+} pr_trace_object_t;
 
 #define PR_TRACE_NONE 0xFF /* "no task / no object" in the one-byte fields */
 

@@ -21,6 +21,11 @@ typedef int pr_id_t;
 /* "No condition variable" (a task that waits on none). */
 #define PR_NO_COND ((pr_id_t)-1)
 
+/* "No event flags object", "no message queue", "no software timer". */
+#define PR_NO_EVENTS ((pr_id_t)-1)
+#define PR_NO_MSGQ ((pr_id_t)-1)
+#define PR_NO_TIMER ((pr_id_t)-1)
+
 /* Priorities: 0 .. PR_PRIO_MAX, larger = more urgent. */
 typedef int pr_prio_t;
 #define PR_PRIO_MAX (PR_CONFIG_PRIORITIES - 1)

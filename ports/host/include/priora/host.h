@@ -128,6 +128,6 @@ char *pr_host_trace_line(const pr_trace_record_t *r, char *buf, size_t size);
 
 /* Prints every collected record whose event is in `events` (a bit mask of
  * 1u << PR_EV_..., 0 = all), one per line. */
-void pr_host_trace_print(FILE *out, uint32_t events);
+void pr_host_trace_print(FILE *out, uint64_t events);
 
 #endif /* PRIORA_HOST_H */
