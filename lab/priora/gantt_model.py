@@ -53,7 +53,7 @@ DPI = 120  # default
 DPI_RANGE = (20, 1200)
 SIZE_RANGE = (2.0, 100.0)  # inches, each side
 MAX_PIXELS = 50_000_000  # width x height of the chart, at its dpi
-JOB_PIXELS = 8  # below this many pixels per job on a row, the chart aggregates
+JOB_PIXELS = 12  # below this many pixels per job on a row, the chart aggregates
 SLICE_PIXELS = 4  # width of one slice of an aggregated row
 MISS_MARGIN = 2  # --window miss: this many relative deadlines either side of the miss
 AXIS_SHARE = 0.75  # share of the figure's width the time axis gets, about
@@ -453,10 +453,10 @@ class _Builder:
         for cause in ("inherit", "ceiling"):
             boosts = [b for b in task.boosts if (b.cause == "ceiling") == (cause == "ceiling")]
             self.add_spans("boost", cause, "", y, self.clip(boosts))
-            if not aggregated:
+            if not aggregated:  # the raised priority above its line, when it fits
                 for b in boosts:
                     s, e = max(b.start, self.start), min(b.end, self.end)
-                    if e > s:
+                    if e > s and self.fits(self.x(e) - self.x(s), f"p{b.priority}"):
                         self.labels.append(Label("boost", y, (self.x(s) + self.x(e)) / 2, f"p{b.priority}"))
         self._misses(task, y)
         self.add_instants("release", y, [r.time for r in task.releases], aggregated)

@@ -175,7 +175,7 @@ def test_a_long_run_is_drawn_as_shares_of_slices() -> None:
 def test_aggregated_bars_merge_what_is_less_than_a_pixel_apart() -> None:
     # T (1) period 2, compute 3, horizon 6: job 1 is late [2,3), job 2
     # [4,6), job 3 at the end (6: nothing to draw). 3 releases: aggregated
-    # below 24 pixels. On 4 pixels (1.5 ms each) the gap [3,4) is less than a
+    # below 36 pixels. On 4 pixels (1.5 ms each) the gap [3,4) is less than a
     # pixel: one span [2,6); on 20 (0.3 ms) two.
     task = Task("T", 1, 2, 0, None, (compute(3),))
     tl = extract(simulate(Scenario("overrun.toml", System(1000, "ms", 6, "pip"), (), (task,))))
@@ -184,8 +184,8 @@ def test_aggregated_bars_merge_what_is_less_than_a_pixel_apart() -> None:
     assert coarse.spans_of("overrun") == [Spans("overrun", "", "", (0,), (2.0,), (6.0,))]
     assert fine.spans_of("overrun") == [Spans("overrun", "", "", (0, 0), (2.0, 4.0), (3.0, 6.0))]
     # A detailed plan draws every span as it is, even less than a pixel apart.
-    assert not plan(tl, axis_pixels=24, dpi=100).aggregated
-    assert plan(tl, axis_pixels=24, dpi=100).spans_of("overrun") == fine.spans_of("overrun")
+    assert not plan(tl, axis_pixels=36, dpi=100).aggregated
+    assert plan(tl, axis_pixels=36, dpi=100).spans_of("overrun") == fine.spans_of("overrun")
     # late(): 20 releases of A in the run (0 to 190), 11 in [0,100].
     late_run = extract(simulate(late()))
     assert plan(late_run, axis_pixels=150, dpi=100).aggregated
