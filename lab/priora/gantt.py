@@ -304,14 +304,12 @@ def _draw_instants(ax: Any, drawn: Plan, instants: Instants) -> None:
         red = kind == "missed deadline"
         colour = MISS_COLOUR if red else ("black" if not drawn.aggregated else TICK_COLOUR)
         width = 1.0 if not drawn.aggregated or red else 0.6
-        stems = LineCollection(
-            _segments(x, y + a, x, y + b),
-            colors=colour,
-            lw=width,
-            zorder=6,
-            clip_on=False,
-        )
-        ax.add_collection(stems, autolim=False)
+        # One line broken by NaNs: one path for every stem (one SVG element, not thousands).
+        xs = np.stack([x, x, np.full_like(x, np.nan)], -1).ravel()
+        ys = np.stack([y + a, y + b, np.full_like(y, np.nan)], -1).ravel()
+        stems = Line2D(xs, ys, color=colour, lw=width, zorder=6, clip_on=False, solid_capstyle="butt")
+        stems.set_gid(f"{kind} stems")
+        ax.add_line(stems)
         if not drawn.aggregated:
             ax.add_line(
                 Line2D(x, y + b, ls="none", marker=_HEADS[kind], ms=5, color=colour, zorder=6, clip_on=False)

@@ -39,7 +39,7 @@ from typing import Literal
 
 from priora.errors import PrioraError
 from priora.model import NS_PER_SECOND, UNITS_PER_SECOND, Scenario
-from priora.timeline import Blocked, CriticalSection, Interval, Mark, Recovery, TaskTimeline, Timeline
+from priora.timeline import Blocked, Boost, CriticalSection, Interval, Mark, Recovery, TaskTimeline, Timeline
 
 UNIT_LABEL = {"tick": "ticks", "us": "µs", "ms": "ms"}
 TARGET_TEXT = {
@@ -453,11 +453,8 @@ class _Builder:
         for cause in ("inherit", "ceiling"):
             boosts = [b for b in task.boosts if (b.cause == "ceiling") == (cause == "ceiling")]
             self.add_spans("boost", cause, "", y, self.clip(boosts))
-            if not aggregated:  # the raised priority above its line, when it fits
-                for b in boosts:
-                    s, e = max(b.start, self.start), min(b.end, self.end)
-                    if e > s and self.fits(self.x(e) - self.x(s), f"p{b.priority}"):
-                        self.labels.append(Label("boost", y, (self.x(s) + self.x(e)) / 2, f"p{b.priority}"))
+            if not aggregated:
+                self._boost_labels(boosts, y)
         self._misses(task, y)
         self.add_instants("release", y, [r.time for r in task.releases], aggregated)
         missed = {m.job for m in task.misses}
@@ -496,6 +493,18 @@ class _Builder:
         self.add_spans("overrun", "", "", y, self.clip(sorted(overruns, key=lambda i: i.start)))
         if not self.aggregated:  # else the red ticks of the missed deadlines mark them
             self.add_instants("miss", y, [m.time for m in task.misses], False)
+
+    def _boost_labels(self, boosts: list[Boost], y: int) -> None:
+        """The raised priority above each boost's line, unless it would
+        overlap the label before it on the row."""
+        last = -math.inf
+        for b in boosts:
+            s, e = max(b.start, self.start), min(b.end, self.end)
+            text = f"p{b.priority}"
+            x = (self.x(s) + self.x(e)) / 2
+            if e > s and self.fits(x - last, text):
+                self.labels.append(Label("boost", y, x, text))
+                last = x
 
     def _blocked_labels(self, task: TaskTimeline, y: int) -> None:
         for b in task.blocked:

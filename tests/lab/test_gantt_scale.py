@@ -192,6 +192,40 @@ def test_aggregated_bars_merge_what_is_less_than_a_pixel_apart() -> None:
     assert not plan(late_run, window=(0, 100 * MS), axis_pixels=150, dpi=100).aggregated
 
 
+def shared() -> Scenario:
+    """A (3) period 5: compute 1, lock S, compute 1, unlock S. B (2) period 7:
+    compute 2. C (1) period 11: lock S, compute 2, unlock S, compute 1.
+    Horizon 33. C holds S when A asks for it at 6, 16 and 26: it inherits 3
+    for 1 ms each time (benchmarks/chart_speed.py's task set)."""
+    lock, unlock = Action("lock", "S"), Action("unlock", "S")
+    tasks = (
+        Task("A", 3, 5, 0, None, (compute(1), lock, compute(1), unlock)),
+        Task("B", 2, 7, 0, None, (compute(2),)),
+        Task("C", 1, 11, 0, None, (lock, compute(2), unlock, compute(1))),
+    )
+    mutex = Resource("S", "mutex", "pip", 1, None, "priority")
+    return Scenario("shared.toml", System(1000, "ms", 33, "pip"), (mutex,), tasks)
+
+
+def test_a_boost_label_that_would_overlap_the_one_before_is_left_out() -> None:
+    # "p3" takes 4 characters of 0.07 inch at 120 dpi: 33.6 pixels. On 528
+    # pixels (16 per ms) the labels at 6.5, 16.5 and 26.5 are apart; on 100
+    # (3 per ms: 11.1 ms for a label) 16.5 is too close to 6.5.
+    tl = extract(simulate(shared()))
+    assert [(b.start, b.end, b.priority) for b in tl.tasks[2].boosts] == [
+        (6 * MS, 7 * MS, 3),
+        (16 * MS, 17 * MS, 3),
+        (26 * MS, 27 * MS, 3),
+    ]
+    wide, narrow = plan(tl, axis_pixels=528, dpi=120), plan(tl, axis_pixels=100, dpi=120)
+    assert not wide.aggregated and not narrow.aggregated  # A's 7 releases
+    assert [(lb.row, lb.x) for lb in wide.labels if lb.kind == "boost"] == [(0, 6.5), (0, 16.5), (0, 26.5)]
+    assert [(lb.row, lb.x) for lb in narrow.labels if lb.kind == "boost"] == [(0, 6.5), (0, 26.5)]
+    assert narrow.spans_of("boost") == [
+        Spans("boost", "inherit", "", (0, 0, 0), (6.0, 16.0, 26.0), (7.0, 17.0, 27.0))
+    ]
+
+
 def test_the_plan_is_made_for_the_axis_as_laid_out() -> None:
     # The legend and the row labels take their room: the plan's pixel is
     # the laid-out axis's, not the estimate's.
