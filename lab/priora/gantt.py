@@ -79,15 +79,14 @@ MISS_STRIP = 0.08  # the red overrun strip, under the bar
 BOOST_LIFT = 0.06  # the boost line, above the bar
 SHARE_BAR = 0.64  # aggregated: the height of a slice the task ran in full
 
-
-def _bar(drawn: Plan) -> float:
-    return SHARE_BAR if drawn.aggregated else BAR
-
-
 BLOCKED_HATCH = "///"
 CEILING_HATCH = "\\\\\\"  # blocked on pcp's system ceiling
 LOST_HATCH = "xxx"  # running inside a section that was aborted (rcs)
 RECOVERY_HATCH = "..."  # an aborted holder restoring the shared state (rcs with a recovery)
+
+
+def _bar(drawn: Plan) -> float:
+    return SHARE_BAR if drawn.aggregated else BAR
 
 
 def draw(

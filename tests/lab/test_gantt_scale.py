@@ -226,6 +226,39 @@ def test_a_boost_label_that_would_overlap_the_one_before_is_left_out() -> None:
     ]
 
 
+def artists(fig: Any) -> tuple[list[str], list[str | None], list[str]]:
+    ax = fig.axes[0]
+    return (
+        [type(c).__name__ for c in ax.collections],
+        [ln.get_gid() for ln in ax.lines],
+        [t.get_text() for t in ax.texts],
+    )
+
+
+def test_one_artist_per_kind_whatever_the_number_of_jobs() -> None:
+    # Aggregated: A's and U's shares are both blue: one collection; the
+    # releases of both rows one line, the deadlines another. Ten times the
+    # run (16,000 jobs): the same artists.
+    from dataclasses import replace
+
+    for horizon in (2400, 24_000):
+        scenario = busy()
+        scenario = replace(scenario, system=replace(scenario.system, horizon=horizon))
+        fig, drawn = gantt.build(extract(simulate(scenario)))
+        assert drawn.aggregated
+        assert artists(fig) == (["PolyCollection"], ["release stems", "deadline stems"], [])
+    # Detailed: the holds, the waits, the running outside and inside S, the
+    # boosts' lines and C's late strip; the boosts' end ticks, each kind of
+    # arrow's stems and heads, the miss's cross; the three "p3".
+    fig, drawn = gantt.build(extract(simulate(shared())), size=(10.0, 3.0))
+    assert not drawn.aggregated
+    assert artists(fig) == (
+        ["PolyCollection"] * 4 + ["LineCollection", "PolyCollection"],
+        [None, "release stems", None, "deadline stems", None, None, "missed deadline stems", None],
+        ["p3", "p3", "p3"],
+    )
+
+
 def test_the_plan_is_made_for_the_axis_as_laid_out() -> None:
     # The legend and the row labels take their room: the plan's pixel is
     # the laid-out axis's, not the estimate's.
