@@ -224,7 +224,9 @@ def simulate(
     count = native.ffi.new("size_t *")
     records = lib.pr_host_trace(count)
     raw = native.ffi.buffer(records, count[0] * native.TRACE_DTYPE.itemsize)
-    trace = np.frombuffer(raw, dtype=native.TRACE_DTYPE).copy()  # the kernel reuses its buffer
+    # Copied as bytes (one memcpy; a copy of the structured array would move
+    # it field by field): the kernel reuses its buffer.
+    trace = np.frombuffer(bytearray(raw), dtype=native.TRACE_DTYPE)
     accounted = account(lib, scenario, trace, end_ns)
 
     stats = native.ffi.new("pr_kernel_stats_t *")

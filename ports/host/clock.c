@@ -17,7 +17,9 @@ static struct {
     uint64_t now;
     uint64_t until;
     pr_ticks_t next_tick;      /* number of the next tick interrupt */
-    uint64_t next_tick_time;
+    uint64_t next_tick_time;   /* its time: next_tick * 1e9 / hz, rounded down */
+    uint64_t next_tick_rest;   /* next_tick * 1e9 mod hz: the next one's time is one add away */
+    uint64_t tick_ns, tick_rest; /* 1e9 / hz and 1e9 mod hz */
     pr_host_stop_t stop;
     pr_host_costs_t costs;
     int running;               /* inside pr_host_run_until: records are charged */
@@ -28,6 +30,31 @@ static struct {
     pr_host_tick_hook_t tick_hook; /* the driver's code in the tick interrupt, or NULL */
     void *tick_hook_arg;
 } host;
+
+/* The next tick interrupt is tick k: its time, and what the times of the
+ * ticks after it are computed from without a division (next_tick_advance). */
+static void next_tick_set(pr_ticks_t k)
+{
+    uint64_t hz = pr_tick_hz();
+    host.tick_ns = 1000000000u / hz;
+    host.tick_rest = 1000000000u % hz;
+    host.next_tick = k;
+    host.next_tick_time = pr_host_tick_time(k);
+    host.next_tick_rest = (k % hz) * 1000000000u % hz;
+}
+
+/* The next tick interrupt is the one after: floor((k + 1) * 1e9 / hz) is
+ * floor(k * 1e9 / hz) + 1e9 / hz, plus one when the remainders carry. */
+static void next_tick_advance(void)
+{
+    host.next_tick++;
+    host.next_tick_time += host.tick_ns;
+    host.next_tick_rest += host.tick_rest;
+    if (host.next_tick_rest >= pr_tick_hz()) {
+        host.next_tick_rest -= pr_tick_hz();
+        host.next_tick_time++;
+    }
+}
 
 uint64_t pr_host_tick_time(pr_ticks_t k)
 {
@@ -43,8 +70,7 @@ int pr_host_init(const pr_kernel_config_t *config)
         return err;
     host.now = 0;
     host.until = 0;
-    host.next_tick = 1;
-    host.next_tick_time = pr_host_tick_time(1);
+    next_tick_set(1);
     host.costs = (pr_host_costs_t){0, 0};
     host.running = 0;
     host.charging = 0;
@@ -157,8 +183,14 @@ static void take_interrupts(void)
         if (host.now >= host.until) {
             back_to_driver(PR_HOST_REACHED);
         } else if (host.now >= host.next_tick_time) {
-            host.next_tick++;
-            host.next_tick_time = pr_host_tick_time(host.next_tick);
+            next_tick_advance();
+            if (host.tick_hook == NULL && host.costs.tick_ns == 0) {
+                /* Nothing to run inside the interrupt but the kernel's
+                 * tick: the one-call form a hardware port uses, which only
+                 * counts a tick with nothing due (most of them). */
+                pr_kernel_tick_isr();
+                continue;
+            }
             pr_isr_enter();
             pr_kernel_tick();
             if (host.tick_hook != NULL) /* after the tick's work, as a driver's own interrupt handler */
@@ -218,8 +250,7 @@ static void skip_idle_ticks(void)
         last = limit;
     if (last < host.next_tick || pr_kernel_skip_ticks(last - host.next_tick + 1) != PR_OK)
         return;
-    host.next_tick = last + 1;
-    host.next_tick_time = pr_host_tick_time(host.next_tick);
+    next_tick_set(last + 1);
 }
 
 void pr_port_idle(void)
