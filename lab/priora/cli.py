@@ -1,6 +1,7 @@
 """The `priora` command (docs/lab.md).
 
-    priora simulate FILE [--protocol P] [--json] [--gantt OUT.png|OUT.svg]
+    priora simulate FILE [--protocol P] [--json] [--gantt OUT.png|OUT.svg|OUT.pdf]
+                         [--window FROM:TO|miss] [--size WxH] [--dpi N]
                          [--trace OUT.json] [--ctf DIR] [--html OUT.html] [--horizon T] [--strict]
                          [--summary] [--format text|markdown] [--csv DIR]
                          [--max-jobs N] [--max-actions N] [--max-ticks N]
@@ -60,7 +61,7 @@ EXIT_USER = 2
 PROTOCOLS = ("none", "pip", "pcp", "ipcp", "npcs", "rcs")  # priora.model.PROTOCOLS
 ANALYSIS_PROTOCOLS = PROTOCOLS  # priora.analysis.blocking.PROTOCOLS
 
-GANTT_SUFFIXES = (".png", ".svg")
+GANTT_SUFFIXES = (".png", ".svg", ".pdf")
 TARGETS = ("qemu-rv32", "qemu-rv64")  # priora.qemu_run.TARGETS
 DEFAULT_TIMEOUT = 120.0  # priora.qemu_run.DEFAULT_TIMEOUT
 TRACE_SUFFIXES = (".json",)
@@ -324,7 +325,14 @@ def _scenario_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", type=Path, metavar="FILE", help="scenario file (TOML)")
     parser.add_argument("--protocol", choices=PROTOCOLS, help="protocol of every mutex (overrides the file)")
     parser.add_argument("--json", action="store_true", help="print the report as one JSON document")
-    parser.add_argument("--gantt", type=Path, metavar="OUT", help="write a Gantt chart (.png or .svg)")
+    parser.add_argument("--gantt", type=Path, metavar="OUT", help="write a Gantt chart (.png, .svg or .pdf)")
+    parser.add_argument(
+        "--window",
+        metavar="FROM:TO",
+        help='the chart shows FROM to TO (the file\'s time unit), or "miss": around the first deadline miss',
+    )
+    parser.add_argument("--size", metavar="WxH", help="the chart's width and height in inches (such as 12x4)")
+    parser.add_argument("--dpi", metavar="N", help="the chart's dots per inch (default: 120)")
     parser.add_argument("--trace", type=Path, metavar="OUT", help="write a Chrome/Perfetto trace (.json)")
     parser.add_argument(
         "--ctf", type=Path, metavar="DIR", help="write the kernel trace as CTF (babeltrace2, Trace Compass)"
@@ -422,11 +430,40 @@ def _check_output(
 Writer = Callable[["SimResult", Path], None]
 
 
-def _gantt() -> Writer:
+def _gantt(options: dict[str, object]) -> Writer:
     from priora import gantt
 
-    draw: Writer = gantt.draw
+    def draw(result: SimResult, path: Path) -> None:
+        notice = gantt.draw(result, path, **options)  # type: ignore[arg-type]
+        if notice:  # drawn, but not as asked (--window miss without a miss)
+            print(f"priora: {notice}", file=sys.stderr)
+
     return draw
+
+
+def _chart_options(args: argparse.Namespace, scenario: Scenario) -> dict[str, object]:
+    """--window, --size and --dpi, checked before the run (one line each)."""
+    chart = (("--window", args.window), ("--size", args.size), ("--dpi", args.dpi))
+    given = [option for option, value in chart if value is not None]
+    if args.gantt is None:
+        if given:
+            raise UsageError(f"{given[0]}: only with --gantt")
+        return {}
+    from priora import gantt_model
+
+    options: dict[str, object] = {}
+    if args.window is not None:
+        options["window"] = gantt_model.parse_window(args.window, scenario)
+    dpi = gantt_model.parse_dpi(args.dpi) if args.dpi is not None else gantt_model.DPI
+    if args.dpi is not None:
+        options["dpi"] = dpi
+    if args.size is not None:
+        size = gantt_model.parse_size(args.size)
+        gantt_model.check_pixels(size, dpi, "--size")
+        options["size"] = size
+    if getattr(args, "target", None) is not None:
+        options["target"] = args.target
+    return options
 
 
 def _ctf() -> Writer:
@@ -558,6 +595,7 @@ def _scenario(args: argparse.Namespace) -> Scenario:
     if args.horizon is not None:
         scenario = scenario.with_horizon(horizon_ticks(scenario, args.horizon))
     bounds.check(scenario, bounds.Limits(args.max_jobs, args.max_ticks, args.max_actions))
+    args.chart = _chart_options(args, scenario)
     return scenario
 
 
@@ -575,7 +613,7 @@ def _report(args: argparse.Namespace, result: SimResult, target: str = "host") -
 
     costs = {} if target == "host" else {"cost_model": None}
     if args.gantt is not None:
-        _write("--gantt", args.gantt, _gantt, result)
+        _write("--gantt", args.gantt, lambda: _gantt(args.chart), result)
     if args.trace is not None:
         about = _provenance(args, "trace", result.scenario, target=target, **costs)
         _write("--trace", args.trace, lambda: _chrome_trace(about), result)

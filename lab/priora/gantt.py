@@ -1,6 +1,8 @@
 """A Gantt chart of one run (matplotlib, Agg): one row per task, most urgent at
 the top, labelled with its name and base priority, in the scenario file's time
-unit.
+unit. What to draw is priora.gantt_model's plan; this module draws it, one
+collection per kind of element (never one artist per job), so that a run of
+ten thousand jobs draws in a few seconds.
 
   execution          solid bar; inside a critical section, in the resource's colour
   critical section   a pale band in the resource's colour behind the bar, over
@@ -14,40 +16,51 @@ unit.
   aborted section    (rcs) the running inside it cross-hatched (lost work), and
                      a black X where a more urgent task aborted it
   recovery           (rcs with a recovery) the aborted holder restoring the
-                     shared state: its running dotted over the resource's
-                     colour, within the pale band of the hold, while the
-                     requester waits (its blocked box)
+                     shared state: its running dotted over the resource's colour
   release, deadline  an arrow up at each release, down at each deadline
   miss               the deadline arrow in red, a red cross at the deadline, and
-                     the overrun (deadline to finish, or to the end) underlined
-                     red; the misses are the report's (priora.timeline)
+                     the overrun (deadline to finish, or to the end) underlined red
   refused call       an amber diamond on the bar where the kernel refused a
-                     call, with the error's name ("EDEADLK"): the report's
-                     warnings (priora.refusals)
+                     call, with the error's name ("EDEADLK")
+
+Aggregated (too many jobs for the pixels, priora.gantt_model): the bars become
+the share of each slice the task ran or was blocked, the arrows thin ticks.
+The title names the file; the subtitle the target, protocol and cost model,
+the window and the aggregation. Every kind of element drawn is in the legend.
 
 The output is deterministic for the same run: no dates or versions in the
 metadata, a fixed SVG hash salt. pyplot is not used (no global figure state);
-the format follows the file's suffix (.png or .svg).
+the format follows the file's suffix (.png, .svg or .pdf).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import matplotlib
+import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
-from matplotlib.patches import Patch, Rectangle
+from matplotlib.patches import Patch
 
-from priora.model import Scenario
+from priora.gantt_model import (
+    AXIS_SHARE,
+    DPI,
+    FORMATS,
+    Instants,
+    Plan,
+    Spans,
+    Window,
+    check_pixels,
+    default_size,
+    plan,
+    resolve,
+)
 from priora.simulate import SimResult
-from priora.timeline import CriticalSection, Interval, Recovery, TaskTimeline, Timeline, extract
-
-UNIT_LABEL = {"tick": "ticks", "us": "µs", "ms": "ms"}
-FORMATS = {".png": "png", ".svg": "svg"}
+from priora.timeline import Timeline, extract
 
 EXEC_COLOUR = "#4c72b0"
 # Resource colours: tab10 without its blue (execution) and red (misses).
@@ -55,315 +68,396 @@ RESOURCE_COLOURS = ("#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#bcb
 MISS_COLOUR = "#d62728"
 REFUSAL_COLOUR = "#ffbf00"  # amber: neither a resource's colour nor a miss's red
 TEXT_COLOUR = "#333333"
+BLOCKED_SHARE_COLOUR = "#bdbdbd"
+TICK_COLOUR = "#b0b0b0"
 
 # Vertical layout of a row (rows are 1 apart, centred on y).
 BAR = 0.44  # execution bar
 BAND = 0.74  # critical-section band
 ARROW = 0.48  # release and deadline arrows reach this far from the centre
 MISS_STRIP = 0.08  # the red overrun strip, under the bar
+BOOST_LIFT = 0.06  # the boost line, above the bar
+SHARE_BAR = 0.64  # aggregated: the height of a slice the task ran in full
 
-CEILING_HATCH = "\\\\\\"  # blocked on pcp's system ceiling (the other waits: "///")
+BLOCKED_HATCH = "///"
+CEILING_HATCH = "\\\\\\"  # blocked on pcp's system ceiling
 LOST_HATCH = "xxx"  # running inside a section that was aborted (rcs)
 RECOVERY_HATCH = "..."  # an aborted holder restoring the shared state (rcs with a recovery)
 
-LABEL_CHAR_INCHES = 0.07  # width of one character of a 7 pt label, roughly
+
+def _bar(drawn: Plan) -> float:
+    return SHARE_BAR if drawn.aggregated else BAR
 
 
-@dataclass(frozen=True)
-class _Chart:
-    """What every drawing function needs."""
-
-    ax: Any
-    scenario: Scenario
-    end: int  # ns
-    colours: dict[str, str]  # resource name -> colour
-    inches_per_unit: float  # to tell whether a label fits in a box
-
-    def x(self, ns: int) -> float:
-        return self.scenario.to_unit(ns)
-
-    def span(self, interval: Interval) -> tuple[float, float]:
-        """(start, width) in the file's unit, as broken_barh and Rectangle want it."""
-        start, end = interval.in_unit(self.scenario)
-        return start, end - start
-
-
-def draw(result: SimResult, path: Path, title: str | None = None) -> None:
-    """Writes the Gantt chart of `result` to `path` (.png or .svg)."""
+def draw(
+    result: SimResult,
+    path: Path,
+    title: str | None = None,
+    *,
+    window: Window | None = None,
+    size: tuple[float, float] | None = None,
+    dpi: int = DPI,
+    target: str = "host",
+) -> str | None:
+    """Writes the Gantt chart of `result` to `path` (.png, .svg or .pdf);
+    returns a notice for the user (`window` "miss" without a miss), or None."""
     fmt = FORMATS.get(path.suffix.lower())
     if fmt is None:
-        raise ValueError(f"{path}: a Gantt chart is written as .png or .svg")
-    fig = figure(extract(result), title or default_title(result.scenario))
+        raise ValueError(f"{path}: a Gantt chart is written as .png, .svg or .pdf")
+    fig, drawn = build(extract(result), title, window=window, size=size, dpi=dpi, target=target)
     with matplotlib.rc_context({"svg.hashsalt": "priora", "svg.fonttype": "path"}):
-        fig.savefig(path, format=fmt, metadata=_metadata(fmt), dpi=120, bbox_inches="tight")
-
-
-def default_title(scenario: Scenario) -> str:
-    return f"{Path(scenario.source).name} (protocol {scenario.system.protocol})"
+        fig.savefig(path, format=fmt, metadata=_metadata(fmt), dpi=dpi)
+    return drawn.notice
 
 
 def _metadata(fmt: str) -> dict[str, Any]:
     # No dates and no version strings: two draws give the same bytes.
     if fmt == "svg":
         return {"Date": None, "Creator": None}
+    if fmt == "pdf":
+        return {"CreationDate": None, "Creator": None, "Producer": None}
     return {"Software": None}
 
 
-def figure(timeline: Timeline, title: str) -> Figure:
+def figure(
+    timeline: Timeline,
+    title: str | None = None,
+    *,
+    window: Window | None = None,
+    size: tuple[float, float] | None = None,
+    dpi: int = DPI,
+    target: str = "host",
+) -> Figure:
     """The chart as a matplotlib Figure (on an Agg canvas)."""
-    scenario = timeline.scenario
-    rows = timeline.by_urgency()
-    end_unit = scenario.to_unit(timeline.end) or 1.0
-    ticks = timeline.end * scenario.system.tick_hz / 1e9
-    # Wide enough for a few hundred ticks to stay apart, within a page.
-    width = min(24.0, max(8.0, 4.0 + 0.06 * ticks))
-    fig = Figure(figsize=(width, 1.2 + 0.8 * len(rows)))
-    FigureCanvasAgg(fig)
-    ax = fig.add_subplot()
-    chart = _Chart(ax, scenario, timeline.end, _resource_colours(scenario), 0.75 * width / end_unit)
-    for y, task in zip(range(len(rows) - 1, -1, -1), rows, strict=True):
-        _draw_row(chart, task, float(y))
-    _axes(chart, rows, end_unit, title)
-    _legend(chart, timeline)
-    return fig
+    return build(timeline, title, window=window, size=size, dpi=dpi, target=target)[0]
 
 
-def _resource_colours(scenario: Scenario) -> dict[str, str]:
-    return {r.name: RESOURCE_COLOURS[i % len(RESOURCE_COLOURS)] for i, r in enumerate(scenario.resources)}
+def build(
+    timeline: Timeline,
+    title: str | None = None,
+    *,
+    window: Window | None = None,
+    size: tuple[float, float] | None = None,
+    dpi: int = DPI,
+    target: str = "host",
+) -> tuple[Figure, Plan]:
+    """The plan of the chart (priora.gantt_model) and its Figure. The plan
+    needs the time axis's width in pixels, which the layout gives once the
+    legend is known: planned on an estimate, laid out, planned again on the
+    width found (laid out again only if the legend or subtitle changed)."""
+    start, end, notice = resolve(window, timeline)
+    width = size[0] if size is not None else default_size(timeline, start, end, 0)[0]
 
-
-# ---------------------------------------------------------------- one row
-
-
-def _draw_row(chart: _Chart, task: TaskTimeline, y: float) -> None:
-    _draw_critical_bands(chart, task, y)
-    _draw_blocked(chart, task, y)
-    _draw_executions(chart, task, y)
-    _draw_aborts(chart, task, y)
-    _draw_boosts(chart, task, y)
-    _draw_releases_and_deadlines(chart, task, y)
-    _draw_misses(chart, task, y)
-    _draw_refusals(chart, task, y)
-
-
-def _draw_critical_bands(chart: _Chart, task: TaskTimeline, y: float) -> None:
-    # A recovering holder still holds the mutex: its band goes on.
-    holds: list[CriticalSection | Recovery] = [*task.critical_sections, *task.recoveries]
-    for held in holds:
-        chart.ax.broken_barh(
-            [chart.span(held)],
-            (y - BAND / 2, BAND),
-            facecolors=chart.colours[held.resource],
-            alpha=0.3,
-            zorder=1,
+    def planned(axis_pixels: float) -> Plan:
+        return plan(
+            timeline,
+            window=(start, end),
+            axis_pixels=axis_pixels,
+            dpi=dpi,
+            target=target,
+            title=title,
+            notice=notice,
         )
 
+    def framed(drawn: Plan) -> tuple[Figure, Any]:
+        handles = [h for h, _ in legend_handles(drawn)]
+        height = size[1] if size is not None else default_size(timeline, start, end, len(handles))[1]
+        if size is None:
+            check_pixels((width, height), dpi, "--dpi")
+        return frame(drawn, handles, (width, height), dpi)
 
-def _draw_blocked(chart: _Chart, task: TaskTimeline, y: float) -> None:
-    for b in task.blocked:
-        start, width = chart.span(b)
-        style = "--" if b.timed_out else "-"
-        edge = chart.colours[b.resource]
-        hatch = CEILING_HATCH if b.ceiling is not None else "///"
-        box = Rectangle((start, y - BAR / 2), width, BAR, fill=False, hatch=hatch, lw=1.0, ls=style, ec=edge)
-        box.set_zorder(2)
-        chart.ax.add_patch(box)
-        # The semaphore's name inside the box, when it fits.
-        if width * chart.inches_per_unit >= LABEL_CHAR_INCHES * (len(b.resource) + 2):
-            chart.ax.text(
-                start + width / 2,
-                y,
-                b.resource,
+    first = planned(AXIS_SHARE * width * dpi)
+    fig, ax = framed(first)
+    drawn = planned(axis_pixels(fig, ax))
+    if _frame_text(drawn) != _frame_text(first):
+        fig, ax = framed(drawn)
+    draw_plan(ax, drawn)
+    return fig, drawn
+
+
+def axis_pixels(fig: Figure, ax: Any) -> float:
+    return float(ax.get_position().width * fig.get_figwidth() * fig.get_dpi())
+
+
+def _frame_text(drawn: Plan) -> tuple[str, list[str]]:
+    return drawn.subtitle, [h.get_label() for h, _ in legend_handles(drawn)]
+
+
+# ---------------------------------------------------------------- drawing
+
+
+def frame(drawn: Plan, handles: list[Any], size: tuple[float, float], dpi: int) -> tuple[Figure, Any]:
+    """The figure without the elements: the axes, title, legend, laid out."""
+    fig = Figure(figsize=size, dpi=dpi, layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    _axes(fig, ax, drawn)
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize=8)
+    # Laid out once, here, without the elements (savefig would draw them all to lay it out).
+    engine = fig.get_layout_engine()
+    if engine is not None:
+        engine.execute(fig)
+    fig.set_layout_engine("none")
+    return fig, ax
+
+
+def draw_plan(ax: Any, drawn: Plan) -> None:
+    """Every element of the plan: one collection (or line of markers) per group."""
+    colours = {name: RESOURCE_COLOURS[i % len(RESOURCE_COLOURS)] for i, name in enumerate(drawn.resources)}
+    for spans in drawn.spans:
+        _draw_spans(ax, drawn, spans, colours)
+    if drawn.shares:
+        _draw_shares(ax, drawn, colours)
+    for instants in drawn.instants:
+        _draw_instants(ax, drawn, instants)
+    _draw_labels(ax, drawn)
+
+
+def _boxes(spans: Spans, bottom: float, height: float) -> Any:
+    """One rectangle per span: (n, 4, 2) vertices (an array: PolyCollection's fast path)."""
+    x0, x1 = np.asarray(spans.starts), np.asarray(spans.ends)
+    y0 = np.asarray(spans.rows, dtype=float) + bottom
+    y1 = y0 + height
+    return np.stack([np.stack(p, axis=-1) for p in ((x0, y0), (x0, y1), (x1, y1), (x1, y0))], axis=1)
+
+
+def _draw_spans(ax: Any, drawn: Plan, spans: Spans, colours: dict[str, str]) -> None:
+    kind, key = spans.kind, spans.key
+    colour = colours.get(key, EXEC_COLOUR)
+    if kind == "hold":
+        boxes = PolyCollection(_boxes(spans, -BAND / 2, BAND), facecolors=colour, alpha=0.3, lw=0, zorder=1)
+    elif kind == "blocked":
+        boxes = PolyCollection(
+            _boxes(spans, -BAR / 2, BAR),
+            facecolors="none",
+            edgecolors=colour,
+            hatch=CEILING_HATCH if "ceiling" in spans.variant else BLOCKED_HATCH,
+            linestyles="--" if "timed out" in spans.variant else "-",
+            lw=1.0,
+            zorder=2,
+        )
+    elif kind == "running":
+        boxes = PolyCollection(_boxes(spans, -BAR / 2, BAR), facecolors=colour, lw=0, zorder=3)
+    elif kind in ("lost", "recovery"):
+        hatch = LOST_HATCH if kind == "lost" else RECOVERY_HATCH
+        boxes = PolyCollection(
+            _boxes(spans, -BAR / 2, BAR), facecolors=colour, edgecolors="black", hatch=hatch, lw=0, zorder=3.2
+        )
+        boxes.set_gid(kind)  # found by tests and in the SVG
+    elif kind == "overrun":
+        below = -_bar(drawn) / 2 - 0.02 - MISS_STRIP
+        boxes = PolyCollection(_boxes(spans, below, MISS_STRIP), facecolors=MISS_COLOUR, lw=0, zorder=5)
+    else:  # boost
+        _draw_boosts(ax, drawn, spans)
+        return
+    ax.add_collection(boxes, autolim=False)
+
+
+def _draw_boosts(ax: Any, drawn: Plan, spans: Spans) -> None:
+    y = np.asarray(spans.rows, dtype=float) + _bar(drawn) / 2 + BOOST_LIFT
+    x0, x1 = np.asarray(spans.starts), np.asarray(spans.ends)
+    lines = LineCollection(_segments(x0, y, x1, y), colors="black", lw=1.2, zorder=5)
+    lines.set_linestyle("--" if spans.key == "ceiling" else "-")
+    ax.add_collection(lines, autolim=False)
+    if not drawn.aggregated:  # end ticks, so that two values in a row read as two boosts
+        ends = np.concatenate([x0, x1]), np.concatenate([y, y])
+        ax.add_line(Line2D(*ends, ls="none", marker="|", ms=5, color="black", zorder=5))
+
+
+def _segments(x0: Any, y0: Any, x1: Any, y1: Any) -> Any:
+    """One line per element: (n, 2, 2) vertices."""
+    return np.stack([np.stack([x0, y0], -1), np.stack([x1, y1], -1)], 1)
+
+
+def _draw_shares(ax: Any, drawn: Plan, colours: dict[str, str]) -> None:
+    """One polygon per share (a step outline over the slices), one collection per colour."""
+    edges = np.asarray(drawn.slices)
+    xs = np.repeat(edges, 2)[1:-1]
+    polygons: dict[str, list[Any]] = {}
+    for share in drawn.shares:
+        base = share.row - SHARE_BAR / 2
+        top = np.repeat(base + SHARE_BAR * np.asarray(share.top), 2)
+        bottom = np.repeat(base + SHARE_BAR * np.asarray(share.bottom), 2)
+        outline = np.concatenate([np.stack([xs, top], -1), np.stack([xs[::-1], bottom[::-1]], -1)])
+        colour = colours.get(share.key, EXEC_COLOUR) if share.kind == "running" else BLOCKED_SHARE_COLOUR
+        polygons.setdefault(colour, []).append(outline)
+    for colour, found in polygons.items():
+        ax.add_collection(PolyCollection(found, facecolors=colour, lw=0, zorder=3), autolim=False)
+
+
+# (from, to) of a stem relative to the row's centre, per kind: detailed, aggregated
+_STEMS = {
+    "release": ((-ARROW, ARROW), (SHARE_BAR / 2 + 0.02, SHARE_BAR / 2 + 0.1)),
+    "deadline": ((ARROW, -ARROW), (-SHARE_BAR / 2 - 0.1, -SHARE_BAR / 2 - 0.02)),
+    "missed deadline": ((ARROW, -ARROW), (-SHARE_BAR / 2 - 0.1, -SHARE_BAR / 2 - 0.02)),
+}
+_HEADS = {"release": "^", "deadline": "v", "missed deadline": "v"}
+
+
+def _draw_instants(ax: Any, drawn: Plan, instants: Instants) -> None:
+    x = np.asarray(instants.times)
+    y = np.asarray(instants.rows, dtype=float)
+    kind = instants.kind
+    if kind in _STEMS:
+        (a, b) = _STEMS[kind][1 if drawn.aggregated else 0]
+        red = kind == "missed deadline"
+        colour = MISS_COLOUR if red else ("black" if not drawn.aggregated else TICK_COLOUR)
+        width = 1.0 if not drawn.aggregated or red else 0.6
+        # One line broken by NaNs: one path for every stem (one SVG element, not thousands).
+        xs = np.stack([x, x, np.full_like(x, np.nan)], -1).ravel()
+        ys = np.stack([y + a, y + b, np.full_like(y, np.nan)], -1).ravel()
+        stems = Line2D(xs, ys, color=colour, lw=width, zorder=6, clip_on=False, solid_capstyle="butt")
+        stems.set_gid(f"{kind} stems")
+        ax.add_line(stems)
+        if not drawn.aggregated:
+            ax.add_line(
+                Line2D(x, y + b, ls="none", marker=_HEADS[kind], ms=5, color=colour, zorder=6, clip_on=False)
+            )
+    elif kind == "miss":
+        below = y - _bar(drawn) / 2 - 0.02 - MISS_STRIP
+        ax.add_line(Line2D(x, below, ls="none", marker="x", ms=7, mew=1.5, color=MISS_COLOUR, zorder=6))
+    elif kind == "abort":
+        ax.add_line(Line2D(x, y + _bar(drawn) / 2, ls="none", marker="X", ms=7, color="black", zorder=6))
+    else:  # refusal
+        marker = Line2D(
+            x, y, ls="none", marker="D", color=REFUSAL_COLOUR, mec="black", mew=1.0, ms=8, zorder=7
+        )
+        marker.set_gid("refusal")  # found by tests and in the SVG
+        ax.add_line(marker)
+
+
+def _draw_labels(ax: Any, drawn: Plan) -> None:
+    box = {"facecolor": "white", "edgecolor": "none", "pad": 0.5}
+    for label in drawn.labels:
+        if label.kind == "semaphore":  # inside the blocked box
+            ax.text(
+                label.x,
+                label.row,
+                label.text,
                 ha="center",
                 va="center",
                 fontsize=7,
                 color=TEXT_COLOUR,
                 zorder=4,
-                bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5},
+                bbox=box,
             )
-
-
-def _draw_executions(chart: _Chart, task: TaskTimeline, y: float) -> None:
-    pieces = [chart.span(e) for e in task.executions]
-    chart.ax.broken_barh(pieces, (y - BAR / 2, BAR), facecolors=EXEC_COLOUR, zorder=3)
-    # Running inside a critical section: the resource's colour. Sections are
-    # sorted by start, so an inner (later) one is drawn over its outer one.
-    for cs in task.critical_sections:
-        inside = [chart.span(p) for p in _overlaps(task.executions, cs)]
-        chart.ax.broken_barh(inside, (y - BAR / 2, BAR), facecolors=chart.colours[cs.resource], zorder=3.1)
-        if cs.aborted:  # the work done inside is lost: cross-hatched over its colour
-            chart.ax.broken_barh(
-                inside,
-                (y - BAR / 2, BAR),
-                facecolors="none",
-                edgecolors="black",
-                hatch=LOST_HATCH,
-                lw=0,
-                zorder=3.2,
+        elif label.kind == "boost":
+            top = label.row + BAR / 2 + BOOST_LIFT + 0.02
+            ax.text(
+                label.x, top, label.text, ha="center", va="bottom", fontsize=8, fontweight="bold", zorder=5
             )
-    for rec in task.recoveries:  # restoring the state: dotted over the resource's colour
-        inside = [chart.span(p) for p in _overlaps(task.executions, rec)]
-        colour = chart.colours[rec.resource]
-        chart.ax.broken_barh(inside, (y - BAR / 2, BAR), facecolors=colour, zorder=3.1)
-        bars = chart.ax.broken_barh(
-            inside,
-            (y - BAR / 2, BAR),
-            facecolors="none",
-            edgecolors="black",
-            hatch=RECOVERY_HATCH,
-            lw=0,
-            zorder=3.2,
-        )
-        bars.set_gid("recovery")  # found by tests and in the SVG
-
-
-def _draw_aborts(chart: _Chart, task: TaskTimeline, y: float) -> None:
-    for a in task.aborts:
-        chart.ax.plot([chart.x(a.time)], [y + BAR / 2], marker="X", color="black", ms=7, zorder=6)
-
-
-def _overlaps(executions: tuple[Interval, ...], within: Interval) -> list[Interval]:
-    pieces = []
-    for e in executions:
-        start, end = max(e.start, within.start), min(e.end, within.end)
-        if end > start:
-            pieces.append(Interval(start, end))
-    return pieces
-
-
-def _draw_boosts(chart: _Chart, task: TaskTimeline, y: float) -> None:
-    top = y + BAR / 2 + 0.06
-    for b in task.boosts:
-        start, end = b.in_unit(chart.scenario)
-        style = "--" if b.cause == "ceiling" else "-"
-        # End ticks ("|"), so that two values in a row read as two boosts.
-        chart.ax.plot([start, end], [top, top], color="black", lw=1.2, ls=style, marker="|", ms=5, zorder=5)
-        chart.ax.text(
-            (start + end) / 2,
-            top + 0.02,
-            f"p{b.priority}",
-            ha="center",
-            va="bottom",
-            fontsize=8,
-            fontweight="bold",
-            zorder=5,
-        )
-
-
-def _draw_releases_and_deadlines(chart: _Chart, task: TaskTimeline, y: float) -> None:
-    missed = {m.job for m in task.misses}
-    for r in task.releases:
-        _arrow(chart, chart.x(r.time), y - ARROW, y + ARROW, "black")
-    # A deadline after the end of the run is not part of the picture.
-    for d in (d for d in task.deadlines if d.time <= chart.end):
-        _arrow(chart, chart.x(d.time), y + ARROW, y - ARROW, MISS_COLOUR if d.job in missed else "black")
-
-
-def _arrow(chart: _Chart, x: float, y_from: float, y_to: float, colour: str) -> None:
-    chart.ax.annotate(
-        "",
-        xy=(x, y_to),
-        xytext=(x, y_from),
-        arrowprops={"arrowstyle": "-|>", "color": colour, "lw": 1.0, "shrinkA": 0, "shrinkB": 0},
-        zorder=6,
-    )
-
-
-def _draw_misses(chart: _Chart, task: TaskTimeline, y: float) -> None:
-    deadlines = {d.job: d.time for d in task.deadlines}
-    finishes = {f.job: f.time for f in task.finishes}
-    below = y - BAR / 2 - 0.02 - MISS_STRIP
-    for m in task.misses:
-        start = deadlines.get(m.job, m.time)
-        # Late until it finishes; a job that never finished is late to the end.
-        overrun = Interval(start, max(start, finishes.get(m.job, chart.end)))
-        chart.ax.broken_barh([chart.span(overrun)], (below, MISS_STRIP), facecolors=MISS_COLOUR, zorder=5)
-        chart.ax.plot([chart.x(m.time)], [below], marker="x", color=MISS_COLOUR, ms=7, mew=1.5, zorder=6)
-
-
-def _draw_refusals(chart: _Chart, task: TaskTimeline, y: float) -> None:
-    for f in task.refusals:
-        x = chart.x(f.time)
-        (marker,) = chart.ax.plot(
-            [x], [y], marker="D", color=REFUSAL_COLOUR, mec="black", mew=1.0, ms=8, ls="none", zorder=7
-        )
-        marker.set_gid("refusal")  # found by tests and in the SVG
-        chart.ax.text(
-            x,
-            y - BAR / 2 - 0.04,
-            f.error.removeprefix("PR_"),
-            ha="center",
-            va="top",
-            fontsize=7,
-            fontweight="bold",
-            color=TEXT_COLOUR,
-            zorder=7,
-            bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5},
-        )
+        else:  # the refused call's error, under the row
+            y = label.row - BAR / 2 - 0.04
+            ax.text(
+                label.x,
+                y,
+                label.text,
+                ha="center",
+                va="top",
+                fontsize=7,
+                fontweight="bold",
+                color=TEXT_COLOUR,
+                zorder=7,
+                bbox=box,
+            )
 
 
 # ---------------------------------------------------------------- axes and legend
 
 
-def _axes(chart: _Chart, rows: list[TaskTimeline], end: float, title: str) -> None:
-    ax, n = chart.ax, len(rows)
+def _axes(fig: Figure, ax: Any, drawn: Plan) -> None:
+    n = len(drawn.rows)
     ax.set_yticks(range(n))
-    ax.set_yticklabels([f"{t.name}  (p{t.base_priority})" for t in reversed(rows)])
+    ax.set_yticklabels([f"{r.name}  (p{r.base_priority})" for r in sorted(drawn.rows, key=lambda r: r.y)])
     ax.set_ylim(-0.6, n - 0.4)
-    ax.set_xlim(0, end)
-    ax.set_xlabel(f"time ({UNIT_LABEL[chart.scenario.system.time_unit]})")
-    ax.set_title(title)
+    ax.set_xlim(drawn.start, drawn.end if drawn.end > drawn.start else drawn.start + 1)
+    ax.set_xlabel(f"time ({drawn.unit})")
+    fig.suptitle(drawn.title)
+    ax.set_title(drawn.subtitle, fontsize=9, color=TEXT_COLOUR)
     ax.grid(axis="x", color="#dddddd", lw=0.6)
     ax.set_axisbelow(True)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
 
 
-def _legend(chart: _Chart, timeline: Timeline) -> None:
-    tasks = timeline.tasks
-    held = {cs.resource for t in tasks for cs in t.critical_sections} | {
-        r.resource for t in tasks for r in t.recoveries
-    }
-    waited = {b.resource for t in tasks for b in t.blocked}
-    handles: list[Any] = [Patch(facecolor=EXEC_COLOUR, label="running")]
-    for r in timeline.scenario.resources:
-        colour = chart.colours[r.name]
-        if r.name in held:
-            handles.append(Patch(facecolor=colour, label=f"holds {r.name}"))
-        elif r.name in waited:  # a semaphore nobody holds: its outline colour
-            handles.append(Patch(fill=False, hatch="///", edgecolor=colour, label=f"blocked on {r.name}"))
-    if any(b.ceiling is None for t in tasks for b in t.blocked):
-        label = "blocked (outline: semaphore)"
-        handles.append(Patch(fill=False, hatch="///", edgecolor=TEXT_COLOUR, label=label))
-    if any(b.ceiling is not None for t in tasks for b in t.blocked):
-        label = "blocked by the system ceiling (pcp)"
-        handles.append(Patch(fill=False, hatch=CEILING_HATCH, edgecolor=TEXT_COLOUR, label=label))
-    if any(b.timed_out for t in tasks for b in t.blocked):
-        handles.append(
-            Patch(fill=False, hatch="///", edgecolor=TEXT_COLOUR, linestyle="--", label="wait timed out")
+Element = tuple[str, str, str]
+
+
+def legend_handles(drawn: Plan) -> list[tuple[Any, set[Element]]]:
+    """One legend entry per kind of element drawn, with the elements it explains."""
+    present = {e for e in drawn.elements if e[0] != "label"}
+    colours = {name: RESOURCE_COLOURS[i % len(RESOURCE_COLOURS)] for i, name in enumerate(drawn.resources)}
+    out: list[tuple[Any, set[Element]]] = []
+
+    def add(handle: Any, covered: set[Element]) -> None:
+        found = covered & present
+        if found:
+            out.append((handle, found))
+
+    slice_note = " (height: share of the slice)" if drawn.aggregated else ""
+    add(
+        Patch(facecolor=EXEC_COLOUR, label=f"running{slice_note}"),
+        {("running", "", ""), ("running", "", "share")},
+    )
+    blocked_on = {e[1] for e in present if e[0] == "blocked"}
+    for name in drawn.resources:
+        colour = colours[name]
+        held = {("hold", name, ""), ("running", name, ""), ("running", name, "share")}
+        if held & present:
+            label = f"holds {name}" if not drawn.aggregated else f"running, holding {name}"
+            add(Patch(facecolor=colour, label=label), held | {("blocked", name, v) for v in _VARIANTS})
+        elif name in blocked_on:  # a semaphore nobody holds: its outline colour
+            waits = {("blocked", name, v) for v in _VARIANTS}
+            add(Patch(fill=False, hatch=BLOCKED_HATCH, edgecolor=colour, label=f"blocked on {name}"), waits)
+    plain = {("blocked", n, v) for n in drawn.resources for v in ("", "timed out")}
+    ceiling = {("blocked", n, v) for n in drawn.resources for v in ("ceiling", "ceiling, timed out")}
+    timed = {("blocked", n, v) for n in drawn.resources for v in ("timed out", "ceiling, timed out")}
+    label = "blocked (outline: semaphore; its name inside)"
+    add(Patch(fill=False, hatch=BLOCKED_HATCH, edgecolor=TEXT_COLOUR, label=label), plain)
+    label = "blocked by the system ceiling (pcp)"
+    add(Patch(fill=False, hatch=CEILING_HATCH, edgecolor=TEXT_COLOUR, label=label), ceiling)
+    label = "wait timed out"
+    add(Patch(fill=False, hatch=BLOCKED_HATCH, edgecolor=TEXT_COLOUR, linestyle="--", label=label), timed)
+    label = "blocked (height: share of the slice)"
+    add(Patch(facecolor=BLOCKED_SHARE_COLOUR, label=label), {("blocked", "", "share")})
+    tick = "" if drawn.aggregated else "|"
+    label = "inherited priority" if drawn.aggregated else "pN: inherited priority"
+    add(Line2D([], [], color="black", lw=1.2, marker=tick, label=label), {("boost", "inherit", "")})
+    label = (
+        "ceiling from the lock on (ipcp, npcs)"
+        if drawn.aggregated
+        else "pN: ceiling from the lock on (ipcp, npcs)"
+    )
+    add(Line2D([], [], color="black", lw=1.2, ls="--", marker=tick, label=label), {("boost", "ceiling", "")})
+    lost = {("lost", n, "") for n in drawn.resources}
+    add(Patch(facecolor="white", edgecolor="black", hatch=LOST_HATCH, label="lost work (rcs)"), lost)
+    label = "recovery: the aborted holder restores the state (rcs)"
+    recovery = {("recovery", n, "") for n in drawn.resources}
+    add(Patch(facecolor="white", edgecolor="black", hatch=RECOVERY_HATCH, label=label), recovery)
+    add(_marker("X", "black", "section aborted (rcs)"), {("abort", "", "")})
+    if drawn.aggregated:
+        add(
+            Line2D([], [], color=TICK_COLOUR, lw=0.6, label="release (tick above)"), {("release", "", "tick")}
         )
-    boosts = [b for t in tasks for b in t.boosts]
-    if any(b.cause != "ceiling" for b in boosts):
-        handles.append(Line2D([], [], color="black", lw=1.2, marker="|", label="pN: inherited priority"))
-    if any(b.cause == "ceiling" for b in boosts):
-        label = "pN: ceiling from the lock on (ipcp, npcs)"
-        handles.append(Line2D([], [], color="black", lw=1.2, ls="--", marker="|", label=label))
-    if any(cs.aborted for t in tasks for cs in t.critical_sections):
-        handles.append(Patch(facecolor="white", edgecolor="black", hatch=LOST_HATCH, label="lost work (rcs)"))
-    if any(t.recoveries for t in tasks):
-        label = "recovery: the aborted holder restores the state (rcs)"
-        handles.append(Patch(facecolor="white", edgecolor="black", hatch=RECOVERY_HATCH, label=label))
-    if any(t.aborts for t in tasks):
-        handles.append(_marker("X", "black", "section aborted (rcs)"))
-    handles.append(_marker("^", "black", "release"))
-    if any(t.deadlines for t in tasks):
-        handles.append(_marker("v", "black", "deadline"))
-    if any(t.misses for t in tasks):
-        handles.append(_marker("x", MISS_COLOUR, "deadline missed"))
-    if any(t.refusals for t in tasks):
-        label = "call refused by the kernel (its error)"
-        handles.append(Line2D([], [], color=REFUSAL_COLOUR, marker="D", mec="black", ls="none", label=label))
-    chart.ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize=8)
+        add(
+            Line2D([], [], color=TICK_COLOUR, lw=0.6, label="deadline (tick below)"),
+            {("deadline", "", "tick")},
+        )
+        missed = {("missed deadline", "", "tick")}
+        add(Line2D([], [], color=MISS_COLOUR, lw=1.0, label="deadline missed (tick below)"), missed)
+    else:
+        add(_marker("^", "black", "release"), {("release", "", "")})
+        add(_marker("v", "black", "deadline"), {("deadline", "", "")})
+        add(_marker("v", MISS_COLOUR, "deadline missed"), {("missed deadline", "", "")})
+    add(_marker("x", MISS_COLOUR, "miss (at the deadline)"), {("miss", "", "")})
+    add(Patch(facecolor=MISS_COLOUR, label="late: deadline to finish"), {("overrun", "", "")})
+    label = "call refused by the kernel (its error)"
+    refused = Line2D([], [], color=REFUSAL_COLOUR, marker="D", mec="black", ls="none", label=label)
+    add(refused, {("refusal", "", "")})
+    return out
+
+
+_VARIANTS = ("", "timed out", "ceiling", "ceiling, timed out")
 
 
 def _marker(marker: str, colour: str, label: str) -> Line2D:

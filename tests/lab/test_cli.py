@@ -340,8 +340,8 @@ def test_missing_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> Non
 @pytest.mark.parametrize(
     ("option", "name", "reason"),
     [
-        ("--gantt", "chart.pdf", "must end with .png or .svg"),
-        ("--gantt", "chart", "must end with .png or .svg"),
+        ("--gantt", "chart.gif", "must end with .png or .svg or .pdf"),
+        ("--gantt", "chart", "must end with .png or .svg or .pdf"),
         ("--trace", "trace.txt", "must end with .json"),
         ("--gantt", "no/such/dir/chart.png", "does not exist"),
         ("--trace", "no/such/dir/trace.json", "does not exist"),

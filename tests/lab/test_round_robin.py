@@ -66,7 +66,8 @@ def test_the_chart_shows_the_turns() -> None:
     rows = {"A": 2.0, "B": 1.0, "C": 0.0}  # equal priorities: file order, the first at the top
     bars = set()
     for collection in ax.collections:
-        if tuple(collection.get_facecolor()[0][:3]) != (0x4C / 255, 0x72 / 255, 0xB0 / 255):  # EXEC_COLOUR
+        faces = collection.get_facecolor()  # none: the lines (releases, deadlines)
+        if not len(faces) or tuple(faces[0][:3]) != (0x4C / 255, 0x72 / 255, 0xB0 / 255):  # EXEC_COLOUR
             continue
         for path in collection.get_paths():
             xs, ys = path.vertices[:, 0], path.vertices[:, 1]
