@@ -48,6 +48,8 @@ typedef struct pr_msgq {
     int allocated;
     unsigned flags;
     size_t msg_size, place_bytes;
+    size_t words;               /* msg_size / 4 if a multiple of 4, else 0 (copies_by_words) */
+    int level_mask;             /* a message's level is its priority & level_mask: 0 for FIFO order */
     int length;
     int messages, most_messages;
     uint32_t sends, receives, send_waits, receive_waits;
@@ -104,29 +106,67 @@ static void serve(pr_msgq_t *q, pr_task_t *server, pr_prio_t prio, int cause)
 
 /* ---- the messages ---- */
 
-static void put_message(pr_msgq_t *q, const void *msg, int prio)
+/* The copy of a message whose size is a multiple of 4 bytes (q->words
+ * words) between buffers aligned for 4 (a queue of integers or handles, the
+ * common case): a word at a time, inline, where a call of memcpy would take
+ * some twenty instructions for one word. */
+static inline int copies_by_words(const pr_msgq_t *q, const void *buffer)
+{
+    return q->words != 0 && ((uintptr_t)buffer & (sizeof(uint32_t) - 1)) == 0;
+}
+
+static inline void copy_words(void *to, const void *from, size_t words)
+{
+    uint32_t *d = __builtin_assume_aligned(to, sizeof(uint32_t));
+    const uint32_t *s = __builtin_assume_aligned(from, sizeof(uint32_t));
+    for (size_t i = 0; i < words; i++)
+        __builtin_memcpy(&d[i], &s[i], sizeof(uint32_t)); /* one load and one store; no aliasing question */
+}
+
+/* Any message (a place's data is aligned for a pointer). */
+static void copy_message(const pr_msgq_t *q, void *to, const void *from)
+{
+    if (copies_by_words(q, to) && copies_by_words(q, from))
+        copy_words(to, from, q->words);
+    else
+        memcpy(to, from, q->msg_size);
+}
+
+/* A free place joins the messages at `prio`; returns its data, for the
+ * caller to copy the message in. */
+static inline void *new_message(pr_msgq_t *q, int prio)
 {
     PR_ASSERT(q->messages < q->length && !list_empty(&q->free_places));
     msg_place_t *p = container_of(q->free_places.next, msg_place_t, link);
-    list_remove(&p->link);
-    memcpy(p->data, msg, q->msg_size);
+    list_unlink(&p->link); /* it joins the messages at once */
     p->prio = prio;
-    plist_push_back(&q->queued, (q->flags & PR_MSGQ_FIFO_MESSAGES) ? 0 : prio, &p->link);
+    plist_push_back(&q->queued, prio & q->level_mask, &p->link);
     if (++q->messages > q->most_messages)
         q->most_messages = q->messages;
     q->sends++;
+    return p->data;
 }
 
-static int take_message(pr_msgq_t *q, void *msg)
+/* The first message leaves the queue, its place joins the free ones: the
+ * caller copies its data out (interrupts stay masked till then). */
+static inline msg_place_t *first_message(pr_msgq_t *q)
 {
     PR_ASSERT(q->messages > 0);
-    int level = plist_top_level(&q->queued);
+    int level = q->level_mask != 0 ? plist_top_level(&q->queued) : 0;
     msg_place_t *p = container_of(q->queued.level[level].next, msg_place_t, link);
     plist_remove(&q->queued, level, &p->link);
-    memcpy(msg, p->data, q->msg_size);
     list_push_back(&q->free_places, &p->link);
     q->messages--;
     q->receives++;
+    return p;
+}
+
+static void put_message(pr_msgq_t *q, const void *msg, int prio) { copy_message(q, new_message(q, prio), msg); }
+
+static int take_message(pr_msgq_t *q, void *msg)
+{
+    msg_place_t *p = first_message(q);
+    copy_message(q, msg, p->data);
     return p->prio;
 }
 
@@ -219,6 +259,8 @@ static int msgq_alloc(const pr_msgq_attr_t *a, pr_id_t *id)
     q->flags = a->flags;
     q->msg_size = a->msg_size;
     q->place_bytes = PR_MSGQ_PLACE_BYTES(a->msg_size);
+    q->words = a->msg_size % sizeof(uint32_t) == 0 ? a->msg_size / sizeof(uint32_t) : 0;
+    q->level_mask = (a->flags & PR_MSGQ_FIFO_MESSAGES) ? 0 : -1;
     q->length = a->length;
     q->messages = q->most_messages = 0;
     q->sends = q->receives = q->send_waits = q->receive_waits = 0;
@@ -274,6 +316,35 @@ static int wait_in(pr_waitq_t *wq, pr_task_state_t state, pr_timeout_t timeout)
     return me->wait_result;
 }
 
+/* A send finds `receiver` waiting (so the queue is empty): the message goes
+ * straight to it, and it is made ready. */
+static void hand_over(pr_msgq_t *q, pr_task_t *receiver, const void *msg, int prio)
+{
+    copy_message(q, receiver->wait_for.msg.to, msg);
+    receiver->wait_for.msg.prio = prio;
+    q->sends++;
+    q->receives++;
+    leave(q, &q->receivers_q, receiver, PR_OK);
+    sched_make_ready(receiver);
+    if (inherits(q))
+        serve(q, receiver, prio, PR_CAUSE_MESSAGE);
+}
+
+/* The caller (a task, `me`) finds q empty and waits for a message into msg;
+ * *prio gets its priority once it comes. */
+static int wait_for_message(pr_msgq_t *q, pr_task_t *me, void *msg, pr_timeout_t timeout, int *prio)
+{
+    if (inherits(q) && q->lender.holder == me)
+        serve(q, me, PRIO_NONE, PR_CAUSE_RELEASE); /* it waits on the queue: its last message's lend ends */
+    me->wait_for.msg.to = msg;
+    q->receivers++;
+    q->receive_waits++;
+    trace_emit(PR_EV_MSGQ_WAIT, trace_id(me), (uint8_t)q->index, PR_OK, 0, 0, (int32_t)timeout);
+    int err = wait_in(&q->receivers_q, PR_TASK_WAIT_RECEIVE, timeout);
+    *prio = me->wait_for.msg.prio;
+    return err;
+}
+
 static int msgq_send(pr_id_t id, const void *msg, int prio, pr_timeout_t timeout)
 {
     pr_msgq_t *q = NULL;
@@ -284,15 +355,8 @@ static int msgq_send(pr_id_t id, const void *msg, int prio, pr_timeout_t timeout
         prio = in_task_context() ? pr_k.current->effective : 0;
     int waited = 0, woken = 0;
     pr_task_t *receiver = err == PR_OK ? waitq_first(&q->receivers_q) : NULL;
-    if (receiver != NULL) { /* the queue is empty: the message goes straight to it */
-        memcpy(receiver->wait_for.msg.to, msg, q->msg_size);
-        receiver->wait_for.msg.prio = prio;
-        q->sends++;
-        q->receives++;
-        leave(q, &q->receivers_q, receiver, PR_OK);
-        sched_make_ready(receiver);
-        if (inherits(q))
-            serve(q, receiver, prio, PR_CAUSE_MESSAGE);
+    if (receiver != NULL) {
+        hand_over(q, receiver, msg, prio);
         woken = 1;
     } else if (err == PR_OK && q->messages < q->length) {
         put_message(q, msg, prio);
@@ -343,14 +407,7 @@ static int msgq_receive(pr_id_t id, void *msg, int *prio_out, pr_timeout_t timeo
     } else if (err == PR_OK && me == NULL) {
         err = PR_ECONTEXT;
     } else if (err == PR_OK) {
-        if (inherits(q) && q->lender.holder == me)
-            serve(q, me, PRIO_NONE, PR_CAUSE_RELEASE); /* it waits on the queue: its last message's lend ends */
-        me->wait_for.msg.to = msg;
-        q->receivers++;
-        q->receive_waits++;
-        trace_emit(PR_EV_MSGQ_WAIT, trace_id(me), (uint8_t)q->index, PR_OK, 0, 0, (int32_t)timeout);
-        err = wait_in(&q->receivers_q, PR_TASK_WAIT_RECEIVE, timeout);
-        prio = me->wait_for.msg.prio;
+        err = wait_for_message(q, me, msg, timeout, &prio);
         waited = 1;
     }
     if (err == PR_OK && prio_out != NULL)
@@ -432,12 +489,121 @@ void pr_msgq_attr_init(pr_msgq_attr_t *attr)
 
 int pr_msgq_alloc(const pr_msgq_attr_t *attr, pr_id_t *id) { MASKED_CALL(msgq_alloc(attr, id)); }
 int pr_msgq_free(pr_id_t id) { MASKED_CALL(msgq_free(id)); }
+
+/*
+ * Send and receive. In front of the general paths, with PR_CONFIG_FAST_PATHS,
+ * the fast paths serve what tasks and interrupts do most, each the general
+ * path with its case known in advance, built from the same pieces, and
+ * falling to the general path for anything else (a bad id included):
+ *
+ *  - send_fast: a send of an explicit priority into a queue with room and
+ *    no receiver waiting; receive_fast: a receive that finds a message and
+ *    no sender waiting, from a queue that does not inherit (so nothing is
+ *    lent). Neither switches.
+ *  - send_wake: a send that finds a receiver waiting, from a task or an
+ *    interrupt (hand_over, then the scheduler's test).
+ *  - receive_wait: a task's receive that finds the queue empty and waits
+ *    (wait_for_message).
+ *
+ * The general paths restore the caller's interrupt state themselves, so
+ * that the public call reaches them by a tail call and a fast path needs
+ * no stack frame, as the semaphores' (sem.c).
+ */
+static __attribute__((noinline)) int send_general(pr_id_t id, const void *msg, int prio, pr_timeout_t timeout,
+                                                  pr_irq_state_t irq)
+{
+    int err = msgq_send(id, msg, prio, timeout);
+    pr_port_irq_restore(irq);
+    return err;
+}
+
+static __attribute__((noinline)) int receive_general(pr_id_t id, void *msg, int *prio, pr_timeout_t timeout,
+                                                     pr_irq_state_t irq)
+{
+    int err = msgq_receive(id, msg, prio, timeout);
+    pr_port_irq_restore(irq);
+    return err;
+}
+
+#if PR_CONFIG_FAST_PATHS
+
+static __attribute__((noinline)) int send_wake(pr_msgq_t *q, const void *msg, int prio, pr_irq_state_t irq)
+{
+    hand_over(q, waitq_first(&q->receivers_q), msg, prio);
+    trace_emit(PR_EV_MSGQ_SEND, caller_trace_id(), (uint8_t)q->index, PR_OK, (uint8_t)prio, 0, q->messages);
+    sched_reschedule(); /* in an interrupt, deferred to its end */
+    pr_port_irq_restore(irq);
+    return PR_OK;
+}
+
+static __attribute__((noinline)) int receive_wait(pr_msgq_t *q, void *msg, int *prio_out, pr_timeout_t timeout,
+                                                  pr_irq_state_t irq)
+{
+    int prio = 0;
+    int err = wait_for_message(q, pr_k.current, msg, timeout, &prio);
+    if (err == PR_OK && prio_out != NULL)
+        *prio_out = prio;
+    trace_emit(PR_EV_MSGQ_RECEIVE, caller_trace_id(), (uint8_t)q->index, err, (uint8_t)(err == PR_OK ? prio : 0), 1,
+               q->messages);
+    pr_port_irq_restore(irq);
+    return err;
+}
+
 int pr_msgq_send(pr_id_t id, const void *msg, int priority, pr_timeout_t timeout)
 {
-    MASKED_CALL(msgq_send(id, msg, priority, timeout));
+    pr_irq_state_t irq = pr_port_irq_save();
+    if (likely((unsigned)id < PR_CONFIG_MAX_MSGQS)) {
+        pr_msgq_t *q = &pool[id];
+        /* an explicit priority (PR_MSG_PRIO_SENDER is the general path's) */
+        if (likely(q->allocated && msg != NULL && (unsigned)priority <= PR_PRIO_MAX)) {
+            if (likely(q->receivers == 0 && q->messages < q->length && copies_by_words(q, msg))) {
+                copy_words(new_message(q, priority), msg, q->words);
+                trace_emit(PR_EV_MSGQ_SEND, caller_trace_id(), (uint8_t)id, PR_OK, (uint8_t)priority, 0, q->messages);
+                pr_port_irq_restore(irq);
+                return PR_OK;
+            }
+            if (q->receivers > 0)
+                return send_wake(q, msg, priority, irq);
+        }
+    }
+    return send_general(id, msg, priority, timeout, irq);
 }
+
 int pr_msgq_receive(pr_id_t id, void *msg, int *priority, pr_timeout_t timeout)
 {
-    MASKED_CALL(msgq_receive(id, msg, priority, timeout));
+    pr_irq_state_t irq = pr_port_irq_save();
+    if (likely((unsigned)id < PR_CONFIG_MAX_MSGQS)) {
+        pr_msgq_t *q = &pool[id];
+        if (likely(q->allocated && msg != NULL)) {
+            if (likely(q->messages > 0 && q->senders == 0 && !inherits(q) && copies_by_words(q, msg))) {
+                msg_place_t *p = first_message(q);
+                copy_words(msg, p->data, q->words);
+                int prio = p->prio;
+                if (priority != NULL)
+                    *priority = prio;
+                trace_emit(PR_EV_MSGQ_RECEIVE, caller_trace_id(), (uint8_t)id, PR_OK, (uint8_t)prio, 0, q->messages);
+                pr_port_irq_restore(irq);
+                return PR_OK;
+            }
+            if (q->messages == 0 && timeout != PR_NO_WAIT && in_task_context())
+                return receive_wait(q, msg, priority, timeout, irq);
+        }
+    }
+    return receive_general(id, msg, priority, timeout, irq);
 }
+
+#else /* every call takes the general path */
+
+int pr_msgq_send(pr_id_t id, const void *msg, int priority, pr_timeout_t timeout)
+{
+    return send_general(id, msg, priority, timeout, pr_port_irq_save());
+}
+
+int pr_msgq_receive(pr_id_t id, void *msg, int *priority, pr_timeout_t timeout)
+{
+    return receive_general(id, msg, priority, timeout, pr_port_irq_save());
+}
+
+#endif
+
 int pr_msgq_status(pr_id_t id, pr_msgq_status_t *status) { MASKED_CALL(msgq_status(id, status)); }
