@@ -124,7 +124,7 @@ static inline void copy_words(void *to, const void *from, size_t words)
 }
 
 /* Any message (a place's data is aligned for a pointer). */
-static void copy_message(const pr_msgq_t *q, void *to, const void *from)
+static inline void copy_message(const pr_msgq_t *q, void *to, const void *from)
 {
     if (copies_by_words(q, to) && copies_by_words(q, from))
         copy_words(to, from, q->words);
@@ -173,7 +173,7 @@ static int take_message(pr_msgq_t *q, void *msg)
 /* ---- the wait queues ---- */
 
 /* t leaves the wait queue wq of q with `result` (the caller makes it ready). */
-static void leave(pr_msgq_t *q, pr_waitq_t *wq, pr_task_t *t, int result)
+static inline __attribute__((always_inline)) void leave(pr_msgq_t *q, pr_waitq_t *wq, pr_task_t *t, int result)
 {
     waitq_remove(wq, t);
     wait_finish(t, result);
@@ -303,7 +303,7 @@ static int msgq_free(pr_id_t id)
 }
 
 /* The caller waits in wq (state `state`) until woken or timed out. */
-static int wait_in(pr_waitq_t *wq, pr_task_state_t state, pr_timeout_t timeout)
+static inline __attribute__((always_inline)) int wait_in(pr_waitq_t *wq, pr_task_state_t state, pr_timeout_t timeout)
 {
     pr_task_t *me = pr_k.current;
     sched_make_unready(me, state);
@@ -318,7 +318,7 @@ static int wait_in(pr_waitq_t *wq, pr_task_state_t state, pr_timeout_t timeout)
 
 /* A send finds `receiver` waiting (so the queue is empty): the message goes
  * straight to it, and it is made ready. */
-static void hand_over(pr_msgq_t *q, pr_task_t *receiver, const void *msg, int prio)
+static inline __attribute__((always_inline)) void hand_over(pr_msgq_t *q, pr_task_t *receiver, const void *msg, int prio)
 {
     copy_message(q, receiver->wait_for.msg.to, msg);
     receiver->wait_for.msg.prio = prio;
@@ -332,7 +332,7 @@ static void hand_over(pr_msgq_t *q, pr_task_t *receiver, const void *msg, int pr
 
 /* The caller (a task, `me`) finds q empty and waits for a message into msg;
  * *prio gets its priority once it comes. */
-static int wait_for_message(pr_msgq_t *q, pr_task_t *me, void *msg, pr_timeout_t timeout, int *prio)
+static inline __attribute__((always_inline)) int wait_for_message(pr_msgq_t *q, pr_task_t *me, void *msg, pr_timeout_t timeout, int *prio)
 {
     if (inherits(q) && q->lender.holder == me)
         serve(q, me, PRIO_NONE, PR_CAUSE_RELEASE); /* it waits on the queue: its last message's lend ends */
