@@ -49,6 +49,7 @@ typedef struct pr_msgq {
     unsigned flags;
     size_t msg_size, place_bytes;
     size_t words;               /* msg_size / 4 if a multiple of 4, else 0 (copies_by_words) */
+    size_t fast_words;          /* words while allocated and not inheriting, else 0: the fast paths' one test */
     int level_mask;             /* a message's level is its priority & level_mask: 0 for FIFO order */
     int length;
     int messages, most_messages;
@@ -260,6 +261,7 @@ static int msgq_alloc(const pr_msgq_attr_t *a, pr_id_t *id)
     q->msg_size = a->msg_size;
     q->place_bytes = PR_MSGQ_PLACE_BYTES(a->msg_size);
     q->words = a->msg_size % sizeof(uint32_t) == 0 ? a->msg_size / sizeof(uint32_t) : 0;
+    q->fast_words = (a->flags & PR_MSGQ_INHERIT) ? 0 : q->words;
     q->level_mask = (a->flags & PR_MSGQ_FIFO_MESSAGES) ? 0 : -1;
     q->length = a->length;
     q->messages = q->most_messages = 0;
@@ -298,6 +300,7 @@ static int msgq_free(pr_id_t id)
     if (q->lender.holder != NULL)
         serve(q, NULL, PRIO_NONE, PR_CAUSE_RELEASE);
     q->allocated = 0;
+    q->fast_words = 0;
     list_push_back(&free_list, &q->pool_link);
     return PR_OK;
 }
@@ -555,14 +558,16 @@ int pr_msgq_send(pr_id_t id, const void *msg, int priority, pr_timeout_t timeout
     if (likely((unsigned)id < PR_CONFIG_MAX_MSGQS)) {
         pr_msgq_t *q = &pool[id];
         /* an explicit priority (PR_MSG_PRIO_SENDER is the general path's) */
-        if (likely(q->allocated && msg != NULL && (unsigned)priority <= PR_PRIO_MAX)) {
-            if (likely(q->receivers == 0 && q->messages < q->length && copies_by_words(q, msg))) {
-                copy_words(new_message(q, priority), msg, q->words);
+        if (likely(msg != NULL && (unsigned)priority <= PR_PRIO_MAX)) {
+            size_t words = q->fast_words;
+            if (likely(words != 0 && ((uintptr_t)msg & (sizeof(uint32_t) - 1)) == 0 && q->receivers == 0 &&
+                       q->messages < q->length)) {
+                copy_words(new_message(q, priority), msg, words);
                 trace_emit(PR_EV_MSGQ_SEND, caller_trace_id(), (uint8_t)id, PR_OK, (uint8_t)priority, 0, q->messages);
                 pr_port_irq_restore(irq);
                 return PR_OK;
             }
-            if (q->receivers > 0)
+            if (q->allocated && q->receivers > 0)
                 return send_wake(q, msg, priority, irq);
         }
     }
@@ -574,10 +579,12 @@ int pr_msgq_receive(pr_id_t id, void *msg, int *priority, pr_timeout_t timeout)
     pr_irq_state_t irq = pr_port_irq_save();
     if (likely((unsigned)id < PR_CONFIG_MAX_MSGQS)) {
         pr_msgq_t *q = &pool[id];
-        if (likely(q->allocated && msg != NULL)) {
-            if (likely(q->messages > 0 && q->senders == 0 && !inherits(q) && copies_by_words(q, msg))) {
+        if (likely(msg != NULL)) {
+            size_t words = q->fast_words;
+            if (likely(words != 0 && ((uintptr_t)msg & (sizeof(uint32_t) - 1)) == 0 && q->messages > 0 &&
+                       q->senders == 0)) {
                 msg_place_t *p = first_message(q);
-                copy_words(msg, p->data, q->words);
+                copy_words(msg, p->data, words);
                 int prio = p->prio;
                 if (priority != NULL)
                     *priority = prio;
@@ -585,7 +592,7 @@ int pr_msgq_receive(pr_id_t id, void *msg, int *priority, pr_timeout_t timeout)
                 pr_port_irq_restore(irq);
                 return PR_OK;
             }
-            if (q->messages == 0 && timeout != PR_NO_WAIT && in_task_context())
+            if (q->allocated && q->messages == 0 && timeout != PR_NO_WAIT && in_task_context())
                 return receive_wait(q, msg, priority, timeout, irq);
         }
     }
