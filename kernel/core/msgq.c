@@ -2,11 +2,13 @@
  * Message queues (msgq.h): a pool of descriptors, each over a buffer its
  * allocator gave, cut into `length` places of one message each.
  *
- * The messages in a queue are a priority list (plist.h: one FIFO list per
- * level and a bitmap), at the level of their priority, or all at level 0
- * for FIFO order; the free places are a list. Sending and receiving are
- * O(1) plus the copy of one message, whatever the number of messages and
- * of waiters.
+ * A queue in priority order keeps its messages in a priority list
+ * (plist.h: one FIFO list per level and a bitmap), at the level of their
+ * priority, and its free places in a list. A queue in FIFO order
+ * (PR_MSGQ_FIFO_MESSAGES) needs no lists: its places are a ring, and its
+ * messages are the `messages` places from `head` on. Sending and receiving
+ * are O(1) plus the copy of one message, whatever the number of messages
+ * and of waiters.
  *
  * Two wait queues: senders waiting for room, receivers waiting for a
  * message. Both cannot have waiters at once (a receiver waits only when
@@ -27,64 +29,20 @@
  * a send that would close a cycle of such waits is refused.
  */
 #include <string.h>
-#include "msgq_impl.h"
+#include "msgq_pool.h"
 #include "priority.h"
 
 #define KNOWN_FLAGS (PR_MSGQ_FIFO_MESSAGES | PR_MSGQ_FIFO_WAITERS | PR_MSGQ_INHERIT)
 
-/* One place of a queue's buffer (PR_MSGQ_PLACE_BYTES in msgq.h is its size). */
-typedef struct msg_place {
-    pr_link_t link;             /* in the queue's messages, or its free places */
-    int prio;
-    unsigned char data[];
-} msg_place_t;
-
-_Static_assert(offsetof(msg_place_t, data) == 2 * sizeof(void *) + sizeof(int),
-               "PR_MSGQ_PLACE_BYTES (msgq.h) must describe msg_place_t");
-
-typedef struct pr_msgq {
-    pr_link_t pool_link;        /* in the free list */
-    pr_id_t index;
-    int allocated;
-    unsigned flags;
-    size_t msg_size, place_bytes;
-    size_t words;               /* msg_size / 4 if a multiple of 4, else 0 (copies_by_words) */
-    size_t fast_words;          /* words while allocated and not inheriting, else 0: the fast paths' one test */
-    int level_mask;             /* a message's level is its priority & level_mask: 0 for FIFO order */
-    int length;
-    int messages, most_messages;
-    uint32_t sends, receives, send_waits, receive_waits;
-    int senders, receivers;     /* tasks in each wait queue */
-    pr_plist_t queued;          /* the messages */
-    pr_link_t free_places;
-    pr_lender_t lender;         /* PR_MSGQ_INHERIT: its server, and what it is lent */
-    pr_prio_t served;           /* PR_MSGQ_INHERIT: the priority of the server's last message, or PRIO_NONE */
-    char name[PR_CONFIG_NAME_LEN];
-    pr_waitq_t senders_q;       /* waiting for room */
-    pr_waitq_t receivers_q;     /* waiting for a message */
-} pr_msgq_t;
-
-static pr_msgq_t pool[PR_CONFIG_MAX_MSGQS];
+pr_msgq_t pr_msgq_pool[PR_CONFIG_MAX_MSGQS];
 static pr_link_t free_list; /* freed descriptors go to the tail: reused last */
-
-static int msgq_lookup(pr_id_t id, pr_msgq_t **out)
-{
-    if (id < 0 || id >= PR_CONFIG_MAX_MSGQS)
-        return PR_EBADID;
-    if (!pool[id].allocated)
-        return PR_ENOTALLOC;
-    *out = &pool[id];
-    return PR_OK;
-}
 
 #define msgq_trace_id(id) trace_id_of((id), PR_CONFIG_MAX_MSGQS)
 
-static int inherits(const pr_msgq_t *q) { return (q->flags & PR_MSGQ_INHERIT) != 0; }
-
 /* ---- inheritance ---- */
 
-/* What the server is lent now: the senders' wait queue's lend (waitq.h). */
-static pr_prio_t msgq_lend(const pr_waitq_t *wq)
+/* What the server is lent now (msgq_pool.h). */
+pr_prio_t msgq_lend(const pr_waitq_t *wq)
 {
     const pr_msgq_t *q = container_of(wq, pr_msgq_t, senders_q);
     pr_task_t *first = waitq_first(wq);
@@ -116,12 +74,25 @@ static inline int copies_by_words(const pr_msgq_t *q, const void *buffer)
     return q->words != 0 && ((uintptr_t)buffer & (sizeof(uint32_t) - 1)) == 0;
 }
 
+/* The descriptor of an id in the pool, kept in a register: GCC would
+ * otherwise compute &pr_msgq_pool[id] (a multiply) again at each use in the fast
+ * paths, whose every instruction counts. */
+static inline pr_msgq_t *descriptor(pr_id_t id)
+{
+    pr_msgq_t *q = &pr_msgq_pool[id];
+    __asm__("" : "+r"(q));
+    return q;
+}
+
 static inline void copy_words(void *to, const void *from, size_t words)
 {
     uint32_t *d = __builtin_assume_aligned(to, sizeof(uint32_t));
     const uint32_t *s = __builtin_assume_aligned(from, sizeof(uint32_t));
-    for (size_t i = 0; i < words; i++)
-        __builtin_memcpy(&d[i], &s[i], sizeof(uint32_t)); /* one load and one store; no aliasing question */
+    /* one load and one store each, with no aliasing question; words >= 1,
+     * and the first word outside the loop (most messages are one word) */
+    __builtin_memcpy(&d[0], &s[0], sizeof(uint32_t));
+    for (size_t i = 1; i < words; i++)
+        __builtin_memcpy(&d[i], &s[i], sizeof(uint32_t));
 }
 
 /* Any message (a place's data is aligned for a pointer). */
@@ -135,13 +106,25 @@ static inline void copy_message(const pr_msgq_t *q, void *to, const void *from)
 
 /* A free place joins the messages at `prio`; returns its data, for the
  * caller to copy the message in. */
+static inline msg_place_t *place_at(const pr_msgq_t *q, int i)
+{
+    return (msg_place_t *)(void *)(q->places + (size_t)i * q->place_bytes);
+}
+
 static inline void *new_message(pr_msgq_t *q, int prio)
 {
-    PR_ASSERT(q->messages < q->length && !list_empty(&q->free_places));
-    msg_place_t *p = container_of(q->free_places.next, msg_place_t, link);
-    list_unlink(&p->link); /* it joins the messages at once */
+    PR_ASSERT(q->messages < q->length);
+    msg_place_t *p;
+    if (q->fifo) { /* the place after the last message, round the ring */
+        int i = q->head + q->messages;
+        p = place_at(q, i < q->length ? i : i - q->length);
+    } else {
+        PR_ASSERT(!list_empty(&q->free_places));
+        p = container_of(q->free_places.next, msg_place_t, link);
+        list_unlink(&p->link); /* it joins the messages at once */
+        plist_push_back(&q->queued, prio, &p->link);
+    }
     p->prio = prio;
-    plist_push_back(&q->queued, prio & q->level_mask, &p->link);
     if (++q->messages > q->most_messages)
         q->most_messages = q->messages;
     q->sends++;
@@ -153,10 +136,16 @@ static inline void *new_message(pr_msgq_t *q, int prio)
 static inline msg_place_t *first_message(pr_msgq_t *q)
 {
     PR_ASSERT(q->messages > 0);
-    int level = q->level_mask != 0 ? plist_top_level(&q->queued) : 0;
-    msg_place_t *p = container_of(q->queued.level[level].next, msg_place_t, link);
-    plist_remove(&q->queued, level, &p->link);
-    list_push_back(&q->free_places, &p->link);
+    msg_place_t *p;
+    if (q->fifo) {
+        p = place_at(q, q->head);
+        q->head = q->head + 1 < q->length ? q->head + 1 : 0;
+    } else {
+        int level = plist_top_level(&q->queued);
+        p = container_of(q->queued.level[level].next, msg_place_t, link);
+        plist_remove(&q->queued, level, &p->link);
+        list_push_back(&q->free_places, &p->link);
+    }
     q->messages--;
     q->receives++;
     return p;
@@ -208,7 +197,7 @@ void msgqs_reset(void)
 {
     list_init(&free_list);
     for (int i = 0; i < PR_CONFIG_MAX_MSGQS; i++) {
-        pr_msgq_t *q = &pool[i];
+        pr_msgq_t *q = &pr_msgq_pool[i];
         memset(q, 0, sizeof *q);
         q->index = i;
         q->served = PRIO_NONE;
@@ -223,8 +212,8 @@ void msgqs_reset(void)
 void msgq_task_gone(pr_task_t *t)
 {
     for (int i = 0; i < PR_CONFIG_MAX_MSGQS; i++)
-        if (pool[i].allocated && pool[i].lender.holder == t)
-            serve(&pool[i], NULL, PRIO_NONE, PR_CAUSE_DELETE);
+        if (pr_msgq_pool[i].allocated && pr_msgq_pool[i].lender.holder == t)
+            serve(&pr_msgq_pool[i], NULL, PRIO_NONE, PR_CAUSE_DELETE);
 }
 
 /* ---- the calls ---- */
@@ -262,7 +251,9 @@ static int msgq_alloc(const pr_msgq_attr_t *a, pr_id_t *id)
     q->place_bytes = PR_MSGQ_PLACE_BYTES(a->msg_size);
     q->words = a->msg_size % sizeof(uint32_t) == 0 ? a->msg_size / sizeof(uint32_t) : 0;
     q->fast_words = (a->flags & PR_MSGQ_INHERIT) ? 0 : q->words;
-    q->level_mask = (a->flags & PR_MSGQ_FIFO_MESSAGES) ? 0 : -1;
+    q->fifo = (a->flags & PR_MSGQ_FIFO_MESSAGES) != 0;
+    q->head = 0;
+    q->places = a->buffer;
     q->length = a->length;
     q->messages = q->most_messages = 0;
     q->sends = q->receives = q->send_waits = q->receive_waits = 0;
@@ -273,10 +264,8 @@ static int msgq_alloc(const pr_msgq_attr_t *a, pr_id_t *id)
     name_copy(q->name, a->name);
     plist_init(&q->queued);
     list_init(&q->free_places);
-    for (int i = 0; i < a->length; i++) {
-        msg_place_t *p = (msg_place_t *)(void *)((unsigned char *)a->buffer + (size_t)i * q->place_bytes);
-        list_push_back(&q->free_places, &p->link);
-    }
+    for (int i = 0; !q->fifo && i < a->length; i++)
+        list_push_back(&q->free_places, &place_at(q, i)->link);
     int fifo_waiters = (a->flags & PR_MSGQ_FIFO_WAITERS) != 0;
     waitq_init(&q->senders_q, &senders_ops, fifo_waiters, (uint8_t)q->index);
     waitq_init(&q->receivers_q, &receivers_ops, fifo_waiters, (uint8_t)q->index);
@@ -422,66 +411,6 @@ static int msgq_receive(pr_id_t id, void *msg, int *prio_out, pr_timeout_t timeo
     return err;
 }
 
-static int msgq_status(pr_id_t id, pr_msgq_status_t *st)
-{
-    pr_msgq_t *q;
-    int err = msgq_lookup(id, &q);
-    if (err != PR_OK)
-        return err;
-    if (st == NULL)
-        return PR_EINVAL;
-    st->index = q->index;
-    memcpy(st->name, q->name, PR_CONFIG_NAME_LEN);
-    st->msg_size = q->msg_size;
-    st->length = q->length;
-    st->flags = q->flags;
-    st->messages = q->messages;
-    st->most_messages = q->most_messages;
-    st->sends = q->sends;
-    st->receives = q->receives;
-    st->send_waits = q->send_waits;
-    st->receive_waits = q->receive_waits;
-    st->senders_waiting = q->senders;
-    st->receivers_waiting = q->receivers;
-    st->server = q->lender.holder != NULL ? q->lender.holder->id : PR_NO_TASK;
-    return PR_OK;
-}
-
-void msgq_lenders(void (*fn)(const pr_lender_t *l, void *arg), void *arg)
-{
-    for (int i = 0; i < PR_CONFIG_MAX_MSGQS; i++)
-        if (pool[i].allocated && inherits(&pool[i]))
-            fn(&pool[i].lender, arg);
-}
-
-#if PR_CONFIG_ASSERT
-/* Every queue's invariants (pr_kernel_check). */
-void msgq_check(void)
-{
-    for (int i = 0; i < PR_CONFIG_MAX_MSGQS; i++) {
-        const pr_msgq_t *q = &pool[i];
-        if (!q->allocated) {
-            PR_ASSERT(q->lender.holder == NULL && waitq_empty(&q->senders_q) && waitq_empty(&q->receivers_q));
-            continue;
-        }
-        int queued = 0, free = 0;
-        for (int level = 0; level < PR_CONFIG_PRIORITIES; level++)
-            for (const pr_link_t *l = q->queued.level[level].next; l != &q->queued.level[level]; l = l->next)
-                queued++;
-        for (const pr_link_t *l = q->free_places.next; l != &q->free_places; l = l->next)
-            free++;
-        PR_ASSERT(queued == q->messages && queued + free == q->length && q->most_messages >= q->messages);
-        PR_ASSERT(waitq_check(&q->senders_q) == q->senders && waitq_check(&q->receivers_q) == q->receivers);
-        PR_ASSERT(q->senders == 0 || q->messages == q->length); /* senders wait only for a full queue */
-        PR_ASSERT(q->receivers == 0 || q->messages == 0);       /* receivers only for an empty one */
-        PR_ASSERT(inherits(q) || (q->lender.holder == NULL && q->served == PRIO_NONE));
-        PR_ASSERT(q->lender.holder != NULL || q->served == PRIO_NONE);
-        if (q->lender.holder != NULL)
-            PR_ASSERT(q->lender.lent == msgq_lend(&q->senders_q));
-    }
-}
-#endif
-
 /* ---- the calls: each does its work with interrupts masked (kernel_impl.h) ---- */
 
 void pr_msgq_attr_init(pr_msgq_attr_t *attr)
@@ -556,7 +485,7 @@ int pr_msgq_send(pr_id_t id, const void *msg, int priority, pr_timeout_t timeout
 {
     pr_irq_state_t irq = pr_port_irq_save();
     if (likely((unsigned)id < PR_CONFIG_MAX_MSGQS)) {
-        pr_msgq_t *q = &pool[id];
+        pr_msgq_t *q = descriptor(id);
         /* an explicit priority (PR_MSG_PRIO_SENDER is the general path's) */
         if (likely(msg != NULL && (unsigned)priority <= PR_PRIO_MAX)) {
             size_t words = q->fast_words;
@@ -578,7 +507,7 @@ int pr_msgq_receive(pr_id_t id, void *msg, int *priority, pr_timeout_t timeout)
 {
     pr_irq_state_t irq = pr_port_irq_save();
     if (likely((unsigned)id < PR_CONFIG_MAX_MSGQS)) {
-        pr_msgq_t *q = &pool[id];
+        pr_msgq_t *q = descriptor(id);
         if (likely(msg != NULL)) {
             size_t words = q->fast_words;
             if (likely(words != 0 && ((uintptr_t)msg & (sizeof(uint32_t) - 1)) == 0 && q->messages > 0 &&
@@ -613,4 +542,3 @@ int pr_msgq_receive(pr_id_t id, void *msg, int *priority, pr_timeout_t timeout)
 
 #endif
 
-int pr_msgq_status(pr_id_t id, pr_msgq_status_t *status) { MASKED_CALL(msgq_status(id, status)); }
