@@ -7,7 +7,8 @@
  * (0 unless asked for). Before each step forward, the due
  * "interrupts" are taken: first the stop request (time reached the driver's
  * limit: back to the driver), then the tick whose time has come. A step
- * never crosses the next tick or the limit.
+ * never crosses the next tick or the limit; idle skips the ticks that have
+ * nothing to do before the next timer (skip_idle_ticks).
  */
 #include <string.h>
 #include "host_internal.h"
@@ -193,6 +194,34 @@ void pr_port_consume(uint64_t amount)
 
 void pr_host_consume(uint64_t ns) { pr_port_consume(ns); }
 
+/* The last tick whose time is before `ns` (0: none): ceil(ns * hz / 1e9) - 1,
+ * in two parts so that nothing overflows. */
+static pr_ticks_t last_tick_before(uint64_t ns)
+{
+    uint64_t hz = pr_tick_hz();
+    pr_ticks_t ticks = (ns / 1000000000u) * hz + ((ns % 1000000000u) * hz + 999999999u) / 1000000000u;
+    return ticks > 0 ? ticks - 1 : 0;
+}
+
+/* Nothing is ready: the ticks before the next timer's only count, so they
+ * are counted at once rather than taken one by one (a phase or a delay of
+ * 10^12 ticks is one step). Not with a tick hook, whose code runs at every
+ * tick; the ticks at or after the driver's limit stay for its next run. The
+ * skipped ticks' costs would fall in idle time, so no time is lost. */
+static void skip_idle_ticks(void)
+{
+    if (host.tick_hook != NULL)
+        return;
+    pr_ticks_t last = pr_kernel_next_timer() - 1; /* a timer is armed: at least next_tick */
+    pr_ticks_t limit = last_tick_before(host.until);
+    if (last > limit)
+        last = limit;
+    if (last < host.next_tick || pr_kernel_skip_ticks(last - host.next_tick + 1) != PR_OK)
+        return;
+    host.next_tick = last + 1;
+    host.next_tick_time = pr_host_tick_time(host.next_tick);
+}
+
 void pr_port_idle(void)
 {
     take_interrupts();
@@ -200,6 +229,7 @@ void pr_port_idle(void)
         back_to_driver(PR_HOST_QUIESCENT);
         return;
     }
+    skip_idle_ticks();
     host.now = next_event_time();
 }
 
