@@ -56,7 +56,7 @@ static int satisfied(uint32_t flags, uint32_t mask, unsigned options)
 
 /* t leaves e's queue with `result`, `flags` the flags it sees (the caller
  * makes it ready). */
-static void leave(pr_events_t *e, pr_task_t *t, int result, uint32_t flags)
+static inline __attribute__((always_inline)) void leave(pr_events_t *e, pr_task_t *t, int result, uint32_t flags)
 {
     waitq_remove(&e->waitq, t);
     wait_finish(t, result);
@@ -173,31 +173,13 @@ static int wait_checks(pr_id_t id, uint32_t mask, unsigned options, pr_events_t 
     return PR_OK;
 }
 
-static int events_wait(pr_id_t id, uint32_t mask, unsigned options, pr_timeout_t timeout, uint32_t *flags)
+/* The caller, a task, waits on e until satisfied or timed out (the wait's
+ * trace record first, as every wait's). */
+static inline __attribute__((always_inline)) int wait_blocking(pr_events_t *e, uint32_t mask, unsigned options,
+                                                              pr_timeout_t timeout, uint32_t *flags)
 {
-    pr_events_t *e = NULL;
-    int err = wait_checks(id, mask, options, &e);
-    int waits = 0;
-    if (err == PR_OK && satisfied(e->flags, mask, options)) {
-        if (flags != NULL)
-            *flags = e->flags;
-        if (options & PR_EVENTS_CLEAR)
-            e->flags &= ~mask;
-    } else if (err == PR_OK && timeout == PR_NO_WAIT) {
-        err = PR_EAGAIN;
-    } else if (err == PR_OK && !in_task_context()) {
-        err = PR_ECONTEXT;
-    } else if (err == PR_OK) {
-        waits = 1;
-    }
-    trace_emit(PR_EV_EVENTS_WAIT, caller_trace_id(), events_trace_id(id), err, (uint8_t)options,
-               (uint8_t)waits, (int32_t)mask);
-    if (err == PR_EAGAIN && flags != NULL)
-        *flags = e->flags;
-    if (!waits)
-        return err;
-
     pr_task_t *me = pr_k.current;
+    trace_emit(PR_EV_EVENTS_WAIT, trace_id(me), (uint8_t)e->index, PR_OK, (uint8_t)options, 1, (int32_t)mask);
     me->wait_for.events.mask = mask;
     me->wait_for.events.options = options;
     e->waiters++;
@@ -209,6 +191,34 @@ static int events_wait(pr_id_t id, uint32_t mask, unsigned options, pr_timeout_t
     if (flags != NULL)
         *flags = me->wait_for.events.flags;
     return me->wait_result;
+}
+
+/* A wait that the flags satisfy at once. */
+static inline void wait_satisfied(pr_events_t *e, uint32_t mask, unsigned options, uint32_t *flags)
+{
+    if (flags != NULL)
+        *flags = e->flags;
+    if (options & PR_EVENTS_CLEAR)
+        e->flags &= ~mask;
+    trace_emit(PR_EV_EVENTS_WAIT, caller_trace_id(), (uint8_t)e->index, PR_OK, (uint8_t)options, 0, (int32_t)mask);
+}
+
+static int events_wait(pr_id_t id, uint32_t mask, unsigned options, pr_timeout_t timeout, uint32_t *flags)
+{
+    pr_events_t *e = NULL;
+    int err = wait_checks(id, mask, options, &e);
+    if (err == PR_OK && satisfied(e->flags, mask, options)) {
+        wait_satisfied(e, mask, options, flags);
+        return PR_OK;
+    }
+    if (err == PR_OK && timeout != PR_NO_WAIT && in_task_context())
+        return wait_blocking(e, mask, options, timeout, flags);
+    if (err == PR_OK)
+        err = timeout == PR_NO_WAIT ? PR_EAGAIN : PR_ECONTEXT;
+    trace_emit(PR_EV_EVENTS_WAIT, caller_trace_id(), events_trace_id(id), err, (uint8_t)options, 0, (int32_t)mask);
+    if (err == PR_EAGAIN && flags != NULL)
+        *flags = e->flags;
+    return err;
 }
 
 static int events_status(pr_id_t id, pr_events_status_t *st)
@@ -253,10 +263,112 @@ void events_check(void)
 
 int pr_events_alloc(const char *name, pr_id_t *id) { MASKED_CALL(events_alloc(name, id)); }
 int pr_events_free(pr_id_t id) { MASKED_CALL(events_free(id)); }
-int pr_events_set(pr_id_t id, uint32_t mask) { MASKED_CALL(events_change(id, mask, 1)); }
 int pr_events_clear(pr_id_t id, uint32_t mask) { MASKED_CALL(events_change(id, mask, 0)); }
+
+/*
+ * Set and wait. In front of the general paths, with PR_CONFIG_FAST_PATHS,
+ * the fast paths serve what tasks and interrupts do most, each the general
+ * path with its case known in advance, built from the same pieces, and
+ * falling to the general path for anything else (a bad id included): a set
+ * on an object nobody waits on (it wakes nobody) or one task waits on, a
+ * wait that the flags satisfy at once, and a task's wait that blocks. The general paths
+ * restore the caller's interrupt state themselves, so that the public call
+ * reaches them by a tail call and a fast path needs no stack frame, as the
+ * semaphores' (sem.c).
+ */
+static __attribute__((noinline)) int set_general(pr_id_t id, uint32_t mask, pr_irq_state_t irq)
+{
+    int err = events_change(id, mask, 1);
+    pr_port_irq_restore(irq);
+    return err;
+}
+
+static __attribute__((noinline)) int wait_general(pr_id_t id, uint32_t mask, unsigned options, pr_timeout_t timeout,
+                                                  uint32_t *flags, pr_irq_state_t irq)
+{
+    int err = events_wait(id, mask, options, timeout, flags);
+    pr_port_irq_restore(irq);
+    return err;
+}
+
+#if PR_CONFIG_FAST_PATHS
+
+static __attribute__((noinline)) int wait_block(pr_events_t *e, uint32_t mask, unsigned options, pr_timeout_t timeout,
+                                                uint32_t *flags, pr_irq_state_t irq)
+{
+    int err = wait_blocking(e, mask, options, timeout, flags);
+    pr_port_irq_restore(irq);
+    return err;
+}
+
+/* A set on an object with one waiter: wake_satisfied for one. */
+static __attribute__((noinline)) int set_one_waiter(pr_events_t *e, uint32_t mask, pr_irq_state_t irq)
+{
+    uint32_t flags = e->flags | mask;
+    pr_task_t *t = waitq_first(&e->waitq);
+    uint32_t wanted = t->wait_for.events.mask;
+    unsigned options = t->wait_for.events.options;
+    int woken = satisfied(flags, wanted, options); /* a mask of 0 satisfies nobody new (events_check) */
+    e->sets++;
+    if (woken) {
+        leave(e, t, PR_OK, flags);
+        sched_make_ready(t);
+        e->wakeups++;
+        if (options & PR_EVENTS_CLEAR)
+            flags &= ~wanted;
+    }
+    e->flags = flags;
+    trace_emit(PR_EV_EVENTS_SET, caller_trace_id(), (uint8_t)e->index, PR_OK, 1, (uint8_t)woken, (int32_t)flags);
+    if (woken)
+        sched_reschedule(); /* in an interrupt, deferred to its end */
+    pr_port_irq_restore(irq);
+    return PR_OK;
+}
+
+int pr_events_set(pr_id_t id, uint32_t mask)
+{
+    pr_irq_state_t irq = pr_port_irq_save();
+    if (likely((unsigned)id < PR_CONFIG_MAX_EVENTS)) {
+        pr_events_t *e = &pool[id];
+        if (likely(e->allocated && e->waiters == 0)) { /* events_change with nobody to wake */
+            e->flags |= mask;
+            e->sets++;
+            trace_emit(PR_EV_EVENTS_SET, caller_trace_id(), (uint8_t)id, PR_OK, 1, 0, (int32_t)e->flags);
+            pr_port_irq_restore(irq);
+            return PR_OK;
+        }
+        if (e->allocated && e->waiters == 1)
+            return set_one_waiter(e, mask, irq);
+    }
+    return set_general(id, mask, irq);
+}
+
 int pr_events_wait(pr_id_t id, uint32_t mask, unsigned options, pr_timeout_t timeout, uint32_t *flags)
 {
-    MASKED_CALL(events_wait(id, mask, options, timeout, flags));
+    pr_irq_state_t irq = pr_port_irq_save();
+    if (likely((unsigned)id < PR_CONFIG_MAX_EVENTS)) {
+        pr_events_t *e = &pool[id];
+        if (likely(e->allocated && mask != 0 && (options & ~KNOWN_OPTIONS) == 0)) { /* wait_checks */
+            if (likely(satisfied(e->flags, mask, options))) {
+                wait_satisfied(e, mask, options, flags);
+                pr_port_irq_restore(irq);
+                return PR_OK;
+            }
+            if (timeout != PR_NO_WAIT && in_task_context())
+                return wait_block(e, mask, options, timeout, flags, irq);
+        }
+    }
+    return wait_general(id, mask, options, timeout, flags, irq);
 }
+
+#else /* every call takes the general path */
+
+int pr_events_set(pr_id_t id, uint32_t mask) { return set_general(id, mask, pr_port_irq_save()); }
+int pr_events_wait(pr_id_t id, uint32_t mask, unsigned options, pr_timeout_t timeout, uint32_t *flags)
+{
+    return wait_general(id, mask, options, timeout, flags, pr_port_irq_save());
+}
+
+#endif
+
 int pr_events_status(pr_id_t id, pr_events_status_t *status) { MASKED_CALL(events_status(id, status)); }

@@ -2,11 +2,13 @@
  * Message queues (msgq.h): a pool of descriptors, each over a buffer its
  * allocator gave, cut into `length` places of one message each.
  *
- * The messages in a queue are a priority list (plist.h: one FIFO list per
- * level and a bitmap), at the level of their priority, or all at level 0
- * for FIFO order; the free places are a list. Sending and receiving are
- * O(1) plus the copy of one message, whatever the number of messages and
- * of waiters.
+ * A queue in priority order keeps its messages in a priority list
+ * (plist.h: one FIFO list per level and a bitmap), at the level of their
+ * priority, and its free places in a list. A queue in FIFO order
+ * (PR_MSGQ_FIFO_MESSAGES) needs no lists: its places are a ring, and its
+ * messages are the `messages` places from `head` on. Sending and receiving
+ * are O(1) plus the copy of one message, whatever the number of messages
+ * and of waiters.
  *
  * Two wait queues: senders waiting for room, receivers waiting for a
  * message. Both cannot have waiters at once (a receiver waits only when
@@ -27,61 +29,20 @@
  * a send that would close a cycle of such waits is refused.
  */
 #include <string.h>
-#include "msgq_impl.h"
+#include "msgq_pool.h"
 #include "priority.h"
 
 #define KNOWN_FLAGS (PR_MSGQ_FIFO_MESSAGES | PR_MSGQ_FIFO_WAITERS | PR_MSGQ_INHERIT)
 
-/* One place of a queue's buffer (PR_MSGQ_PLACE_BYTES in msgq.h is its size). */
-typedef struct msg_place {
-    pr_link_t link;             /* in the queue's messages, or its free places */
-    int prio;
-    unsigned char data[];
-} msg_place_t;
-
-_Static_assert(offsetof(msg_place_t, data) == 2 * sizeof(void *) + sizeof(int),
-               "PR_MSGQ_PLACE_BYTES (msgq.h) must describe msg_place_t");
-
-typedef struct pr_msgq {
-    pr_link_t pool_link;        /* in the free list */
-    pr_id_t index;
-    int allocated;
-    unsigned flags;
-    size_t msg_size, place_bytes;
-    int length;
-    int messages, most_messages;
-    uint32_t sends, receives, send_waits, receive_waits;
-    int senders, receivers;     /* tasks in each wait queue */
-    pr_plist_t queued;          /* the messages */
-    pr_link_t free_places;
-    pr_lender_t lender;         /* PR_MSGQ_INHERIT: its server, and what it is lent */
-    pr_prio_t served;           /* PR_MSGQ_INHERIT: the priority of the server's last message, or PRIO_NONE */
-    char name[PR_CONFIG_NAME_LEN];
-    pr_waitq_t senders_q;       /* waiting for room */
-    pr_waitq_t receivers_q;     /* waiting for a message */
-} pr_msgq_t;
-
-static pr_msgq_t pool[PR_CONFIG_MAX_MSGQS];
+pr_msgq_t pr_msgq_pool[PR_CONFIG_MAX_MSGQS];
 static pr_link_t free_list; /* freed descriptors go to the tail: reused last */
-
-static int msgq_lookup(pr_id_t id, pr_msgq_t **out)
-{
-    if (id < 0 || id >= PR_CONFIG_MAX_MSGQS)
-        return PR_EBADID;
-    if (!pool[id].allocated)
-        return PR_ENOTALLOC;
-    *out = &pool[id];
-    return PR_OK;
-}
 
 #define msgq_trace_id(id) trace_id_of((id), PR_CONFIG_MAX_MSGQS)
 
-static int inherits(const pr_msgq_t *q) { return (q->flags & PR_MSGQ_INHERIT) != 0; }
-
 /* ---- inheritance ---- */
 
-/* What the server is lent now: the senders' wait queue's lend (waitq.h). */
-static pr_prio_t msgq_lend(const pr_waitq_t *wq)
+/* What the server is lent now (msgq_pool.h). */
+pr_prio_t msgq_lend(const pr_waitq_t *wq)
 {
     const pr_msgq_t *q = container_of(wq, pr_msgq_t, senders_q);
     pr_task_t *first = waitq_first(wq);
@@ -105,36 +66,105 @@ static void serve(pr_msgq_t *q, pr_task_t *server, pr_prio_t prio, int cause)
 
 /* ---- the messages ---- */
 
-static void put_message(pr_msgq_t *q, const void *msg, int prio)
+/* The copy of a message whose size is a multiple of 4 bytes (q->words
+ * words) between buffers aligned for 4 (a queue of integers or handles, the
+ * common case): a word at a time, inline, where a call of memcpy would take
+ * some twenty instructions for one word. */
+static inline int copies_by_words(const pr_msgq_t *q, const void *buffer)
 {
-    PR_ASSERT(q->messages < q->length && !list_empty(&q->free_places));
-    msg_place_t *p = container_of(q->free_places.next, msg_place_t, link);
-    list_remove(&p->link);
-    memcpy(p->data, msg, q->msg_size);
+    return q->words != 0 && ((uintptr_t)buffer & (sizeof(uint32_t) - 1)) == 0;
+}
+
+/* The descriptor of an id in the pool, kept in a register: GCC would
+ * otherwise compute &pr_msgq_pool[id] (a multiply) again at each use in the fast
+ * paths, whose every instruction counts. */
+static inline pr_msgq_t *descriptor(pr_id_t id)
+{
+    pr_msgq_t *q = &pr_msgq_pool[id];
+    __asm__("" : "+r"(q));
+    return q;
+}
+
+static inline void copy_words(void *to, const void *from, size_t words)
+{
+    uint32_t *d = __builtin_assume_aligned(to, sizeof(uint32_t));
+    const uint32_t *s = __builtin_assume_aligned(from, sizeof(uint32_t));
+    /* one load and one store each, with no aliasing question; words >= 1,
+     * and the first word outside the loop (most messages are one word) */
+    __builtin_memcpy(&d[0], &s[0], sizeof(uint32_t));
+    for (size_t i = 1; i < words; i++)
+        __builtin_memcpy(&d[i], &s[i], sizeof(uint32_t));
+}
+
+/* Any message (a place's data is aligned for a pointer). */
+static inline void copy_message(const pr_msgq_t *q, void *to, const void *from)
+{
+    if (copies_by_words(q, to) && copies_by_words(q, from))
+        copy_words(to, from, q->words);
+    else
+        memcpy(to, from, q->msg_size);
+}
+
+/* A free place joins the messages at `prio`; returns its data, for the
+ * caller to copy the message in. */
+static inline msg_place_t *place_at(const pr_msgq_t *q, int i)
+{
+    return (msg_place_t *)(void *)(q->places + (size_t)i * q->place_bytes);
+}
+
+static inline void *new_message(pr_msgq_t *q, int prio)
+{
+    PR_ASSERT(q->messages < q->length);
+    msg_place_t *p;
+    if (q->fifo) { /* the place after the last message, round the ring */
+        int i = q->head + q->messages;
+        p = place_at(q, i < q->length ? i : i - q->length);
+    } else {
+        PR_ASSERT(!list_empty(&q->free_places));
+        p = container_of(q->free_places.next, msg_place_t, link);
+        list_unlink(&p->link); /* it joins the messages at once */
+        plist_push_back(&q->queued, prio, &p->link);
+    }
     p->prio = prio;
-    plist_push_back(&q->queued, (q->flags & PR_MSGQ_FIFO_MESSAGES) ? 0 : prio, &p->link);
     if (++q->messages > q->most_messages)
         q->most_messages = q->messages;
     q->sends++;
+    return p->data;
 }
+
+/* The first message leaves the queue, its place joins the free ones: the
+ * caller copies its data out (interrupts stay masked till then). */
+static inline msg_place_t *first_message(pr_msgq_t *q)
+{
+    PR_ASSERT(q->messages > 0);
+    msg_place_t *p;
+    if (q->fifo) {
+        p = place_at(q, q->head);
+        q->head = q->head + 1 < q->length ? q->head + 1 : 0;
+    } else {
+        int level = plist_top_level(&q->queued);
+        p = container_of(q->queued.level[level].next, msg_place_t, link);
+        plist_remove(&q->queued, level, &p->link);
+        list_push_back(&q->free_places, &p->link);
+    }
+    q->messages--;
+    q->receives++;
+    return p;
+}
+
+static void put_message(pr_msgq_t *q, const void *msg, int prio) { copy_message(q, new_message(q, prio), msg); }
 
 static int take_message(pr_msgq_t *q, void *msg)
 {
-    PR_ASSERT(q->messages > 0);
-    int level = plist_top_level(&q->queued);
-    msg_place_t *p = container_of(q->queued.level[level].next, msg_place_t, link);
-    plist_remove(&q->queued, level, &p->link);
-    memcpy(msg, p->data, q->msg_size);
-    list_push_back(&q->free_places, &p->link);
-    q->messages--;
-    q->receives++;
+    msg_place_t *p = first_message(q);
+    copy_message(q, msg, p->data);
     return p->prio;
 }
 
 /* ---- the wait queues ---- */
 
 /* t leaves the wait queue wq of q with `result` (the caller makes it ready). */
-static void leave(pr_msgq_t *q, pr_waitq_t *wq, pr_task_t *t, int result)
+static inline __attribute__((always_inline)) void leave(pr_msgq_t *q, pr_waitq_t *wq, pr_task_t *t, int result)
 {
     waitq_remove(wq, t);
     wait_finish(t, result);
@@ -168,7 +198,7 @@ void msgqs_reset(void)
 {
     list_init(&free_list);
     for (int i = 0; i < PR_CONFIG_MAX_MSGQS; i++) {
-        pr_msgq_t *q = &pool[i];
+        pr_msgq_t *q = &pr_msgq_pool[i];
         memset(q, 0, sizeof *q);
         q->index = i;
         q->served = PRIO_NONE;
@@ -183,8 +213,8 @@ void msgqs_reset(void)
 void msgq_task_gone(pr_task_t *t)
 {
     for (int i = 0; i < PR_CONFIG_MAX_MSGQS; i++)
-        if (pool[i].allocated && pool[i].lender.holder == t)
-            serve(&pool[i], NULL, PRIO_NONE, PR_CAUSE_DELETE);
+        if (pr_msgq_pool[i].allocated && pr_msgq_pool[i].lender.holder == t)
+            serve(&pr_msgq_pool[i], NULL, PRIO_NONE, PR_CAUSE_DELETE);
 }
 
 /* ---- the calls ---- */
@@ -220,6 +250,11 @@ static int msgq_alloc(const pr_msgq_attr_t *a, pr_id_t *id)
     q->flags = a->flags;
     q->msg_size = a->msg_size;
     q->place_bytes = PR_MSGQ_PLACE_BYTES(a->msg_size);
+    q->words = a->msg_size % sizeof(uint32_t) == 0 ? a->msg_size / sizeof(uint32_t) : 0;
+    q->fast_words = (a->flags & PR_MSGQ_INHERIT) ? 0 : q->words;
+    q->fifo = (a->flags & PR_MSGQ_FIFO_MESSAGES) != 0;
+    q->head = 0;
+    q->places = a->buffer;
     q->length = a->length;
     q->messages = q->most_messages = 0;
     q->sends = q->receives = q->send_waits = q->receive_waits = 0;
@@ -230,10 +265,8 @@ static int msgq_alloc(const pr_msgq_attr_t *a, pr_id_t *id)
     name_copy(q->name, a->name);
     plist_init(&q->queued);
     list_init(&q->free_places);
-    for (int i = 0; i < a->length; i++) {
-        msg_place_t *p = (msg_place_t *)(void *)((unsigned char *)a->buffer + (size_t)i * q->place_bytes);
-        list_push_back(&q->free_places, &p->link);
-    }
+    for (int i = 0; !q->fifo && i < a->length; i++)
+        list_push_back(&q->free_places, &place_at(q, i)->link);
     int fifo_waiters = (a->flags & PR_MSGQ_FIFO_WAITERS) != 0;
     waitq_init(&q->senders_q, &senders_ops, fifo_waiters, (uint8_t)q->index);
     waitq_init(&q->receivers_q, &receivers_ops, fifo_waiters, (uint8_t)q->index);
@@ -257,12 +290,13 @@ static int msgq_free(pr_id_t id)
     if (q->lender.holder != NULL)
         serve(q, NULL, PRIO_NONE, PR_CAUSE_RELEASE);
     q->allocated = 0;
+    q->fast_words = 0;
     list_push_back(&free_list, &q->pool_link);
     return PR_OK;
 }
 
 /* The caller waits in wq (state `state`) until woken or timed out. */
-static int wait_in(pr_waitq_t *wq, pr_task_state_t state, pr_timeout_t timeout)
+static inline __attribute__((always_inline)) int wait_in(pr_waitq_t *wq, pr_task_state_t state, pr_timeout_t timeout)
 {
     pr_task_t *me = pr_k.current;
     sched_make_unready(me, state);
@@ -275,6 +309,35 @@ static int wait_in(pr_waitq_t *wq, pr_task_state_t state, pr_timeout_t timeout)
     return me->wait_result;
 }
 
+/* A send finds `receiver` waiting (so the queue is empty): the message goes
+ * straight to it, and it is made ready. */
+static inline __attribute__((always_inline)) void hand_over(pr_msgq_t *q, pr_task_t *receiver, const void *msg, int prio)
+{
+    copy_message(q, receiver->wait_for.msg.to, msg);
+    receiver->wait_for.msg.prio = prio;
+    q->sends++;
+    q->receives++;
+    leave(q, &q->receivers_q, receiver, PR_OK);
+    sched_make_ready(receiver);
+    if (inherits(q))
+        serve(q, receiver, prio, PR_CAUSE_MESSAGE);
+}
+
+/* The caller (a task, `me`) finds q empty and waits for a message into msg;
+ * *prio gets its priority once it comes. */
+static inline __attribute__((always_inline)) int wait_for_message(pr_msgq_t *q, pr_task_t *me, void *msg, pr_timeout_t timeout, int *prio)
+{
+    if (inherits(q) && q->lender.holder == me)
+        serve(q, me, PRIO_NONE, PR_CAUSE_RELEASE); /* it waits on the queue: its last message's lend ends */
+    me->wait_for.msg.to = msg;
+    q->receivers++;
+    q->receive_waits++;
+    trace_emit(PR_EV_MSGQ_WAIT, trace_id(me), (uint8_t)q->index, PR_OK, 0, 0, (int32_t)timeout);
+    int err = wait_in(&q->receivers_q, PR_TASK_WAIT_RECEIVE, timeout);
+    *prio = me->wait_for.msg.prio;
+    return err;
+}
+
 static int msgq_send(pr_id_t id, const void *msg, int prio, pr_timeout_t timeout)
 {
     pr_msgq_t *q = NULL;
@@ -285,15 +348,8 @@ static int msgq_send(pr_id_t id, const void *msg, int prio, pr_timeout_t timeout
         prio = in_task_context() ? pr_k.current->effective : 0;
     int waited = 0, woken = 0;
     pr_task_t *receiver = err == PR_OK ? waitq_first(&q->receivers_q) : NULL;
-    if (receiver != NULL) { /* the queue is empty: the message goes straight to it */
-        memcpy(receiver->wait_for.msg.to, msg, q->msg_size);
-        receiver->wait_for.msg.prio = prio;
-        q->sends++;
-        q->receives++;
-        leave(q, &q->receivers_q, receiver, PR_OK);
-        sched_make_ready(receiver);
-        if (inherits(q))
-            serve(q, receiver, prio, PR_CAUSE_MESSAGE);
+    if (receiver != NULL) {
+        hand_over(q, receiver, msg, prio);
         woken = 1;
     } else if (err == PR_OK && q->messages < q->length) {
         put_message(q, msg, prio);
@@ -344,14 +400,7 @@ static int msgq_receive(pr_id_t id, void *msg, int *prio_out, pr_timeout_t timeo
     } else if (err == PR_OK && me == NULL) {
         err = PR_ECONTEXT;
     } else if (err == PR_OK) {
-        if (inherits(q) && q->lender.holder == me)
-            serve(q, me, PRIO_NONE, PR_CAUSE_RELEASE); /* it waits on the queue: its last message's lend ends */
-        me->wait_for.msg.to = msg;
-        q->receivers++;
-        q->receive_waits++;
-        trace_emit(PR_EV_MSGQ_WAIT, trace_id(me), (uint8_t)q->index, PR_OK, 0, 0, (int32_t)timeout);
-        err = wait_in(&q->receivers_q, PR_TASK_WAIT_RECEIVE, timeout);
-        prio = me->wait_for.msg.prio;
+        err = wait_for_message(q, me, msg, timeout, &prio);
         waited = 1;
     }
     if (err == PR_OK && prio_out != NULL)
@@ -363,66 +412,6 @@ static int msgq_receive(pr_id_t id, void *msg, int *prio_out, pr_timeout_t timeo
     return err;
 }
 
-static int msgq_status(pr_id_t id, pr_msgq_status_t *st)
-{
-    pr_msgq_t *q;
-    int err = msgq_lookup(id, &q);
-    if (err != PR_OK)
-        return err;
-    if (st == NULL)
-        return PR_EINVAL;
-    st->index = q->index;
-    memcpy(st->name, q->name, PR_CONFIG_NAME_LEN);
-    st->msg_size = q->msg_size;
-    st->length = q->length;
-    st->flags = q->flags;
-    st->messages = q->messages;
-    st->most_messages = q->most_messages;
-    st->sends = q->sends;
-    st->receives = q->receives;
-    st->send_waits = q->send_waits;
-    st->receive_waits = q->receive_waits;
-    st->senders_waiting = q->senders;
-    st->receivers_waiting = q->receivers;
-    st->server = q->lender.holder != NULL ? q->lender.holder->id : PR_NO_TASK;
-    return PR_OK;
-}
-
-void msgq_lenders(void (*fn)(const pr_lender_t *l, void *arg), void *arg)
-{
-    for (int i = 0; i < PR_CONFIG_MAX_MSGQS; i++)
-        if (pool[i].allocated && inherits(&pool[i]))
-            fn(&pool[i].lender, arg);
-}
-
-#if PR_CONFIG_ASSERT
-/* Every queue's invariants (pr_kernel_check). */
-void msgq_check(void)
-{
-    for (int i = 0; i < PR_CONFIG_MAX_MSGQS; i++) {
-        const pr_msgq_t *q = &pool[i];
-        if (!q->allocated) {
-            PR_ASSERT(q->lender.holder == NULL && waitq_empty(&q->senders_q) && waitq_empty(&q->receivers_q));
-            continue;
-        }
-        int queued = 0, free = 0;
-        for (int level = 0; level < PR_CONFIG_PRIORITIES; level++)
-            for (const pr_link_t *l = q->queued.level[level].next; l != &q->queued.level[level]; l = l->next)
-                queued++;
-        for (const pr_link_t *l = q->free_places.next; l != &q->free_places; l = l->next)
-            free++;
-        PR_ASSERT(queued == q->messages && queued + free == q->length && q->most_messages >= q->messages);
-        PR_ASSERT(waitq_check(&q->senders_q) == q->senders && waitq_check(&q->receivers_q) == q->receivers);
-        PR_ASSERT(q->senders == 0 || q->messages == q->length); /* senders wait only for a full queue */
-        PR_ASSERT(q->receivers == 0 || q->messages == 0);       /* receivers only for an empty one */
-        PR_ASSERT(inherits(q) || (q->lender.holder == NULL && q->served == PRIO_NONE));
-        PR_ASSERT(q->lender.holder != NULL || q->served == PRIO_NONE);
-        if (q->lender.holder != NULL)
-            PR_ASSERT(q->lender.lent == msgq_lend(&q->senders_q));
-    }
-}
-#endif
-
 /* ---- the calls: each does its work with interrupts masked (kernel_impl.h) ---- */
 
 void pr_msgq_attr_init(pr_msgq_attr_t *attr)
@@ -433,12 +422,124 @@ void pr_msgq_attr_init(pr_msgq_attr_t *attr)
 
 int pr_msgq_alloc(const pr_msgq_attr_t *attr, pr_id_t *id) { MASKED_CALL(msgq_alloc(attr, id)); }
 int pr_msgq_free(pr_id_t id) { MASKED_CALL(msgq_free(id)); }
+
+/*
+ * Send and receive. In front of the general paths, with PR_CONFIG_FAST_PATHS,
+ * the fast paths serve what tasks and interrupts do most, each the general
+ * path with its case known in advance, built from the same pieces, and
+ * falling to the general path for anything else (a bad id included):
+ *
+ *  - send_fast: a send of an explicit priority into a queue with room and
+ *    no receiver waiting; receive_fast: a receive that finds a message and
+ *    no sender waiting, from a queue that does not inherit (so nothing is
+ *    lent). Neither switches.
+ *  - send_wake: a send that finds a receiver waiting, from a task or an
+ *    interrupt (hand_over, then the scheduler's test).
+ *  - receive_wait: a task's receive that finds the queue empty and waits
+ *    (wait_for_message).
+ *
+ * The general paths restore the caller's interrupt state themselves, so
+ * that the public call reaches them by a tail call and a fast path needs
+ * no stack frame, as the semaphores' (sem.c).
+ */
+static __attribute__((noinline)) int send_general(pr_id_t id, const void *msg, int prio, pr_timeout_t timeout,
+                                                  pr_irq_state_t irq)
+{
+    int err = msgq_send(id, msg, prio, timeout);
+    pr_port_irq_restore(irq);
+    return err;
+}
+
+static __attribute__((noinline)) int receive_general(pr_id_t id, void *msg, int *prio, pr_timeout_t timeout,
+                                                     pr_irq_state_t irq)
+{
+    int err = msgq_receive(id, msg, prio, timeout);
+    pr_port_irq_restore(irq);
+    return err;
+}
+
+#if PR_CONFIG_FAST_PATHS
+
+static __attribute__((noinline)) int send_wake(pr_msgq_t *q, const void *msg, int prio, pr_irq_state_t irq)
+{
+    hand_over(q, waitq_first(&q->receivers_q), msg, prio);
+    trace_emit(PR_EV_MSGQ_SEND, caller_trace_id(), (uint8_t)q->index, PR_OK, (uint8_t)prio, 0, q->messages);
+    sched_reschedule(); /* in an interrupt, deferred to its end */
+    pr_port_irq_restore(irq);
+    return PR_OK;
+}
+
+static __attribute__((noinline)) int receive_wait(pr_msgq_t *q, void *msg, int *prio_out, pr_timeout_t timeout,
+                                                  pr_irq_state_t irq)
+{
+    int prio = 0;
+    int err = wait_for_message(q, pr_k.current, msg, timeout, &prio);
+    if (err == PR_OK && prio_out != NULL)
+        *prio_out = prio;
+    trace_emit(PR_EV_MSGQ_RECEIVE, caller_trace_id(), (uint8_t)q->index, err, (uint8_t)(err == PR_OK ? prio : 0), 1,
+               q->messages);
+    pr_port_irq_restore(irq);
+    return err;
+}
+
 int pr_msgq_send(pr_id_t id, const void *msg, int priority, pr_timeout_t timeout)
 {
-    MASKED_CALL(msgq_send(id, msg, priority, timeout));
+    pr_irq_state_t irq = pr_port_irq_save();
+    if (likely((unsigned)id < PR_CONFIG_MAX_MSGQS)) {
+        pr_msgq_t *q = descriptor(id);
+        /* an explicit priority (PR_MSG_PRIO_SENDER is the general path's) */
+        if (likely(msg != NULL && (unsigned)priority <= PR_PRIO_MAX)) {
+            size_t words = q->fast_words;
+            if (likely(words != 0 && ((uintptr_t)msg & (sizeof(uint32_t) - 1)) == 0 && q->receivers == 0 &&
+                       q->messages < q->length)) {
+                copy_words(new_message(q, priority), msg, words);
+                trace_emit(PR_EV_MSGQ_SEND, caller_trace_id(), (uint8_t)id, PR_OK, (uint8_t)priority, 0, q->messages);
+                pr_port_irq_restore(irq);
+                return PR_OK;
+            }
+            if (q->allocated && q->receivers > 0)
+                return send_wake(q, msg, priority, irq);
+        }
+    }
+    return send_general(id, msg, priority, timeout, irq);
 }
+
 int pr_msgq_receive(pr_id_t id, void *msg, int *priority, pr_timeout_t timeout)
 {
-    MASKED_CALL(msgq_receive(id, msg, priority, timeout));
+    pr_irq_state_t irq = pr_port_irq_save();
+    if (likely((unsigned)id < PR_CONFIG_MAX_MSGQS)) {
+        pr_msgq_t *q = descriptor(id);
+        if (likely(msg != NULL)) {
+            size_t words = q->fast_words;
+            if (likely(words != 0 && ((uintptr_t)msg & (sizeof(uint32_t) - 1)) == 0 && q->messages > 0 &&
+                       q->senders == 0)) {
+                msg_place_t *p = first_message(q);
+                copy_words(msg, p->data, words);
+                int prio = p->prio;
+                if (priority != NULL)
+                    *priority = prio;
+                trace_emit(PR_EV_MSGQ_RECEIVE, caller_trace_id(), (uint8_t)id, PR_OK, (uint8_t)prio, 0, q->messages);
+                pr_port_irq_restore(irq);
+                return PR_OK;
+            }
+            if (q->allocated && q->messages == 0 && timeout != PR_NO_WAIT && in_task_context())
+                return receive_wait(q, msg, priority, timeout, irq);
+        }
+    }
+    return receive_general(id, msg, priority, timeout, irq);
 }
-int pr_msgq_status(pr_id_t id, pr_msgq_status_t *status) { MASKED_CALL(msgq_status(id, status)); }
+
+#else /* every call takes the general path */
+
+int pr_msgq_send(pr_id_t id, const void *msg, int priority, pr_timeout_t timeout)
+{
+    return send_general(id, msg, priority, timeout, pr_port_irq_save());
+}
+
+int pr_msgq_receive(pr_id_t id, void *msg, int *priority, pr_timeout_t timeout)
+{
+    return receive_general(id, msg, priority, timeout, pr_port_irq_save());
+}
+
+#endif
+

@@ -79,16 +79,18 @@ static void expire(void *owner)
     pr_ticks_t expiry = tm->kernel_timer.expiry;
     int overrun = tm->due; /* its last expiry's action has not run yet */
     trace_emit(PR_EV_TIMER_EXPIRE, PR_TRACE_NONE, (uint8_t)tm->index, PR_OK, (uint8_t)overrun, 0, (int32_t)expiry);
-    if (tm->period != 0)
-        timer_arm(&tm->kernel_timer, expiry + tm->period);
     if (overrun) {
         tm->dropped++;
-        return;
+    } else {
+        tm->due = 1;
+        tm->due_expiry = expiry;
+        plist_push_back(&due_list, tm->priority, &tm->due_link);
     }
-    tm->due = 1;
-    tm->due_expiry = expiry;
-    plist_push_back(&due_list, tm->priority, &tm->due_link);
-    if (service_sleeps())
+    if (tm->period != 0)
+        timer_arm(&tm->kernel_timer, expiry + tm->period);
+    /* last, so that a one-shot timer's expiry makes no other call first
+     * and needs no stack frame (the wheel and the ready queue are apart) */
+    if (!overrun && service_sleeps())
         sched_make_ready(service);
 }
 
@@ -123,7 +125,8 @@ static void service_body(void *arg)
         }
         int level = plist_top_level(&due_list);
         pr_swtimer_t *tm = container_of(due_list.level[level].next, pr_swtimer_t, due_link);
-        undue(tm);
+        plist_remove(&due_list, level, &tm->due_link); /* undue(tm), which it is */
+        tm->due = 0;
         pr_ticks_t lateness = tick_now() - tm->due_expiry; /* the tick this instant belongs to */
         tm->expiries++;
         if (lateness > tm->max_lateness)

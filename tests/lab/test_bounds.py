@@ -394,7 +394,7 @@ def test_bench_no_build_names_the_missing_image(tmp_path: Path, monkeypatch: pyt
     with pytest.raises(RuntimeError) as err:
         bench.measure(bench.Build("rv32", False), False)
     assert str(err.value) == (
-        f"--no-build: {tmp_path}/build/riscv/bench/rv32-trace0/bench_sem.elf is missing (10 of 10 images of "
+        f"--no-build: {tmp_path}/build/riscv/bench/rv32-trace0/bench_sem.elf is missing (13 of 13 images of "
         "rv32 trace off): build them first with scripts/bench.sh --arch rv32 --trace off (without --no-build)"
     )
 
