@@ -153,6 +153,7 @@ typedef struct fz_msg {
     uint32_t gen;
     uint64_t entry_lo, entry_hi; /* call numbers between which it entered the queue */
     uint32_t receivers;        /* HANDED: the tasks it may have gone to */
+    uint16_t size;             /* its queue's message size */
 } fz_msg_t;
 
 typedef struct fz_timer {

@@ -337,6 +337,17 @@ static void set_state(fz_msg_t *m, fz_msg_state_t state)
     m->state = (uint8_t)state;
 }
 
+static void drop_messages(int q)
+{
+    for (int n = 0; n < fz.nmsgs; n++) {
+        fz_msg_t *m = &fz.msgs[n];
+        if (m->q == q && m->gen == fz.msgq[q].gen &&
+            (m->state == FZ_MSG_QUEUED || m->state == FZ_MSG_SENDING || m->state == FZ_MSG_MAYBE))
+            m->state = FZ_MSG_DROPPED;
+    }
+    fz.msgq[q].nqueued = fz.msgq[q].nmaybe = 0;
+}
+
 /* ---- before the call: what it does at once, learnt before a switch can hide it ---- */
 
 /* The waiting receivers of q a message sent now goes to: the first in FIFO
@@ -373,6 +384,7 @@ static void before_send(fz_call_t *c, int who)
     c->arg[3] = n;
     m->q = (uint8_t)q;
     m->gen = fz.msgq[q].gen;
+    m->size = (uint16_t)fz.msgq[q].attr.msg_size;
     m->prio = (int16_t)(c->arg[1] != PR_MSG_PRIO_SENDER ? c->arg[1] : who >= 0 ? fz.snap.task[who].effective_priority : 0);
     if (m->prio > fz.msgq[q].max_prio)
         fz.msgq[q].max_prio = m->prio;
@@ -425,7 +437,6 @@ void fz_services_before(fz_call_t *c, int who, unsigned expected)
     int64_t id = c->arg[0];
     if (w != NULL) {
         w->call_no = c->no;
-        memcpy(w->call_args, c->arg, sizeof w->call_args);
         w->events_woken = 0;
         w->call_waits = 0;
     }
@@ -452,6 +463,15 @@ void fz_services_before(fz_call_t *c, int who, unsigned expected)
             w->call_waits = 1;
         }
         break;
+    case FZ_MSGQ_FREE: /* done before it returns: ending its server's lend may switch */
+        if (expected == E(OK)) {
+            drop_messages((int)id);
+            fz.msgq[id].alive = 0;
+            free(fz.msgq[id].buffer); /* the kernel no longer reads it (msgq.h) */
+            fz.msgq[id].buffer = NULL;
+            fz_fifo_put(&fz.msgq_free, FZ_MSGQS, (int)id);
+        }
+        break;
     case FZ_MSGQ_SEND:
         c->arg[3] = -1;
         if (expected & E(OK))
@@ -459,6 +479,7 @@ void fz_services_before(fz_call_t *c, int who, unsigned expected)
         break;
     case FZ_MSGQ_RECEIVE:
         c->arg[3] = 0;
+        c->arg[2] = msgq_err(id) == 0 ? fz.msgq[id].gen : 0; /* the queue may be freed while the call is under way */
         if (w != NULL && msgq_err(id) == 0) /* a server from when its call starts (a send may hand it one) */
             fz.msgq[id].received_by |= 1u << who;
         if (expected == E(OK) && fz.snap.msgq[id].messages > 0) { /* a message taken at once */
@@ -479,6 +500,8 @@ void fz_services_before(fz_call_t *c, int who, unsigned expected)
     default:
         break;
     }
+    if (w != NULL)
+        memcpy(w->call_args, c->arg, sizeof w->call_args);
 }
 
 /* ---- issuing ---- */
@@ -542,16 +565,6 @@ int fz_services_issue(fz_call_t *c, pr_id_t *out_id, void *out_)
 
 /* ---- after the call: what its result says ---- */
 
-static void drop_messages(int q)
-{
-    for (int n = 0; n < fz.nmsgs; n++) {
-        fz_msg_t *m = &fz.msgs[n];
-        if (m->q == q && m->gen == fz.msgq[q].gen &&
-            (m->state == FZ_MSG_QUEUED || m->state == FZ_MSG_SENDING || m->state == FZ_MSG_MAYBE))
-            m->state = FZ_MSG_DROPPED;
-    }
-    fz.msgq[q].nqueued = fz.msgq[q].nmaybe = 0;
-}
 
 static void learn_send(const fz_call_t *c, int who, int r)
 {
@@ -596,7 +609,10 @@ static void check_order(int q, int n, uint64_t no)
 static void learn_receive(const fz_call_t *c, int who, int r, const svc_out_t *out)
 {
     int q = (int)c->arg[0], immediate = c->arg[3] == 1;
-    if (immediate && who >= 0)
+    if (c->arg[0] < 0 || c->arg[0] >= FZ_MSGQS)
+        return;
+    int same = fz.msgq[q].alive && fz.msgq[q].gen == (uint32_t)c->arg[2]; /* not freed meanwhile */
+    if (immediate && who >= 0 && same)
         fz.msgq[q].inflight--;
     if (r != PR_OK) {
         for (size_t i = 0; i < sizeof out->msg; i++)
@@ -611,7 +627,7 @@ static void learn_receive(const fz_call_t *c, int who, int r, const svc_out_t *o
     if (serial >= (uint32_t)fz.nmsgs)
         fz_fail("q%d delivered a message nobody sent (serial %u)", q, (unsigned)serial);
     fz_msg_t *m = &fz.msgs[serial];
-    size_t size = fz.msgq[q].attr.msg_size;
+    size_t size = m->size;
     unsigned char want[PR_CONFIG_MSG_MAX_SIZE];
     fill_msg(want, size, serial);
     if (m->q != q)
@@ -625,10 +641,11 @@ static void learn_receive(const fz_call_t *c, int who, int r, const svc_out_t *o
         fz_fail("q%d delivered message #%u with priority %d; it was sent with %d", q, (unsigned)serial, out->prio,
                 m->prio);
     if (immediate) {
-        if (m->state != FZ_MSG_QUEUED && m->state != FZ_MSG_SENDING && m->state != FZ_MSG_MAYBE)
+        if (m->state != FZ_MSG_QUEUED && m->state != FZ_MSG_SENDING && m->state != FZ_MSG_MAYBE &&
+            !(m->state == FZ_MSG_DROPPED && !same)) /* taken, then the queue freed before the call returned */
             fz_fail("a receive from q%d took message #%u, which is not in the queue (state %d: 4 received, 5 "
                     "refused, 7 dropped, 3 handed)", q, (unsigned)serial, m->state);
-        if (!fz.msgq[q].tainted && fz.msgq[q].inflight == 0)
+        if (same && !fz.msgq[q].tainted && fz.msgq[q].inflight == 0)
             check_order(q, (int)serial, c->no);
     } else {
         if (m->state != FZ_MSG_HANDED)
@@ -729,15 +746,6 @@ void fz_services_learn(fz_call_t *c, int who, int r, pr_id_t id, const void *out
             q->attr.name = NULL;
         }
         break;
-    case FZ_MSGQ_FREE:
-        if (r == PR_OK) {
-            drop_messages((int)a0);
-            fz.msgq[a0].alive = 0;
-            free(fz.msgq[a0].buffer);
-            fz.msgq[a0].buffer = NULL;
-            fz_fifo_put(&fz.msgq_free, FZ_MSGQS, (int)a0);
-        }
-        break;
     case FZ_MSGQ_SEND: learn_send(c, who, r); break;
     case FZ_MSGQ_RECEIVE: learn_receive(c, who, r, out); break;
     case FZ_TIMER_SERVICE_START:
@@ -790,8 +798,9 @@ void fz_services_task_gone(int t)
     if (w->msg >= 0 && fz.msgs[w->msg].state == FZ_MSG_SENDING)
         set_state(&fz.msgs[w->msg], w->was_wait_send ? FZ_MSG_REFUSED : FZ_MSG_MAYBE);
     w->msg = -1;
-    if (w->call == FZ_MSGQ_RECEIVE && w->call_args[3] == 1) {
-        int q = (int)w->call_args[0];
+    int q = (int)w->call_args[0];
+    if (w->call == FZ_MSGQ_RECEIVE && w->call_args[3] == 1 && q >= 0 && q < FZ_MSGQS && fz.msgq[q].alive &&
+        fz.msgq[q].gen == (uint32_t)w->call_args[2]) {
         fz.msgq[q].inflight--;
         fz.msgq[q].tainted++;
     }
@@ -857,6 +866,7 @@ void fz_timer_action(pr_id_t id, void *arg)
     if (lateness > tm->max_lateness)
         tm->max_lateness = lateness;
     fz.actions++;
+    fz_check(); /* the service was switched to without a call of its own returning */
     if (fz.calls < fz.budget && fz_chance(30)) {
         fz_call_t c;
         memset(&c, 0, sizeof c);
