@@ -281,6 +281,7 @@ void fz_services_read(int sweep);
 void fz_services_check(void);
 void fz_services_tick(void);
 void fz_services_task_gone(int t);
+int fz_services_adopt(int t);
 pr_prio_t fz_queue_lend(int t, pr_prio_t *high);
 int fz_lends_on(int h);
 int fz_chain_reaches(int h, int t);

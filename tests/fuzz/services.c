@@ -808,6 +808,21 @@ void fz_services_task_gone(int t)
         fz.service = -1;
 }
 
+/* A task nobody created: the service a start under way made (it runs at
+ * once if more urgent than the caller, which may then wait long before
+ * its call returns). From then on the service is started. */
+int fz_services_adopt(int t)
+{
+    int starting = 0;
+    for (int u = 0; u <= fz.task_hi && u < FZ_TASKS; u++)
+        starting |= fz.task[u].alive && fz.task[u].call == FZ_TIMER_SERVICE_START;
+    if (!starting || strcmp(fz.snap.task[t].name, "timers") != 0)
+        return 0;
+    fz_task_adopt(t);
+    fz.service = t;
+    return 1;
+}
+
 /* ---- the timers' expiries (the tick interrupt, before its check) ---- */
 
 void fz_services_tick(void)

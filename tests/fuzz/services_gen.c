@@ -143,7 +143,7 @@ void fz_gen_services(fz_call_t *c, int self)
         c->arg[0] = pick_events();
         c->arg[1] = fz_chance(5) ? 0 : pick_mask();
     } else if (k < 29) {
-        c->op = fz_chance(50) ? FZ_EVENTS_FREE : FZ_EVENTS_ALLOC;
+        c->op = fz_chance(35) ? FZ_EVENTS_FREE : FZ_EVENTS_ALLOC;
         c->arg[0] = pick_events();
         c->name = NAMES[fz_below(4)];
         c->null = fz_chance(5);
@@ -155,7 +155,7 @@ void fz_gen_services(fz_call_t *c, int self)
         c->arg[1] = pick_timeout();
         c->null = fz_chance(3) ? fz_range(1, 2) : fz_chance(10) ? 2 : 0;
     } else if (k < 69) {
-        if (fz_chance(50)) {
+        if (fz_chance(35)) {
             c->op = FZ_MSGQ_FREE;
             c->arg[0] = pick_msgq();
         } else {

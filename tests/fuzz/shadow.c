@@ -218,6 +218,8 @@ static void reconcile_tasks(void)
     }
     for (int t = 0; t <= fz.task_hi && t < FZ_TASKS; t++) {
         fz_task_t *w = &fz.task[t];
+        if (!w->alive && fz.snap.task_ok[t] && fz_services_adopt(t))
+            continue;
         if (!w->alive) {
             if (fz.snap.task_ok[t] && !creating)
                 fz_fail("task %d exists, but no task_create returned it", t);
