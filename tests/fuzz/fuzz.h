@@ -289,6 +289,7 @@ void fz_timer_action(pr_id_t id, void *arg);
 void fz_gen_services(fz_call_t *c, int self);
 void fz_gen_services_isr(fz_call_t *c);
 void fz_gen_services_setup(void);
+void fz_gen_services_fill(void);
 void fz_print_services_call(FILE *out, const fz_call_t *c);
 int fz_fifo_take(fz_fifo_t *f, int size, int expect_id, const char *what);
 void fz_fifo_put(fz_fifo_t *f, int size, int id);

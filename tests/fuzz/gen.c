@@ -552,8 +552,10 @@ void fz_gen_setup(void)
     int mutexes = fz_range(2, 5), counting = fz_range(1, 2), conds = fz_range(1, 2), tasks = fz_range(3, 8);
     if (tasks > fz.profile.max_workers)
         tasks = fz.profile.max_workers;
-    if (fz_chance(4))
+    if (fz_chance(4)) {
         fill_pools();
+        fz_gen_services_fill();
+    }
     for (int i = 0; i < mutexes + counting; i++) {
         int attempts = 0;
         do {

@@ -216,6 +216,47 @@ void fz_gen_services_isr(fz_call_t *c)
     }
 }
 
+/* The pools' ends, as fill_pools (gen.c) does for tasks and semaphores:
+ * every event flags object, queue and timer taken (the next alloc fails
+ * with PR_ENOSPC), then all given back in an order that shuffles the free
+ * lists. */
+void fz_gen_services_fill(void)
+{
+    fz_call_t c;
+    do {
+        c = (fz_call_t){.op = FZ_EVENTS_ALLOC};
+    } while (fz_do(&c) == PR_OK);
+    do {
+        memset(&c, 0, sizeof c);
+        make_msgq_attr(&c);
+        c.null = c.bad = 0;
+        c.msgq_attr = (pr_msgq_attr_t){.msg_size = 4, .length = 1};
+    } while (fz_do(&c) == PR_OK);
+    do {
+        memset(&c, 0, sizeof c);
+        make_timer_attr(&c);
+        c.null = 0;
+        c.timer_attr = (pr_timer_attr_t){.action = fz_timer_action};
+    } while (fz_do(&c) == PR_OK);
+    for (int i = 0; i < FZ_TIMERS; i++) {
+        c = (fz_call_t){.op = i < FZ_EVENTS ? FZ_EVENTS_FREE : FZ_TIMER_FREE, .arg = {(i * 7) % FZ_EVENTS}};
+        if (i >= FZ_EVENTS)
+            c.arg[0] = (i * 5) % FZ_TIMERS;
+        fz_do(&c);
+    }
+    for (int i = 0; i < FZ_TIMERS; i++) {
+        c = (fz_call_t){.op = i < FZ_MSGQS ? FZ_MSGQ_FREE : FZ_TIMER_FREE, .arg = {(i * 3) % FZ_MSGQS}};
+        if (i >= FZ_MSGQS)
+            c.arg[0] = (i * 5 + 1) % FZ_TIMERS;
+        fz_do(&c);
+    }
+    for (int i = 0; i < FZ_TIMERS; i++) { /* what the shuffles above missed */
+        c = (fz_call_t){.op = FZ_TIMER_FREE, .arg = {i}};
+        if (fz.timer[i].alive)
+            fz_do(&c);
+    }
+}
+
 /* The run's objects: 1 or 2 event flags, 1 to 3 queues, 0 to 4 timers
  * (some started), and the timer service three times in four. */
 void fz_gen_services_setup(void)
