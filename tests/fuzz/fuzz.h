@@ -141,6 +141,8 @@ typedef struct fz_msgq {
     int nqueued, nmaybe;       /* its messages surely in it, and maybe in it */
     int max_prio;              /* the most urgent message sent to it */
     uint64_t last_server_change; /* the call that last named its server */
+    uint64_t served_no;        /* served_prio is its server's last message's priority if this is */
+    int served_prio;           /* ... last_server_change (-1: none) */
     uint32_t received_by;      /* tasks that received from it (bits) */
 } fz_msgq_t;
 

@@ -188,7 +188,10 @@ pr_prio_t fz_queue_lend(int t, pr_prio_t *high)
         }
         const pr_task_status_t *me = &fz.snap.task[t];
         int waits_here = me->state == PR_TASK_WAIT_RECEIVE && me->msgq_on == q; /* its last message's lend ended */
-        if (!waits_here && fz.msgq[q].max_prio > *high)
+        int known = fz.msgq[q].served_no == fz.msgq[q].last_server_change;
+        if (known && fz.msgq[q].served_prio > low) /* the message it was given last is known */
+            low = fz.msgq[q].served_prio;
+        if (!waits_here && !known && fz.msgq[q].max_prio > *high)
             *high = fz.msgq[q].max_prio;
     }
     if (low > *high)
@@ -392,7 +395,8 @@ static void before_send(fz_call_t *c, int who)
     if (st->receivers_waiting > 0) {
         m->state = FZ_MSG_HANDED;
         m->receivers = first_receivers(q);
-        fz.msgq[q].last_server_change = c->no;
+        fz.msgq[q].last_server_change = fz.msgq[q].served_no = c->no; /* it serves this message */
+        fz.msgq[q].served_prio = m->prio;
     } else if (st->messages < st->length) {
         set_state(m, FZ_MSG_QUEUED);
         m->entry_hi = c->no;
@@ -489,6 +493,10 @@ void fz_services_before(fz_call_t *c, int who, unsigned expected)
             fz.msgq[id].last_server_change = c->no;
         } else if (w != NULL && (expected & E(OK))) {
             w->call_waits = 1;
+            if (fz.snap.msgq[id].server == who) { /* the server waits: its last message's lend ends */
+                fz.msgq[id].last_server_change = fz.msgq[id].served_no = c->no;
+                fz.msgq[id].served_prio = -1;
+            }
         }
         break;
     case FZ_TIMER_ALLOC:
@@ -656,8 +664,10 @@ static void learn_receive(const fz_call_t *c, int who, int r, const svc_out_t *o
                     (unsigned)m->receivers);
     }
     set_state(m, FZ_MSG_RECEIVED);
-    if (who >= 0)
-        fz.msgq[q].received_by |= 1u << who;
+    if (immediate && same && fz.msgq[q].last_server_change == c->no) { /* it serves this message */
+        fz.msgq[q].served_no = c->no;
+        fz.msgq[q].served_prio = m->prio;
+    }
     pr_msgq_status_t st;
     if (immediate && inherits(q) && fz.msgq[q].alive && fz.msgq[q].last_server_change == c->no &&
         pr_msgq_status(q, &st) == PR_OK && st.server != (who >= 0 ? who : PR_NO_TASK))
@@ -742,7 +752,8 @@ void fz_services_learn(fz_call_t *c, int who, int r, pr_id_t id, const void *out
             fz_fifo_take(&fz.msgq_free, FZ_MSGQS, id, "msgq_alloc");
             fz_msgq_t *q = &fz.msgq[id];
             void *buffer = q->buffer;
-            *q = (fz_msgq_t){.alive = 1, .gen = q->gen + 1, .attr = c->msgq_attr, .buffer = buffer, .max_prio = -1};
+            *q = (fz_msgq_t){.alive = 1, .gen = q->gen + 1, .attr = c->msgq_attr, .buffer = buffer, .max_prio = -1,
+                             .served_no = UINT64_MAX};
             q->attr.name = NULL;
         }
         break;
