@@ -760,12 +760,15 @@ void fz_services_learn(fz_call_t *c, int who, int r, pr_id_t id, const void *out
     case FZ_MSGQ_SEND: learn_send(c, who, r); break;
     case FZ_MSGQ_RECEIVE: learn_receive(c, who, r, out); break;
     case FZ_TIMER_SERVICE_START:
-        if (r == PR_OK) {
+        if (r == PR_OK) { /* it may have been deleted already, while the call was under way */
             int t = c->null ? find_service() : id;
-            if (t < 0 || t >= FZ_TASKS)
+            pr_task_status_t st;
+            if (!c->null && (t < 0 || t >= FZ_TASKS))
                 fz_fail("timer_service_start gave task %d", t);
-            fz_task_adopt(t);
-            fz.service = t;
+            if (t >= 0 && pr_task_status(t, &st) == PR_OK && strcmp(st.name, "timers") == 0) {
+                fz_task_adopt(t);
+                fz.service = t;
+            }
         }
         break;
     case FZ_TIMER_ALLOC:
