@@ -282,6 +282,7 @@ void fz_services_learn(fz_call_t *c, int who, int r, pr_id_t id, const void *out
 void fz_services_read(int sweep);
 void fz_services_check(void);
 void fz_services_tick(void);
+void fz_services_set_state(fz_msg_t *m, fz_msg_state_t state);
 void fz_services_task_gone(int t);
 int fz_services_adopt(int t);
 pr_prio_t fz_queue_lend(int t, pr_prio_t *high);
@@ -295,6 +296,22 @@ void fz_gen_services_fill(void);
 void fz_print_services_call(FILE *out, const fz_call_t *c);
 int fz_fifo_take(fz_fifo_t *f, int size, int expect_id, const char *what);
 void fz_fifo_put(fz_fifo_t *f, int size, int id);
+
+/* services.c and services_check.c share these. */
+static inline int fz_satisfied(uint32_t flags, uint32_t mask, unsigned options)
+{
+    return (options & PR_EVENTS_ALL) ? (flags & mask) == mask : (flags & mask) != 0;
+}
+static inline int fz_live(int t) { return t >= 0 && t < FZ_TASKS && fz.task[t].alive && fz.snap.task_ok[t]; }
+static inline int fz_msgq_alive(int64_t q) { return q >= 0 && q < FZ_MSGQS && fz.msgq[q].alive; }
+static inline int fz_inherits(int q) { return (fz.msgq[q].attr.flags & PR_MSGQ_INHERIT) != 0; }
+/* The tick a call made now belongs to (kernel_impl.h: tick_now): a tick due
+ * at this instant and not yet taken counts. */
+static inline pr_ticks_t fz_tick_of_now(void)
+{
+    pr_ticks_t k = pr_ticks_now();
+    return k + (pr_host_now() >= (k + 1) * (uint64_t)FZ_TICK_NS ? 1 : 0);
+}
 
 /* main.c: every task's body; the run's summary line. */
 void fz_worker_body(void *arg);

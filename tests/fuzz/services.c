@@ -91,36 +91,6 @@ void fz_services_release(void)
 
 /* ---- small helpers ---- */
 
-static int satisfied(uint32_t flags, uint32_t mask, unsigned options)
-{
-    return (options & PR_EVENTS_ALL) ? (flags & mask) == mask : (flags & mask) != 0;
-}
-
-static unsigned id_err(int64_t id, int pool, int alive)
-{
-    if (id < 0 || id >= pool)
-        return E(EBADID);
-    return alive ? 0 : E(ENOTALLOC);
-}
-
-static unsigned events_err(int64_t id) { return id_err(id, FZ_EVENTS, id >= 0 && id < FZ_EVENTS && fz.events[id].alive); }
-static unsigned msgq_err(int64_t id) { return id_err(id, FZ_MSGQS, id >= 0 && id < FZ_MSGQS && fz.msgq[id].alive); }
-static unsigned timer_err(int64_t id) { return id_err(id, FZ_TIMERS, id >= 0 && id < FZ_TIMERS && fz.timer[id].alive); }
-
-static size_t name_len(const char *name) { return name != NULL ? strlen(name) : 0; }
-
-static int live(int t) { return t >= 0 && t < FZ_TASKS && fz.task[t].alive && fz.snap.task_ok[t]; }
-
-static int inherits(int q) { return (fz.msgq[q].attr.flags & PR_MSGQ_INHERIT) != 0; }
-
-/* The tick a call made now belongs to (kernel_impl.h: tick_now): a tick due
- * at this instant and not yet taken counts. */
-static pr_ticks_t tick_of_now(void)
-{
-    pr_ticks_t k = pr_ticks_now();
-    return k + (pr_host_now() >= (k + 1) * (uint64_t)FZ_TICK_NS ? 1 : 0);
-}
-
 /* A message's bytes: its serial, then bytes that depend on it and their place. */
 static void fill_msg(unsigned char *buf, size_t size, uint32_t serial)
 {
@@ -129,208 +99,8 @@ static void fill_msg(unsigned char *buf, size_t size, uint32_t serial)
         buf[i] = (unsigned char)(serial * 131u + i * 7u + 0x5Au);
 }
 
-/* ---- chains of waits (PR_EDEADLK) ---- */
-
-/* h's wait lends on to: the holder of the mutex it waits for, or the server
- * of the inheriting queue it waits to send to; PR_NO_TASK if it waits for
- * nothing that lends; -2 if it is not known (a pcp wait). */
-int fz_lends_on(int h)
-{
-    if (!live(h))
-        return PR_NO_TASK;
-    const pr_task_status_t *st = &fz.snap.task[h];
-    if (st->state == PR_TASK_BLOCKED) {
-        pr_id_t m = st->blocked_on;
-        if (m < 0 || m >= FZ_SEMS || !fz.sem[m].alive || !fz_is_mutex(m))
-            return PR_NO_TASK;
-        return fz_is_pcp(m) ? -2 : fz.snap.sem[m].holder;
-    }
-    if (st->state == PR_TASK_WAIT_SEND) {
-        pr_id_t q = st->msgq_on;
-        if (q < 0 || q >= FZ_MSGQS || !fz.msgq[q].alive || !inherits(q))
-            return PR_NO_TASK;
-        return fz.snap.msgq[q].server;
-    }
-    return PR_NO_TASK;
-}
-
-/* Whether the chain of waits from h reaches t: 1 yes, 0 no, -1 not known. */
-int fz_chain_reaches(int h, int t)
-{
-    for (int steps = 0; steps <= FZ_TASKS; steps++) {
-        if (h == t)
-            return 1;
-        if (h == -2)
-            return -1;
-        if (h < 0)
-            return 0;
-        h = fz_lends_on(h);
-    }
-    return -1;
-}
-
-/* What the inheriting queues t serves lend it: at least the return value
- * (its waiting senders), at most *high (and the priority of the message
- * it received last, which the status does not show: at most the most
- * urgent sent to that queue). */
-pr_prio_t fz_queue_lend(int t, pr_prio_t *high)
-{
-    pr_prio_t low = -1;
-    *high = -1;
-    for (int q = 0; q < FZ_MSGQS; q++) {
-        if (!fz.msgq[q].alive || !inherits(q) || fz.snap.msgq[q].server != t)
-            continue;
-        for (int u = 0; u <= fz.task_hi && u < FZ_TASKS; u++) {
-            const pr_task_status_t *us = &fz.snap.task[u];
-            if (fz.snap.task_ok[u] && us->state == PR_TASK_WAIT_SEND && us->msgq_on == q &&
-                us->effective_priority > low)
-                low = us->effective_priority;
-        }
-        const pr_task_status_t *me = &fz.snap.task[t];
-        int waits_here = me->state == PR_TASK_WAIT_RECEIVE && me->msgq_on == q; /* its last message's lend ended */
-        int known = fz.msgq[q].served_no == fz.msgq[q].last_server_change;
-        if (known && fz.msgq[q].served_prio > low) /* the message it was given last is known */
-            low = fz.msgq[q].served_prio;
-        if (!waits_here && !known && fz.msgq[q].max_prio > *high)
-            *high = fz.msgq[q].max_prio;
-    }
-    if (low > *high)
-        *high = low;
-    return low;
-}
-
-/* ---- predictions ---- */
-
-static unsigned predict_msgq_alloc(const fz_call_t *c)
-{
-    const pr_msgq_attr_t *a = &c->msgq_attr;
-    if (c->null || a->msg_size < 1 || a->msg_size > PR_CONFIG_MSG_MAX_SIZE || a->length < 1 ||
-        (a->flags & ~7u) != 0 || c->bad != 0 || name_len(a->name) >= PR_CONFIG_NAME_LEN)
-        return E(EINVAL);
-    /* Refused by the implementation, not (yet) by msgq.h: inheritance
-     * lends the most urgent waiting sender's priority, so senders must wait
-     * in priority order (reported by the fuzzer's author as a gap). */
-    if ((a->flags & PR_MSGQ_INHERIT) && (a->flags & PR_MSGQ_FIFO_WAITERS))
-        return E(EINVAL);
-    return fz.msgq_free.count == 0 ? E(ENOSPC) : E(OK);
-}
-
-static unsigned predict_send(const fz_call_t *c, int who)
-{
-    int64_t q = c->arg[0], prio = c->arg[1];
-    pr_timeout_t timeout = (pr_timeout_t)c->arg[2];
-    unsigned err = msgq_err(q);
-    if (err != 0)
-        return err;
-    if (c->null || prio < PR_MSG_PRIO_SENDER || prio > PR_PRIO_MAX)
-        return E(EINVAL);
-    const pr_msgq_status_t *st = &fz.snap.msgq[q];
-    if (st->receivers_waiting > 0 || st->messages < st->length)
-        return E(OK);
-    if (timeout == PR_NO_WAIT)
-        return E(EAGAIN);
-    if (who < 0)
-        return E(ECONTEXT);
-    unsigned waited = E(OK) | (timeout != PR_FOREVER ? E(ETIMEDOUT) : 0);
-    if (!inherits((int)q))
-        return waited;
-    int cycle = fz_chain_reaches(st->server, who);
-    if (cycle != 0)
-        snprintf(fz_why_buffer(), FZ_WHY_SIZE, "the chain of waits from its server s%d %s the caller", st->server,
-                 cycle == 1 ? "reaches" : "may reach (through a pcp wait)");
-    return cycle == 1 ? E(EDEADLK) : cycle == 0 ? waited : waited | E(EDEADLK);
-}
-
-unsigned fz_services_predict(const fz_call_t *c, int who)
-{
-    int64_t id = c->arg[0];
-    unsigned err;
-    switch (c->op) {
-    case FZ_EVENTS_ALLOC:
-        if (c->null || name_len(c->name) >= PR_CONFIG_NAME_LEN)
-            return E(EINVAL);
-        return fz.events_free.count == 0 ? E(ENOSPC) : E(OK);
-    case FZ_EVENTS_FREE:
-        if ((err = events_err(id)) != 0)
-            return err;
-        return fz.snap.events[id].waiters > 0 ? E(EBUSY) : E(OK);
-    case FZ_EVENTS_SET:
-    case FZ_EVENTS_CLEAR:
-        return (err = events_err(id)) != 0 ? err : E(OK);
-    case FZ_EVENTS_WAIT: {
-        uint32_t mask = (uint32_t)c->arg[1];
-        unsigned options = (unsigned)c->arg[2];
-        pr_timeout_t timeout = (pr_timeout_t)c->arg[3];
-        if ((err = events_err(id)) != 0)
-            return err;
-        if (mask == 0 || (options & ~3u) != 0)
-            return E(EINVAL);
-        if (satisfied(fz.events[id].flags, mask, options))
-            return E(OK);
-        if (timeout == PR_NO_WAIT)
-            return E(EAGAIN);
-        if (who < 0)
-            return E(ECONTEXT);
-        return E(OK) | (timeout != PR_FOREVER ? E(ETIMEDOUT) : 0);
-    }
-    case FZ_EVENTS_STATUS:
-    case FZ_MSGQ_STATUS:
-    case FZ_TIMER_STATUS:
-        err = c->op == FZ_EVENTS_STATUS ? events_err(id) : c->op == FZ_MSGQ_STATUS ? msgq_err(id) : timer_err(id);
-        return err != 0 ? err : c->null ? E(EINVAL) : E(OK);
-    case FZ_MSGQ_ALLOC:
-        return predict_msgq_alloc(c);
-    case FZ_MSGQ_FREE:
-        if ((err = msgq_err(id)) != 0)
-            return err;
-        return fz.snap.msgq[id].senders_waiting > 0 || fz.snap.msgq[id].receivers_waiting > 0 ? E(EBUSY) : E(OK);
-    case FZ_MSGQ_SEND:
-        return predict_send(c, who);
-    case FZ_MSGQ_RECEIVE: {
-        pr_timeout_t timeout = (pr_timeout_t)c->arg[1];
-        if ((err = msgq_err(id)) != 0)
-            return err;
-        if (c->null == 1)
-            return E(EINVAL);
-        if (fz.snap.msgq[id].messages > 0)
-            return E(OK);
-        if (timeout == PR_NO_WAIT)
-            return E(EAGAIN);
-        if (who < 0)
-            return E(ECONTEXT);
-        return E(OK) | (timeout != PR_FOREVER ? E(ETIMEDOUT) : 0);
-    }
-    case FZ_TIMER_SERVICE_START: {
-        if (id < 0 || id > PR_PRIO_MAX)
-            return E(EINVAL);
-        if (fz.service >= 0 && fz.task[fz.service].alive)
-            return E(ESTATE);
-        int alive = 0;
-        for (int i = 0; i < FZ_TASKS; i++)
-            alive += fz.task[i].alive;
-        return alive == FZ_TASKS ? E(ENOSPC) : alive == FZ_TASKS - 1 ? E(OK) | E(ENOSPC) : E(OK);
-    }
-    case FZ_TIMER_ALLOC: {
-        const pr_timer_attr_t *a = &c->timer_attr;
-        if (c->null || a->action == NULL || a->priority < 0 || a->priority > PR_PRIO_MAX || a->period > UINT32_MAX ||
-            name_len(a->name) >= PR_CONFIG_NAME_LEN)
-            return E(EINVAL);
-        return fz.timer_free.count == 0 ? E(ENOSPC) : E(OK);
-    }
-    case FZ_TIMER_FREE:
-    case FZ_TIMER_STOP:
-        return (err = timer_err(id)) != 0 ? err : E(OK);
-    case FZ_TIMER_START:
-        if ((err = timer_err(id)) != 0)
-            return err;
-        return c->arg[1] == 0 || (pr_timeout_t)c->arg[1] == PR_FOREVER ? E(EINVAL) : E(OK);
-    default:
-        return E(OK);
-    }
-}
-
 /* A message's fate changes; its queue counts those surely and maybe in it. */
-static void set_state(fz_msg_t *m, fz_msg_state_t state)
+void fz_services_set_state(fz_msg_t *m, fz_msg_state_t state)
 {
     fz_msgq_t *q = &fz.msgq[m->q];
     if (q->alive && m->gen == q->gen) {
@@ -340,6 +110,7 @@ static void set_state(fz_msg_t *m, fz_msg_state_t state)
     m->state = (uint8_t)state;
 }
 
+/* Its queue is freed: what was in it, or may have been, is dropped. */
 static void drop_messages(int q)
 {
     for (int n = 0; n < fz.nmsgs; n++) {
@@ -363,7 +134,7 @@ static uint32_t first_receivers(int q)
     uint64_t oldest = UINT64_MAX;
     for (int u = 0; u <= fz.task_hi && u < FZ_TASKS; u++) {
         const pr_task_status_t *us = &fz.snap.task[u];
-        if (!live(u) || us->state != PR_TASK_WAIT_RECEIVE || us->msgq_on != q)
+        if (!fz_live(u) || us->state != PR_TASK_WAIT_RECEIVE || us->msgq_on != q)
             continue;
         if (fifo ? fz.task[u].call_no < oldest : us->effective_priority > best) {
             set = 0;
@@ -398,7 +169,7 @@ static void before_send(fz_call_t *c, int who)
         fz.msgq[q].last_server_change = fz.msgq[q].served_no = c->no; /* it serves this message */
         fz.msgq[q].served_prio = m->prio;
     } else if (st->messages < st->length) {
-        set_state(m, FZ_MSG_QUEUED);
+        fz_services_set_state(m, FZ_MSG_QUEUED);
         m->entry_hi = c->no;
     } else {
         m->state = FZ_MSG_SENDING;
@@ -418,11 +189,11 @@ static void before_set(int e, uint32_t mask)
     for (int u = 0; u <= fz.task_hi && u < FZ_TASKS && mask != 0; u++) {
         fz_task_t *w = &fz.task[u];
         const pr_task_status_t *us = &fz.snap.task[u];
-        if (!live(u) || us->state != PR_TASK_WAIT_EVENTS || us->events_on != e || w->call != FZ_EVENTS_WAIT)
+        if (!fz_live(u) || us->state != PR_TASK_WAIT_EVENTS || us->events_on != e || w->call != FZ_EVENTS_WAIT)
             continue;
         uint32_t wmask = (uint32_t)w->call_args[1];
         unsigned options = (unsigned)w->call_args[2];
-        if (!satisfied(flags, wmask, options))
+        if (!fz_satisfied(flags, wmask, options))
             continue;
         if (options & PR_EVENTS_CLEAR)
             clear |= wmask;
@@ -455,7 +226,7 @@ void fz_services_before(fz_call_t *c, int who, unsigned expected)
         break;
     case FZ_EVENTS_WAIT: /* FOREVER's prediction is E(OK) too: whether it waits is in the flags */
         if (expected == E(EAGAIN) ||
-            (expected == E(OK) && satisfied(fz.events[id].flags, (uint32_t)c->arg[1], (unsigned)c->arg[2]))) {
+            (expected == E(OK) && fz_satisfied(fz.events[id].flags, (uint32_t)c->arg[1], (unsigned)c->arg[2]))) {
             uint32_t flags = fz.events[id].flags;
             if (w != NULL)
                 w->events_flags = flags;
@@ -482,9 +253,11 @@ void fz_services_before(fz_call_t *c, int who, unsigned expected)
             before_send(c, who);
         break;
     case FZ_MSGQ_RECEIVE:
-        c->arg[3] = 0;
-        c->arg[2] = msgq_err(id) == 0 ? fz.msgq[id].gen : 0; /* the queue may be freed while the call is under way */
-        if (w != NULL && msgq_err(id) == 0) /* a server from when its call starts (a send may hand it one) */
+        c->arg[3] = c->arg[2] = 0;
+        if (!fz_msgq_alive(id))
+            break;
+        c->arg[2] = fz.msgq[id].gen; /* the queue may be freed while the call is under way */
+        if (w != NULL) /* a server from when its call starts (a send may hand it one) */
             fz.msgq[id].received_by |= 1u << who;
         if (expected == E(OK) && fz.snap.msgq[id].messages > 0) { /* a message taken at once */
             c->arg[3] = 1;
@@ -503,7 +276,7 @@ void fz_services_before(fz_call_t *c, int who, unsigned expected)
         c->timer_attr.arg = (void *)++fz.cookies;
         break;
     case FZ_TIMER_START: /* the tick this instant belongs to, plus the delay */
-        c->arg[3] = (int64_t)(tick_of_now() + (pr_ticks_t)c->arg[1]);
+        c->arg[3] = (int64_t)(fz_tick_of_now() + (pr_ticks_t)c->arg[1]);
         break;
     default:
         break;
@@ -584,14 +357,14 @@ static void learn_send(const fz_call_t *c, int who, int r)
     fz_msg_t *m = &fz.msgs[n];
     if (r == PR_OK) {
         if (m->state == FZ_MSG_SENDING) { /* it waited, and a receive took it in */
-            set_state(m, FZ_MSG_QUEUED);
+            fz_services_set_state(m, FZ_MSG_QUEUED);
             m->entry_hi = fz.calls;
         }
         return;
     }
     if (m->state == FZ_MSG_RECEIVED)
         fz_fail("message #%d was received, but its send returned %s", n, pr_errname(r));
-    set_state(m, FZ_MSG_REFUSED);
+    fz_services_set_state(m, FZ_MSG_REFUSED);
 }
 
 /* m, received now from q at call `no`, left before every message that was
@@ -663,13 +436,13 @@ static void learn_receive(const fz_call_t *c, int who, int r, const svc_out_t *o
             fz_fail("message #%u went to task %d; the receivers first in line were %#x", (unsigned)serial, who,
                     (unsigned)m->receivers);
     }
-    set_state(m, FZ_MSG_RECEIVED);
+    fz_services_set_state(m, FZ_MSG_RECEIVED);
     if (immediate && same && fz.msgq[q].last_server_change == c->no) { /* it serves this message */
         fz.msgq[q].served_no = c->no;
         fz.msgq[q].served_prio = m->prio;
     }
     pr_msgq_status_t st;
-    if (immediate && inherits(q) && fz.msgq[q].alive && fz.msgq[q].last_server_change == c->no &&
+    if (immediate && fz_inherits(q) && fz.msgq[q].alive && fz.msgq[q].last_server_change == c->no &&
         pr_msgq_status(q, &st) == PR_OK && st.server != (who >= 0 ? who : PR_NO_TASK))
         fz_fail("q%d's server is %d right after %s received from it", q, st.server, who >= 0 ? "a task" : "no task");
 }
@@ -727,7 +500,7 @@ void fz_services_learn(fz_call_t *c, int who, int r, pr_id_t id, const void *out
         if (c->null) {
             if (seen != FZ_FLAGS_POISON)
                 fz_fail("events_wait wrote through a NULL flags pointer");
-        } else if (r == PR_OK && waited && (!w->events_woken || seen != expect || !satisfied(seen, mask, options))) {
+        } else if (r == PR_OK && waited && (!w->events_woken || seen != expect || !fz_satisfied(seen, mask, options))) {
             fz_fail("events_wait(e%lld, %#x) returned PR_OK with flags %#x; %s", (long long)a0, (unsigned)mask,
                     (unsigned)seen, w->events_woken ? "the set that woke it left other flags"
                                                     : "no set satisfied it while it waited");
@@ -736,7 +509,7 @@ void fz_services_learn(fz_call_t *c, int who, int r, pr_id_t id, const void *out
                 fz_fail("events_wait(e%lld) returned %s with flags %#x; they were %#x", (long long)a0, pr_errname(r),
                         (unsigned)seen, (unsigned)expect);
         } else if (r == PR_ETIMEDOUT) {
-            if (satisfied(seen, mask, options) || (w != NULL && w->events_woken))
+            if (fz_satisfied(seen, mask, options) || (w != NULL && w->events_woken))
                 fz_fail("events_wait(e%lld, %#x) timed out, but %s", (long long)a0, (unsigned)mask,
                         w != NULL && w->events_woken ? "a set satisfied it while it waited"
                                                      : "the flags it returned satisfy it");
@@ -810,7 +583,7 @@ void fz_services_task_gone(int t)
 {
     fz_task_t *w = &fz.task[t];
     if (w->msg >= 0 && fz.msgs[w->msg].state == FZ_MSG_SENDING)
-        set_state(&fz.msgs[w->msg], w->was_wait_send ? FZ_MSG_REFUSED : FZ_MSG_MAYBE);
+        fz_services_set_state(&fz.msgs[w->msg], w->was_wait_send ? FZ_MSG_REFUSED : FZ_MSG_MAYBE);
     w->msg = -1;
     int q = (int)w->call_args[0];
     if (w->call == FZ_MSGQ_RECEIVE && w->call_args[3] == 1 && q >= 0 && q < FZ_MSGQS && fz.msgq[q].alive &&
@@ -837,224 +610,3 @@ int fz_services_adopt(int t)
     return 1;
 }
 
-/* ---- the timers' expiries (the tick interrupt, before its check) ---- */
-
-void fz_services_tick(void)
-{
-    pr_ticks_t now = pr_ticks_now();
-    for (int i = 0; i < FZ_TIMERS; i++) {
-        fz_timer_t *tm = &fz.timer[i];
-        if (!tm->alive || !tm->armed || tm->next_expiry > now)
-            continue;
-        if (tm->next_expiry < now)
-            fz_fail("timer %d should have expired at tick %llu; it is tick %llu", i,
-                    (unsigned long long)tm->next_expiry, (unsigned long long)now);
-        if (tm->period != 0)
-            tm->next_expiry += tm->period;
-        else
-            tm->armed = 0;
-        if (tm->due) {
-            tm->dropped++;
-            continue;
-        }
-        tm->due = 1;
-        tm->due_expiry = now;
-        tm->due_seq = fz.due_seq + 1; /* the wheel's order among timers of one tick is not documented */
-    }
-    fz.due_seq++;
-}
-
-/* Every action: in the service task, never in an interrupt, for the timer
- * it was allocated for, due, and the most urgent due one (the oldest among
- * equals). Now and then it makes a call itself (never one that waits). */
-void fz_timer_action(pr_id_t id, void *arg)
-{
-    int self = pr_task_self();
-    if (fz.in_isr || fz.in_driver || self < 0)
-        fz_fail("timer %d's action runs in %s", id, fz.in_isr ? "the tick interrupt" : "no task");
-    if (fz.service >= 0 && self != fz.service)
-        fz_fail("timer %d's action runs in task %d; the service is task %d", id, self, fz.service);
-    fz_task_adopt(self);
-    fz.service = self;
-    if (id < 0 || id >= FZ_TIMERS || !fz.timer[id].alive || fz.timer[id].cookie != (uintptr_t)arg)
-        fz_fail("an action ran for timer %d (argument %p), which is %s", id, arg,
-                id >= 0 && id < FZ_TIMERS && fz.timer[id].alive ? "another allocation" : "freed");
-    fz_timer_t *tm = &fz.timer[id];
-    if (!tm->due)
-        fz_fail("timer %d's action ran, but no expiry of it is due (stopped, restarted, or run already)", id);
-    for (int i = 0; i < FZ_TIMERS; i++) {
-        const fz_timer_t *o = &fz.timer[i];
-        if (i != id && o->alive && o->due &&
-            (o->prio > tm->prio || (o->prio == tm->prio && o->due_seq < tm->due_seq)))
-            fz_fail("timer %d's action (priority %d) ran before timer %d's (priority %d, due %s)", id, tm->prio, i,
-                    o->prio, o->due_seq < tm->due_seq ? "earlier" : "later");
-    }
-    tm->due = 0;
-    tm->expiries++;
-    pr_ticks_t lateness = tick_of_now() - tm->due_expiry;
-    if (lateness > tm->max_lateness)
-        tm->max_lateness = lateness;
-    fz.actions++;
-    fz_check(); /* the service was switched to without a call of its own returning */
-    if (fz.calls < fz.budget && fz_chance(30)) {
-        fz_call_t c;
-        memset(&c, 0, sizeof c);
-        fz_gen_services_isr(&c); /* what an interrupt may call, a task may: without waiting */
-        if (c.op == FZ_EVENTS_WAIT || c.op == FZ_MSGQ_SEND || c.op == FZ_MSGQ_RECEIVE)
-            c.arg[c.op == FZ_EVENTS_WAIT ? 3 : c.op == FZ_MSGQ_SEND ? 2 : 1] = PR_NO_WAIT;
-        if (fz_chance(20)) { /* on itself */
-            c.op = fz_chance(50) ? FZ_TIMER_FREE : fz_chance(50) ? FZ_TIMER_STOP : FZ_TIMER_START;
-            c.arg[0] = id;
-            c.arg[1] = fz_range(1, 4);
-        }
-        fz_do(&c);
-    }
-}
-
-/* ---- reading the kernel and the invariants ---- */
-
-void fz_services_read(int sweep)
-{
-    fz_snap_t *s = &fz.snap;
-    for (int i = 0; i < FZ_EVENTS; i++) {
-        if (!fz.events[i].alive && !sweep)
-            continue;
-        int r = pr_events_status(i, &s->events[i]);
-        if ((r == PR_OK) != fz.events[i].alive || (r != PR_OK && r != PR_ENOTALLOC))
-            fz_fail("events_status(%d) returned %s; the calls say it is %s", i, pr_errname(r),
-                    fz.events[i].alive ? "allocated" : "free");
-    }
-    for (int i = 0; i < FZ_MSGQS; i++) {
-        if (!fz.msgq[i].alive && !sweep)
-            continue;
-        int r = pr_msgq_status(i, &s->msgq[i]);
-        if ((r == PR_OK) != fz.msgq[i].alive || (r != PR_OK && r != PR_ENOTALLOC))
-            fz_fail("msgq_status(%d) returned %s; the calls say it is %s", i, pr_errname(r),
-                    fz.msgq[i].alive ? "allocated" : "free");
-    }
-}
-
-static void check_events(const int *nwait)
-{
-    for (int e = 0; e < FZ_EVENTS; e++) {
-        const pr_events_status_t *st = &fz.snap.events[e];
-        const fz_events_t *ev = &fz.events[e];
-        if (!ev->alive)
-            continue;
-        if (st->index != e || st->flags != ev->flags || st->waiters != nwait[e] || st->sets != ev->sets ||
-            st->wakeups != ev->wakeups)
-            fz_fail("e%d: index %d, flags %#x, %d waiters, %u sets, %u wakeups; the calls say flags %#x, %d tasks "
-                    "wait, %u sets, %u wakeups", e, st->index, (unsigned)st->flags, st->waiters, (unsigned)st->sets,
-                    (unsigned)st->wakeups, (unsigned)ev->flags, nwait[e], (unsigned)ev->sets, (unsigned)ev->wakeups);
-    }
-}
-
-static void check_msgqs(const int *nsend, const int *nrecv)
-{
-    int sure[FZ_MSGQS], maybe[FZ_MSGQS];
-    for (int q = 0; q < FZ_MSGQS; q++) {
-        sure[q] = fz.msgq[q].nqueued;
-        maybe[q] = fz.msgq[q].nmaybe;
-    }
-    for (int t = 0; t <= fz.task_hi && t < FZ_TASKS; t++) { /* taken in, or timed out: its send has not returned */
-        const fz_task_t *w = &fz.task[t];
-        if (w->alive && w->msg >= 0 && fz.msgs[w->msg].state == FZ_MSG_SENDING &&
-            !(fz.snap.task[t].state == PR_TASK_WAIT_SEND && fz.snap.task[t].msgq_on == fz.msgs[w->msg].q))
-            maybe[fz.msgs[w->msg].q]++;
-    }
-    for (int q = 0; q < FZ_MSGQS; q++) {
-        const pr_msgq_status_t *st = &fz.snap.msgq[q];
-        const fz_msgq_t *sq = &fz.msgq[q];
-        if (!sq->alive)
-            continue;
-        if (st->index != q || st->length != sq->attr.length || st->msg_size != sq->attr.msg_size ||
-            st->flags != sq->attr.flags)
-            fz_fail("q%d: index %d, length %d, size %zu, flags %#x differ from its allocation", q, st->index,
-                    st->length, st->msg_size, st->flags);
-        if (st->messages < 0 || st->messages > st->length || st->most_messages < st->messages ||
-            st->most_messages > st->length || st->sends - st->receives != (uint32_t)st->messages)
-            fz_fail("q%d: %d messages of %d, most %d, %u sends, %u receives", q, st->messages, st->length,
-                    st->most_messages, (unsigned)st->sends, (unsigned)st->receives);
-        if ((st->senders_waiting > 0 && st->messages != st->length) ||
-            (st->receivers_waiting > 0 && st->messages != 0))
-            fz_fail("q%d: %d senders and %d receivers wait with %d messages of %d", q, st->senders_waiting,
-                    st->receivers_waiting, st->messages, st->length);
-        if (st->senders_waiting != nsend[q] || st->receivers_waiting != nrecv[q])
-            fz_fail("q%d: %d senders and %d receivers wait; the tasks' states say %d and %d", q, st->senders_waiting,
-                    st->receivers_waiting, nsend[q], nrecv[q]);
-        pr_id_t s = st->server;
-        if (s != PR_NO_TASK && (!inherits(q) || !live(s) || fz.snap.task[s].state == PR_TASK_DONE ||
-                                !(sq->received_by & (1u << s))))
-            fz_fail("q%d's server is %d: %s", q, s,
-                    !inherits(q) ? "the queue does not inherit"
-                    : !live(s) || fz.snap.task[s].state == PR_TASK_DONE ? "not a live task"
-                                                                        : "a task that never received from it");
-        int lo = sure[q] - sq->inflight - sq->tainted, hi = sure[q] + maybe[q];
-        if (st->messages < lo || st->messages > hi)
-            fz_fail("q%d holds %d messages; the sends and receives say %d to %d (%d surely in it, %d receives under "
-                    "way): a message %s", q, st->messages, lo < 0 ? 0 : lo, hi, sure[q], sq->inflight,
-                    st->messages < lo ? "was lost" : "was duplicated or a refused one kept");
-    }
-}
-
-static void check_timers(void)
-{
-    for (int i = 0; i < FZ_TIMERS; i++) {
-        const fz_timer_t *tm = &fz.timer[i];
-        pr_timer_status_t st;
-        if (!tm->alive && !fz.in_driver) /* free ones: in the driver's checks only */
-            continue;
-        int r = pr_timer_status(i, &st);
-        if ((r == PR_OK) != tm->alive)
-            fz_fail("timer_status(%d) returned %s; the calls say it is %s", i, pr_errname(r),
-                    tm->alive ? "allocated" : "free");
-        if (!tm->alive)
-            continue;
-        pr_ticks_t expiry = tm->armed ? tm->next_expiry : tm->due ? tm->due_expiry : 0;
-        if (st.armed != (tm->armed || tm->due) || st.expiry != expiry || st.expiries != tm->expiries ||
-            st.dropped != tm->dropped || st.max_lateness != tm->max_lateness || st.period != tm->period)
-            fz_fail("timer %d: armed %d, expiry %llu, %u expiries run, %u dropped, lateness up to %llu; the model "
-                    "says %d, %llu, %u, %u, %llu", i, st.armed, (unsigned long long)st.expiry, (unsigned)st.expiries,
-                    (unsigned)st.dropped, (unsigned long long)st.max_lateness, tm->armed || tm->due,
-                    (unsigned long long)expiry, (unsigned)tm->expiries, (unsigned)tm->dropped,
-                    (unsigned long long)tm->max_lateness);
-    }
-}
-
-void fz_services_check(void)
-{
-    int nwait[FZ_EVENTS] = {0}, nsend[FZ_MSGQS] = {0}, nrecv[FZ_MSGQS] = {0};
-    for (int t = 0; t <= fz.task_hi && t < FZ_TASKS; t++) {
-        fz_task_t *w = &fz.task[t];
-        const pr_task_status_t *st = &fz.snap.task[t];
-        if (!live(t))
-            continue;
-        int ev = st->state == PR_TASK_WAIT_EVENTS, mq = st->state == PR_TASK_WAIT_SEND || st->state == PR_TASK_WAIT_RECEIVE;
-        if (ev != (st->events_on != PR_NO_EVENTS) || mq != (st->msgq_on != PR_NO_MSGQ))
-            fz_fail("task %d: state %d, events_on %d, msgq_on %d", t, (int)st->state, st->events_on, st->msgq_on);
-        fz_op_t want = ev ? FZ_EVENTS_WAIT : st->state == PR_TASK_WAIT_SEND ? FZ_MSGQ_SEND : FZ_MSGQ_RECEIVE;
-        pr_id_t on = ev ? st->events_on : st->msgq_on;
-        if ((ev || mq) && (w->call != want || w->call_args[0] != on))
-            fz_fail("task %d waits in state %d on %d, but it is inside %s(%lld)", t, (int)st->state, on,
-                    fz_op_name(w->call), (long long)w->call_args[0]);
-        if (ev) {
-            if (on < 0 || on >= FZ_EVENTS || !fz.events[on].alive)
-                fz_fail("task %d waits on e%d, which is not allocated", t, on);
-            nwait[on]++;
-            if (satisfied(fz.events[on].flags, (uint32_t)w->call_args[1], (unsigned)w->call_args[2]))
-                fz_fail("task %d waits on e%d for %#x (%s), which its flags %#x satisfy", t, on,
-                        (unsigned)w->call_args[1], (w->call_args[2] & PR_EVENTS_ALL) ? "all" : "any",
-                        (unsigned)fz.events[on].flags);
-        }
-        if (mq) {
-            if (on < 0 || on >= FZ_MSGQS || !fz.msgq[on].alive)
-                fz_fail("task %d waits on q%d, which is not allocated", t, on);
-            (st->state == PR_TASK_WAIT_SEND ? nsend : nrecv)[on]++;
-        }
-    }
-    check_events(nwait);
-    check_msgqs(nsend, nrecv);
-    check_timers();
-    for (int t = 0; t <= fz.task_hi && t < FZ_TASKS; t++)
-        fz.task[t].was_wait_send = live(t) && fz.snap.task[t].state == PR_TASK_WAIT_SEND;
-}
