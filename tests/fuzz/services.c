@@ -1,8 +1,9 @@
 /*
  * Event flags, message queues and software timers under the fuzzer (fuzz.h,
- * docs/fuzzing.md): their calls' documented results and predictions, the
- * shadow of each object, the messages' fates, the timers' expiries, and the
- * invariants read through their status calls.
+ * docs/fuzzing.md): issuing their calls, what each does at once, the shadow
+ * of each object and the messages' fates. Their predictions are in
+ * services_predict.c; the timers' model, the timer action and the
+ * invariants read through their status calls in services_check.c.
  *
  * Event flags are known exactly: every set, clear and clearing wait is a
  * call, and a set's effect (which waiters it wakes, what they see, what it
