@@ -73,6 +73,7 @@ typedef union call_out {
     pr_cond_status_t c;
     pr_kernel_stats_t k;
     const char *name;
+    _Alignas(16) unsigned char services[1024]; /* services.c's */
 } call_out_t;
 
 static int issue(fz_call_t *c, pr_id_t *out_id, call_out_t *out)
@@ -141,7 +142,7 @@ static int issue(fz_call_t *c, pr_id_t *out_id, call_out_t *out)
                                                                                                           : PR_EINVAL;
     }
     case FZ_CONSUME: pr_host_consume((uint64_t)a0); return 0;
-    default: return 0;
+    default: return c->op >= FZ_EVENTS_ALLOC ? fz_services_issue(c, out_id, out->services) : 0;
     }
 }
 
@@ -372,6 +373,8 @@ static void learn(fz_call_t *c, int who, int r, pr_id_t id, const void *out, uin
         }
         break;
     default:
+        if (c->op >= FZ_EVENTS_ALLOC)
+            fz_services_learn(c, who, r, id, ((const call_out_t *)out)->services);
         break;
     }
 }
@@ -385,8 +388,9 @@ int fz_do(fz_call_t *c)
 
     c->no = ++fz.calls;
     c->who = who;
-    fz_history_call(c);
     unsigned expected = fz_predict(c, who);
+    fz_services_before(c, who, expected); /* what it does at once (services.c), and a message's serial */
+    fz_history_call(c);
     if (w != NULL) { /* what it is inside, for the checks made while it waits */
         w->call = c->op;
         w->call_arg = c->arg[0];

@@ -16,7 +16,11 @@
 #define PRIORA_FUZZ_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include "priora/host.h"
+#include "priora/events.h"
+#include "priora/msgq.h"
+#include "priora/swtimer.h"
 
 /* Calls the kernel gained over time, fuzzed where the kernel has them (so
  * that an older kernel can still be fuzzed, and a fault bisected):
@@ -37,6 +41,10 @@
 #define FZ_TASKS PR_CONFIG_MAX_TASKS
 #define FZ_SEMS PR_CONFIG_MAX_SEMS
 #define FZ_CONDS PR_CONFIG_MAX_CONDS
+#define FZ_EVENTS PR_CONFIG_MAX_EVENTS
+#define FZ_MSGQS PR_CONFIG_MAX_MSGQS
+#define FZ_TIMERS PR_CONFIG_MAX_TIMERS
+#define FZ_MSGS 8192        /* messages a seed may send (services.c) */
 #define FZ_TICK_NS 1000000u /* the run's tick: 1000 Hz */
 
 /* A set of result codes: bit -code (PR_OK is bit 0), and a bit for "a
@@ -52,6 +60,9 @@ typedef enum fz_op {
     FZ_COND_ALLOC, FZ_COND_FREE, FZ_COND_WAIT, FZ_COND_SIGNAL, FZ_COND_BROADCAST,
     FZ_COND_STATUS, FZ_KERNEL_STATS, FZ_KERNEL_CHECK, FZ_SET_QUANTUM, FZ_SCHED_LOCK, FZ_SCHED_UNLOCK,
     FZ_TICKS_NOW, FZ_NAMES, FZ_CONSUME, FZ_EXIT,
+    FZ_EVENTS_ALLOC, FZ_EVENTS_FREE, FZ_EVENTS_SET, FZ_EVENTS_CLEAR, FZ_EVENTS_WAIT, FZ_EVENTS_STATUS,
+    FZ_MSGQ_ALLOC, FZ_MSGQ_FREE, FZ_MSGQ_SEND, FZ_MSGQ_RECEIVE, FZ_MSGQ_STATUS,
+    FZ_TIMER_SERVICE_START, FZ_TIMER_ALLOC, FZ_TIMER_FREE, FZ_TIMER_START, FZ_TIMER_STOP, FZ_TIMER_STATUS,
     FZ_OPS
 } fz_op_t;
 
@@ -64,10 +75,13 @@ typedef enum fz_op {
  * null: its pointer argument is NULL (1 the first, 2 the second). */
 typedef struct fz_call {
     fz_op_t op;
-    int64_t arg[3];
+    int64_t arg[4];
     int null;
     pr_task_attr_t task_attr;  /* FZ_TASK_CREATE */
     pr_sem_attr_t sem_attr;    /* FZ_SEM_ALLOC */
+    pr_msgq_attr_t msgq_attr;  /* FZ_MSGQ_ALLOC (buffer: see bad) */
+    pr_timer_attr_t timer_attr; /* FZ_TIMER_ALLOC */
+    int bad;                   /* FZ_MSGQ_ALLOC: the buffer is wrong (1 NULL, 2 misaligned, 3 too small) */
     const char *name;          /* FZ_COND_ALLOC */
     uint64_t no;               /* its number in the seed, from 1 */
     int who;
@@ -94,6 +108,13 @@ typedef struct fz_task {
     pr_id_t recovered_sem;
     int exiting;               /* its body returned: the kernel releases what it holds */
     int self_delete;           /* inside pr_task_delete(itself) */
+    uint64_t call_no;          /* the number of the call it is inside */
+    int64_t call_args[4];      /* ... and its arguments */
+    int call_waits;            /* ... predicted to wait (events, message queues) */
+    int events_woken;          /* a set satisfied its event wait; the flags it must see: */
+    uint32_t events_flags;
+    int msg;                   /* its message under way (send), or -1 */
+    int was_wait_send;         /* the last check saw it waiting to send */
 } fz_task_t;
 
 typedef struct fz_sem {
@@ -103,6 +124,54 @@ typedef struct fz_sem {
     int recovery;              /* rcs: a recovery is set (PR_SEM_CTL_RECOVERY) */
 } fz_sem_t;
 
+/* Event flags, message queues, software timers and messages (services.c). */
+typedef struct fz_events {
+    int alive;
+    uint32_t flags;            /* exactly: every set, clear and clearing wait is known */
+    uint32_t sets, wakeups;
+} fz_events_t;
+
+typedef struct fz_msgq {
+    int alive;
+    uint32_t gen;
+    pr_msgq_attr_t attr;       /* as allocated (name not kept) */
+    void *buffer;              /* malloc'd to its exact size, so that the sanitizer sees overruns */
+    int inflight;              /* immediate receives by tasks issued and not returned */
+    int tainted;               /* receives that took a message the shadow never learnt: order unchecked */
+    int nqueued, nmaybe;       /* its messages surely in it, and maybe in it */
+    int max_prio;              /* the most urgent message sent to it */
+    uint64_t last_server_change; /* the call that last named its server */
+    uint64_t served_no;        /* served_prio is its server's last message's priority if this is */
+    int served_prio;           /* ... last_server_change (-1: none) */
+    uint32_t received_by;      /* tasks that received from it (bits) */
+} fz_msgq_t;
+
+typedef enum fz_msg_state { FZ_MSG_FREE, FZ_MSG_SENDING, FZ_MSG_QUEUED, FZ_MSG_HANDED, FZ_MSG_RECEIVED,
+                            FZ_MSG_REFUSED, FZ_MSG_MAYBE, FZ_MSG_DROPPED } fz_msg_state_t;
+
+typedef struct fz_msg {
+    uint8_t state, q;
+    int16_t prio;
+    uint32_t gen;
+    uint64_t entry_lo, entry_hi; /* call numbers between which it entered the queue */
+    uint32_t receivers;        /* HANDED: the tasks it may have gone to */
+    uint16_t size;             /* its queue's message size */
+} fz_msg_t;
+
+typedef struct fz_timer {
+    int alive;
+    uintptr_t cookie;          /* its action's argument: unique per allocation */
+    pr_prio_t prio;
+    pr_ticks_t period;
+    int armed;                 /* its kernel timer is armed, for next_expiry */
+    pr_ticks_t next_expiry;
+    int due;                   /* expired and its action not yet run */
+    pr_ticks_t due_expiry;
+    uint64_t due_seq;          /* order it became due in */
+    uint32_t expiries, dropped;
+    pr_ticks_t max_lateness;
+} fz_timer_t;
+
 /* The kernel's status as the last check read it. */
 typedef struct fz_snap {
     int task_ok[FZ_TASKS];
@@ -111,11 +180,13 @@ typedef struct fz_snap {
     pr_sem_status_t sem[FZ_SEMS];
     int cond_ok[FZ_CONDS];
     pr_cond_status_t cond[FZ_CONDS];
+    pr_events_status_t events[FZ_EVENTS];
+    pr_msgq_status_t msgq[FZ_MSGQS];
 } fz_snap_t;
 
 /* A FIFO of free ids, as the kernel's free lists (freed ids go to the tail). */
 typedef struct fz_fifo {
-    int id[FZ_SEMS > FZ_CONDS ? FZ_SEMS : FZ_CONDS];
+    int id[FZ_SEMS > FZ_TIMERS ? FZ_SEMS : FZ_TIMERS];
     int head, count;
 } fz_fifo_t;
 
@@ -147,6 +218,16 @@ typedef struct fz_run {
     uint64_t kernel_ticks;     /* the last tick count and switch count seen */
     uint64_t kernel_switches;
     int stray_recoveries;      /* rcs recoveries run outside any task (a fault) */
+    fz_events_t events[FZ_EVENTS];
+    fz_msgq_t msgq[FZ_MSGQS];
+    fz_timer_t timer[FZ_TIMERS];
+    fz_fifo_t events_free, msgq_free, timer_free;
+    fz_msg_t msgs[FZ_MSGS];
+    int nmsgs;
+    int service;               /* the timer service task, or -1 */
+    uint64_t due_seq;
+    uintptr_t cookies;
+    uint64_t actions;          /* timer actions run */
 } fz_run_t;
 
 extern fz_run_t fz;
@@ -171,6 +252,8 @@ unsigned fz_predict(const fz_call_t *c, int who);
 unsigned fz_documented(fz_op_t op);
 const char *fz_op_name(fz_op_t op);
 const char *fz_why(void);
+#define FZ_WHY_SIZE 160
+char *fz_why_buffer(void);
 
 /* calls.c */
 int fz_do(fz_call_t *c);
@@ -188,6 +271,47 @@ int fz_blocked_by_ceiling(int t, pr_prio_t prio);
 void fz_take(int t, pr_id_t m, int depth);
 void fz_give(int t, pr_id_t m);
 void fz_forget_task(int t);
+
+/* services.c: event flags, message queues, software timers */
+void fz_services_reset(void);
+void fz_services_release(void);
+unsigned fz_services_predict(const fz_call_t *c, int who);
+void fz_services_before(fz_call_t *c, int who, unsigned expected);
+int fz_services_issue(fz_call_t *c, pr_id_t *out_id, void *out);
+void fz_services_learn(fz_call_t *c, int who, int r, pr_id_t id, const void *out);
+void fz_services_read(int sweep);
+void fz_services_check(void);
+void fz_services_tick(void);
+void fz_services_set_state(fz_msg_t *m, fz_msg_state_t state);
+void fz_services_task_gone(int t);
+int fz_services_adopt(int t);
+pr_prio_t fz_queue_lend(int t, pr_prio_t *high);
+int fz_lends_on(int h);
+int fz_chain_reaches(int h, int t);
+void fz_timer_action(pr_id_t id, void *arg);
+void fz_gen_services(fz_call_t *c, int self);
+void fz_gen_services_isr(fz_call_t *c);
+void fz_gen_services_setup(void);
+void fz_gen_services_fill(void);
+void fz_print_services_call(FILE *out, const fz_call_t *c);
+int fz_fifo_take(fz_fifo_t *f, int size, int expect_id, const char *what);
+void fz_fifo_put(fz_fifo_t *f, int size, int id);
+
+/* services.c and services_check.c share these. */
+static inline int fz_satisfied(uint32_t flags, uint32_t mask, unsigned options)
+{
+    return (options & PR_EVENTS_ALL) ? (flags & mask) == mask : (flags & mask) != 0;
+}
+static inline int fz_live(int t) { return t >= 0 && t < FZ_TASKS && fz.task[t].alive && fz.snap.task_ok[t]; }
+static inline int fz_msgq_alive(int64_t q) { return q >= 0 && q < FZ_MSGQS && fz.msgq[q].alive; }
+static inline int fz_inherits(int q) { return (fz.msgq[q].attr.flags & PR_MSGQ_INHERIT) != 0; }
+/* The tick a call made now belongs to (kernel_impl.h: tick_now): a tick due
+ * at this instant and not yet taken counts. */
+static inline pr_ticks_t fz_tick_of_now(void)
+{
+    pr_ticks_t k = pr_ticks_now();
+    return k + (pr_host_now() >= (k + 1) * (uint64_t)FZ_TICK_NS ? 1 : 0);
+}
 
 /* main.c: every task's body; the run's summary line. */
 void fz_worker_body(void *arg);

@@ -319,7 +319,7 @@ static int attack_retrier(fz_call_t *c, int self, int percent)
 }
 
 enum { T_LOCK, T_UNLOCK, T_COMPUTE, T_COUNT, T_SLEEP, T_PRIO, T_SUSPEND, T_DELETE, T_CREATE, T_COND, T_SEMS,
-       T_PERIOD, T_QUERY, T_EXIT, T_SELF, T_SCHED, T_COMMON, T_KINDS };
+       T_PERIOD, T_QUERY, T_EXIT, T_SELF, T_SCHED, T_COMMON, T_SERVICES, T_KINDS };
 
 static void task_lock(fz_call_t *c, int self)
 {
@@ -373,7 +373,7 @@ void fz_gen_task(int self, fz_call_t *c)
         [T_LOCK] = fz.profile.deep_nesting ? 240 : 170, [T_UNLOCK] = w->nheld > 0 ? 190 : 10,
         [T_COMPUTE] = 110, [T_COUNT] = 60, [T_SLEEP] = 45, [T_PRIO] = 40, [T_SUSPEND] = 30,
         [T_DELETE] = 20, [T_CREATE] = running_tasks() < fz.profile.max_workers ? 20 : 1, [T_COND] = 45, [T_SEMS] = 10, [T_PERIOD] = 25, [T_QUERY] = 40,
-        [T_EXIT] = 4, [T_SELF] = 6, [T_COMMON] = 30,
+        [T_EXIT] = 4, [T_SELF] = 6, [T_COMMON] = 30, [T_SERVICES] = 260, /* events, queues, timers */
         /* the scheduler lock: taken now and then, given back soon (a holder runs alone) */
         [T_SCHED] = !FZ_HAS_RECOVERY ? 0 : w->sched_locks > 0 ? 120 : 8,
     };
@@ -429,6 +429,7 @@ void fz_gen_task(int self, fz_call_t *c)
         c->op = fz_chance(40) ? FZ_TASK_DELETE : FZ_TASK_SUSPEND;
         c->arg[0] = self;
         break;
+    case T_SERVICES: fz_gen_services(c, self); break;
     default: make_common(c, self); break;
     }
 }
@@ -438,6 +439,10 @@ void fz_gen_isr(fz_call_t *c)
     c->null = 0;
     if (attack_retrier(c, PR_NO_TASK, 50))
         return;
+    if (fz_chance(35)) { /* events, queues and timers, as an interrupt may use them */
+        fz_gen_services_isr(c);
+        return;
+    }
     if (fz_chance(30)) { /* an interrupt gives a counting or binary semaphore */
         c->op = FZ_SEM_UP;
         c->arg[0] = pick_sem(A_COUNTING);
@@ -494,6 +499,10 @@ void fz_gen_driver(fz_call_t *c)
         c->arg[0] = pick_sem(A_COUNTING);
         return;
     }
+    if (fz_chance(25)) {
+        fz_gen_services(c, PR_NO_TASK);
+        return;
+    }
     make_common(c, PR_NO_TASK);
 }
 
@@ -543,8 +552,10 @@ void fz_gen_setup(void)
     int mutexes = fz_range(2, 5), counting = fz_range(1, 2), conds = fz_range(1, 2), tasks = fz_range(3, 8);
     if (tasks > fz.profile.max_workers)
         tasks = fz.profile.max_workers;
-    if (fz_chance(4))
+    if (fz_chance(4)) {
         fill_pools();
+        fz_gen_services_fill();
+    }
     for (int i = 0; i < mutexes + counting; i++) {
         int attempts = 0;
         do {
@@ -565,6 +576,7 @@ void fz_gen_setup(void)
         c = (fz_call_t){.op = FZ_COND_ALLOC, .name = "cv"};
         issue_until(&c, 1);
     }
+    fz_gen_services_setup();
     for (int i = 0; i < tasks; i++) {
         make_create(&c);
         c.null = 0;

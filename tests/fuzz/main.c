@@ -85,8 +85,9 @@ static void tick_hook(void *arg)
 {
     (void)arg;
     fz.in_isr = 1;
+    fz_services_tick(); /* the timers this tick expired */
     fz_check();
-    int n = fz_chance(25) ? (fz_chance(30) ? 2 : 1) : 0;
+    int n = fz_chance(30) ? (fz_chance(30) ? 2 : 1) : 0;
     for (int i = 0; i < n && fz.calls < fz.budget; i++) {
         fz_call_t c;
         memset(&c, 0, sizeof c);
@@ -99,6 +100,7 @@ static void tick_hook(void *arg)
 /* One seed: one kernel run of at most `budget` calls. */
 static void run_seed(uint64_t seed, uint64_t budget)
 {
+    fz_services_release();
     memset(&fz, 0, sizeof fz);
     fz.seed = seed;
     fz.rng = seed ^ 0x5EED5EED5EED5EEDu;

@@ -61,6 +61,26 @@ static const op_info_t OPS[FZ_OPS] = {
     [FZ_NAMES] = {"strerror/errname/trace_event_name", 0},
     [FZ_CONSUME] = {"consume", 0},
     [FZ_EXIT] = {"return", 0},
+    [FZ_EVENTS_ALLOC] = {"events_alloc", E(OK) | E(EINVAL) | E(ENOSPC)},
+    [FZ_EVENTS_FREE] = {"events_free", E(OK) | E(EBADID) | E(ENOTALLOC) | E(EBUSY)},
+    [FZ_EVENTS_SET] = {"events_set", E(OK) | E(EBADID) | E(ENOTALLOC)},
+    [FZ_EVENTS_CLEAR] = {"events_clear", E(OK) | E(EBADID) | E(ENOTALLOC)},
+    [FZ_EVENTS_WAIT] = {"events_wait", E(OK) | E(EBADID) | E(ENOTALLOC) | E(EINVAL) | E(EAGAIN) | E(ECONTEXT) |
+                                           E(ETIMEDOUT)},
+    [FZ_EVENTS_STATUS] = {"events_status", E(OK) | E(EBADID) | E(ENOTALLOC) | E(EINVAL)},
+    [FZ_MSGQ_ALLOC] = {"msgq_alloc", E(OK) | E(EINVAL) | E(ENOSPC)},
+    [FZ_MSGQ_FREE] = {"msgq_free", E(OK) | E(EBADID) | E(ENOTALLOC) | E(EBUSY)},
+    [FZ_MSGQ_SEND] = {"msgq_send", E(OK) | E(EBADID) | E(ENOTALLOC) | E(EINVAL) | E(EAGAIN) | E(ECONTEXT) |
+                                       E(EDEADLK) | E(ETIMEDOUT)},
+    [FZ_MSGQ_RECEIVE] = {"msgq_receive", E(OK) | E(EBADID) | E(ENOTALLOC) | E(EINVAL) | E(EAGAIN) | E(ECONTEXT) |
+                                             E(ETIMEDOUT)},
+    [FZ_MSGQ_STATUS] = {"msgq_status", E(OK) | E(EBADID) | E(ENOTALLOC) | E(EINVAL)},
+    [FZ_TIMER_SERVICE_START] = {"timer_service_start", E(OK) | E(EINVAL) | E(ESTATE) | E(ENOSPC)},
+    [FZ_TIMER_ALLOC] = {"timer_alloc", E(OK) | E(EINVAL) | E(ENOSPC)},
+    [FZ_TIMER_FREE] = {"timer_free", E(OK) | E(EBADID) | E(ENOTALLOC)},
+    [FZ_TIMER_START] = {"timer_start", E(OK) | E(EBADID) | E(ENOTALLOC) | E(EINVAL)},
+    [FZ_TIMER_STOP] = {"timer_stop", E(OK) | E(EBADID) | E(ENOTALLOC)},
+    [FZ_TIMER_STATUS] = {"timer_status", E(OK) | E(EBADID) | E(ENOTALLOC) | E(EINVAL)},
 };
 
 const char *fz_op_name(fz_op_t op) { return op < FZ_OPS ? OPS[op].name : "?"; }
@@ -68,9 +88,10 @@ const char *fz_op_name(fz_op_t op) { return op < FZ_OPS ? OPS[op].name : "?"; }
 unsigned fz_documented(fz_op_t op) { return op < FZ_OPS ? OPS[op].documented : 0; }
 
 /* Why the prediction is what it is, when that is not plain (for the report). */
-static char why[160];
+static char why[FZ_WHY_SIZE];
 
 const char *fz_why(void) { return why; }
+char *fz_why_buffer(void) { return why; }
 
 /* ---- predictions ---- */
 
@@ -144,24 +165,11 @@ static unsigned predict_create(const fz_call_t *c)
     return alive == FZ_TASKS ? E(ENOSPC) : alive == FZ_TASKS - 1 ? E(OK) | E(ENOSPC) : E(OK);
 }
 
-/* Whether t waiting on m closes a cycle of holders: 1 yes, 0 no, -1 not
- * known (the chain passes a pcp wait, whose wait list status does not show). */
-static int closes_cycle(int t, pr_id_t m)
-{
-    for (int steps = 0; steps <= FZ_TASKS; steps++) {
-        pr_id_t h = fz.snap.sem[m].holder;
-        if (h == t)
-            return 1;
-        if (h == PR_NO_TASK || !fz.snap.task_ok[h] || fz.snap.task[h].state != PR_TASK_BLOCKED)
-            return 0;
-        m = fz.snap.task[h].blocked_on;
-        if (m < 0 || m >= FZ_SEMS || !fz.sem[m].alive || !fz_is_mutex(m))
-            return 0;
-        if (fz_is_pcp(m))
-            return -1;
-    }
-    return -1;
-}
+/* Whether t waiting on m closes a cycle of waits: 1 yes, 0 no, -1 not
+ * known (the chain passes a pcp wait, whose wait list status does not
+ * show). The chain goes through mutexes' holders and through inheriting
+ * message queues' servers (services.c). */
+static int closes_cycle(int t, pr_id_t m) { return fz_chain_reaches(fz.snap.sem[m].holder, t); }
 
 static unsigned predict_mutex_down(int t, pr_id_t m, pr_timeout_t timeout)
 {
@@ -377,6 +385,6 @@ unsigned fz_predict(const fz_call_t *c, int who)
     case FZ_SCHED_UNLOCK:
         return who < 0 ? E(ECONTEXT) : fz.task[who].sched_locks == 0 ? E(ESTATE) : E(OK);
     default:
-        return E(OK);
+        return c->op >= FZ_EVENTS_ALLOC ? fz_services_predict(c, who) : E(OK);
     }
 }

@@ -188,6 +188,7 @@ static void print_call(FILE *out, const fz_call_t *c)
         fprintf(out, "%s", c->null ? "NULL" : "");
         break;
     default:
+        fz_print_services_call(out, c);
         break;
     }
     fprintf(out, ")");

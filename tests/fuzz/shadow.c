@@ -76,6 +76,7 @@ static int acquiring(const fz_task_t *w, pr_id_t m)
 void fz_forget_task(int t)
 {
     fz_task_t *w = &fz.task[t];
+    fz_services_task_gone(t);
     for (int i = 0; i < w->nheld; i++) {
         pr_id_t m = w->order[i];
         if (!releasing(w, m) && fz.sem[m].alive)
@@ -106,6 +107,7 @@ void fz_shadow_reset(void)
     fz.last_time = 0;
     fz.calls_at_time = 0;
     fz.kernel_ticks = fz.kernel_switches = 0;
+    fz_services_reset();
 }
 
 /* pcp's test on a free mutex, at priority prio: a held pcp mutex of another
@@ -200,6 +202,7 @@ static void read_kernel(void)
         if (s->cond_ok[i] != fz.cond_alive[i])
             fz_fail("cond_status(%d) says %s", i, s->cond_ok[i] ? "allocated" : "free");
     }
+    fz_services_read(sweep);
 }
 
 /* Tasks that died or ended, and tasks nobody created. */
@@ -209,12 +212,14 @@ static void reconcile_tasks(void)
     uint8_t deleting[FZ_TASKS] = {0}; /* a pr_task_delete under way may have deleted it already */
     for (int t = 0; t < FZ_TASKS; t++) {
         const fz_task_t *w = &fz.task[t];
-        creating |= w->alive && w->call == FZ_TASK_CREATE;
+        creating |= w->alive && (w->call == FZ_TASK_CREATE || w->call == FZ_TIMER_SERVICE_START);
         if (w->alive && w->call == FZ_TASK_DELETE && w->call_arg >= 0 && w->call_arg < FZ_TASKS)
             deleting[w->call_arg] = 1;
     }
     for (int t = 0; t <= fz.task_hi && t < FZ_TASKS; t++) {
         fz_task_t *w = &fz.task[t];
+        if (!w->alive && fz.snap.task_ok[t] && fz_services_adopt(t))
+            continue;
         if (!w->alive) {
             if (fz.snap.task_ok[t] && !creating)
                 fz_fail("task %d exists, but no task_create returned it", t);
@@ -223,6 +228,7 @@ static void reconcile_tasks(void)
         if (!fz.snap.task_ok[t]) {
             if (!w->self_delete && !deleting[t])
                 fz_fail("task %d is gone, but no task_delete of it succeeded", t);
+            fz_services_task_gone(t);
             w->alive = 0;
             drop_all(t);
             w->call = FZ_OPS;
@@ -299,7 +305,7 @@ static void check_task(int t, const pr_prio_t *wait_max)
     if (st->id != t || st->base_priority < 0 || st->base_priority > PR_PRIO_MAX ||
         st->effective_priority < st->base_priority || st->effective_priority > PR_PRIO_MAX)
         fz_fail("task %d: id %d, base %d, effective %d", t, st->id, st->base_priority, st->effective_priority);
-    if (st->state < PR_TASK_READY || st->state > PR_TASK_WAIT_COND || st->suspended < 0 || st->suspended > 1)
+    if (st->state < PR_TASK_READY || st->state > PR_TASK_WAIT_RECEIVE || st->suspended < 0 || st->suspended > 1)
         fz_fail("task %d: state %d, suspended %d", t, (int)st->state, st->suspended);
     if ((st->state == PR_TASK_BLOCKED) != (st->blocked_on != PR_NO_SEM))
         fz_fail("task %d: state %d, blocked_on %d", t, (int)st->state, st->blocked_on);
@@ -326,29 +332,33 @@ static void check_task(int t, const pr_prio_t *wait_max)
         if (l > low)
             low = l;
     }
+    pr_prio_t queue_high, queue_low = fz_queue_lend(t, &queue_high); /* inheriting queues it serves */
+    if (queue_low > low)
+        low = queue_low;
     if (held != st->mutexes_held)
         fz_fail("task %d: mutexes_held %d, but it is the holder of %d mutexes", t, st->mutexes_held, held);
     if (st->state == PR_TASK_DONE && (held != 0 || st->aborts_pending != 0))
         fz_fail("task %d is done and still holds %d mutexes (%u aborts pending)", t, held,
                 (unsigned)st->aborts_pending);
-    if (!pcp) {
+    if (!pcp && queue_high <= low) {
         if (st->effective_priority != low)
-            fz_fail("task %d: effective priority %d; base %d and what its %d mutexes lend give %d%s", t,
-                    st->effective_priority, st->base_priority, held, low,
-                    held == 0 ? " (it holds nothing: a priority lent and never withdrawn)" : "");
+            fz_fail("task %d: effective priority %d; base %d and what its %d mutexes and the queues it serves lend "
+                    "give %d%s", t, st->effective_priority, st->base_priority, held, low,
+                    held == 0 && queue_high < 0 ? " (it holds nothing: a priority lent and never withdrawn)" : "");
         return;
     }
     /* A pcp holder may inherit from any task waiting for a pcp mutex (its
      * own waiters, or the system ceiling's), and from nothing else. */
-    pr_prio_t high = low;
-    for (int u = 0; u <= fz.task_hi && u < FZ_TASKS; u++) {
+    pr_prio_t high = queue_high > low ? queue_high : low; /* the message it received last: at most this */
+    for (int u = 0; u <= fz.task_hi && u < FZ_TASKS && pcp; u++) {
         const pr_task_status_t *us = &fz.snap.task[u];
         if (u != t && fz.snap.task_ok[u] && us->state == PR_TASK_BLOCKED && us->blocked_on >= 0 &&
             us->blocked_on < FZ_SEMS && fz_is_pcp(us->blocked_on) && us->effective_priority > high)
             high = us->effective_priority;
     }
     if (st->effective_priority < low || st->effective_priority > high)
-        fz_fail("task %d: effective priority %d, outside %d..%d (its base, its mutexes' lends, pcp waiters)", t,
+        fz_fail("task %d: effective priority %d, outside %d..%d (its base, its mutexes' lends, pcp waiters, the "
+                "queues it serves)", t,
                 st->effective_priority, low, high);
 }
 
@@ -507,6 +517,7 @@ void fz_check(void)
     check_aborts();
     check_wakeups();
     check_conds();
+    fz_services_check();
     int self = fz_caller();
     if (self >= 0)
         check_running(self);
