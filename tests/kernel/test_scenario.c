@@ -34,7 +34,7 @@ static void script_check_accepts_and_rejects(void)
     static const pr_action_t period_inside[] = {A_LOCK(A), A_WAIT_PERIOD, A_UNLOCK(A)};
     static const pr_action_t prio_high[] = {A_SET_PRIORITY(PR_PRIO_MAX), A_SET_PRIORITY(PR_PRIO_MAX + 1)};
     static const pr_action_t delay_forever[] = {A_DELAY(5), A_DELAY(PR_FOREVER)};
-    static const pr_action_t unknown[] = {A_COMPUTE(1), {(pr_action_kind_t)99, 0, 0, 0}};
+    static const pr_action_t unknown[] = {A_COMPUTE(1), {(pr_action_kind_t)99, 0, 0, 0, 0}};
     CHECK_SCRIPT(nested, PR_OK, 0);
     CHECK_SCRIPT(overlapping, PR_OK, 0);
     CHECK_SCRIPT(no_unlock, PR_EINVAL, 1);
