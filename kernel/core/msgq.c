@@ -95,7 +95,8 @@ static pr_prio_t msgq_lend(const pr_waitq_t *wq)
 static void serve(pr_msgq_t *q, pr_task_t *server, pr_prio_t prio, int cause)
 {
     if (q->lender.holder != server) {
-        prio_withdraw(&q->senders_q, cause); /* the old server keeps nothing */
+        /* the old server keeps nothing: for it, a release (or its end) */
+        prio_withdraw(&q->senders_q, cause == PR_CAUSE_MESSAGE ? PR_CAUSE_RELEASE : cause);
         q->lender.holder = server;
     }
     q->served = server != NULL ? prio : PRIO_NONE;

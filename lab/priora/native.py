@@ -43,7 +43,7 @@ typedef struct {
     pr_prio_t base_priority; pr_prio_t effective_priority; pr_id_t blocked_on; int mutexes_held;
     uint32_t jobs_released; uint32_t jobs_completed; uint32_t deadline_misses;
     uint64_t cpu_time; pr_ticks_t period; pr_ticks_t phase; pr_ticks_t deadline; pr_id_t watchdog;
-    pr_id_t cond_on; uint32_t aborts; uint32_t aborts_pending;
+    pr_id_t cond_on; uint32_t aborts; uint32_t aborts_pending; pr_id_t events_on; pr_id_t msgq_on;
 } pr_task_status_t;
 typedef struct {
     int value; int max; unsigned flags; int protocol; pr_prio_t ceiling; const char *name;

@@ -247,6 +247,54 @@ static void a_cycle_through_a_queue_is_refused(void)
     CHECK_EQ(pr_msgq_free(Q), PR_EBUSY);
 }
 
+/* ---- the lend moves with the server, and goes with it ---- */
+
+static void receive_then_sleep_body(void *arg)
+{
+    (void)arg;
+    int request, prio;
+    CHECK_EQ(pr_msgq_receive(Q, &request, &prio, PR_NO_WAIT), PR_OK);
+    CHECK_EQ(pr_task_delay(5), PR_OK);
+}
+
+/*
+ * Two requests wait in Q: priorities 4 and 3. S1 (1) receives the first at
+ * 0 and runs at 4, also while it sleeps. S2 (2) receives the second at 1:
+ * S2 is the server now, at 3, and S1 keeps nothing from Q. S2 is deleted
+ * at 2: Q has no server any more.
+ */
+static void the_lend_follows_the_last_receiver_and_goes_with_it(void)
+{
+    harness_reset(0);
+    CHECK_EQ(inheriting_queue(2, PR_MSGQ_INHERIT), Q);
+    int request = 1;
+    CHECK_EQ(pr_msgq_send(Q, &request, 4, PR_NO_WAIT), PR_OK);
+    CHECK_EQ(pr_msgq_send(Q, &request, 3, PR_NO_WAIT), PR_OK);
+    pr_id_t s1 = task_at("S1", 1, 0, receive_then_sleep_body, NULL);
+    pr_id_t s2 = task_at("S2", 2, 1, receive_then_sleep_body, NULL);
+    pr_host_run_until(TICKS(1) / 2);
+    CHECK_EQ(status_of(s1).effective_priority, 4);
+    pr_host_run_ticks(2);
+    CHECK_EQ(status_of(s1).effective_priority, 1);
+    CHECK_EQ(status_of(s2).effective_priority, 3);
+    pr_msgq_status_t st;
+    CHECK_EQ(pr_msgq_status(Q, &st), PR_OK);
+    CHECK_EQ(st.server, s2);
+    CHECK_EQ(pr_task_delete(s2), PR_OK);
+    CHECK_EQ(pr_msgq_status(Q, &st), PR_OK);
+    CHECK_EQ(st.server, PR_NO_TASK);
+    CHECK_EQ(pr_host_run_ticks(100), PR_HOST_QUIESCENT);
+    EXPECT_TRACE(EV(PR_EV_PRIO) | EV(PR_EV_MSGQ_RECEIVE) | EV(PR_EV_TASK_DELETE),
+                 "0 PRIO S1 1->4 message Q",
+                 "0 RECEIVE S1 Q ok prio=4 messages=1",
+                 "1 PRIO S1 4->1 release Q",
+                 "1 PRIO T1 2->3 message Q", /* S2: deleted when the lines are written, so by its id */
+                 "1 RECEIVE T1 Q ok prio=3 messages=0",
+                 "2 TASK_DELETE T1",
+                 "2 PRIO T1 3->2 delete Q");
+}
+
 HARNESS_MAIN(TEST_CASE(the_server_runs_at_its_message_priority),
              TEST_CASE(waiting_senders_lend_to_the_server_and_through_its_mutex),
-             TEST_CASE(a_cycle_through_a_queue_is_refused))
+             TEST_CASE(a_cycle_through_a_queue_is_refused),
+             TEST_CASE(the_lend_follows_the_last_receiver_and_goes_with_it))
