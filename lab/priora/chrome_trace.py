@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from priora.simulate import SimResult
-from priora.timeline import Interval, TaskTimeline, Timeline, extract
+from priora.timeline import Interval, ServiceMark, TaskTimeline, Timeline, extract
 
 PID = 1
 
@@ -56,6 +56,7 @@ def to_events(result: SimResult) -> list[Event]:
     timed: list[Event] = []
     for task in timeline.tasks:
         timed += _slices(task) + _instants(task)
+    timed += [_interrupt_instant(m) for m in timeline.interrupt_marks]
     # Stable: at one instant the order of each task's events is kept (a slice
     # before the slices nested in it).
     timed.sort(key=lambda e: e["ts"])
@@ -239,4 +240,23 @@ def _instants(task: TaskTimeline) -> list[Event]:
         }
         name = f"refused {f.call} {f.resource} ({f.error})"
         events.append(_instant(task, name, "refusal", f.time, args))
+    for m in task.services:
+        events.append(_instant(task, *_service(m), m.time, _service_args(m)))
     return events
+
+
+def _service(m: ServiceMark) -> tuple[str, str]:
+    """(name, category) of a message sent or received, flags set, a timer expiring."""
+    return f"{m.kind} {m.object}", "service"
+
+
+def _service_args(m: ServiceMark) -> dict[str, Any]:
+    detail = {"send": "priority", "receive": "priority", "set": "flags", "expire": "tick"}[m.kind]
+    return {"object": m.object, detail: m.detail}
+
+
+def _interrupt_instant(m: ServiceMark) -> Event:
+    """A call made in an interrupt: an instant of the whole process, on no task's row."""
+    name, cat = _service(m)
+    return {"name": f"interrupt: {name}", "cat": cat, "ph": "i", "s": "p", "pid": PID, "ts": _us(m.time),
+            "args": _service_args(m)}  # fmt: skip

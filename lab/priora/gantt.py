@@ -144,6 +144,7 @@ def _draw_row(chart: _Chart, task: TaskTimeline, y: float) -> None:
     _draw_releases_and_deadlines(chart, task, y)
     _draw_misses(chart, task, y)
     _draw_refusals(chart, task, y)
+    _draw_services(chart, task, y)
 
 
 def _draw_critical_bands(chart: _Chart, task: TaskTimeline, y: float) -> None:
@@ -281,6 +282,26 @@ def _draw_misses(chart: _Chart, task: TaskTimeline, y: float) -> None:
         chart.ax.plot([chart.x(m.time)], [below], marker="x", color=MISS_COLOUR, ms=7, mew=1.5, zorder=6)
 
 
+# Small markers above the bar: a message sent (right caret), received (left
+# caret), flags set (star), a timer expiring (on the timer service's row).
+SERVICE_MARKERS = {
+    "send": (5, "send"),
+    "receive": (4, "receive"),
+    "set": ("*", "set flags"),
+    "expire": ("d", "timer expiry"),
+}
+
+
+def _draw_services(chart: _Chart, task: TaskTimeline, y: float) -> None:
+    for kind, (marker, _) in SERVICE_MARKERS.items():
+        xs = [chart.x(m.time) for m in task.services if m.kind == kind]
+        if xs:
+            (line,) = chart.ax.plot(
+                xs, [y + BAR / 2 + 0.08] * len(xs), marker=marker, color="black", ms=5, ls="none", zorder=7
+            )
+            line.set_gid(kind)  # found by tests and in the SVG
+
+
 def _draw_refusals(chart: _Chart, task: TaskTimeline, y: float) -> None:
     for f in task.refusals:
         x = chart.x(f.time)
@@ -360,6 +381,9 @@ def _legend(chart: _Chart, timeline: Timeline) -> None:
         handles.append(_marker("v", "black", "deadline"))
     if any(t.misses for t in tasks):
         handles.append(_marker("x", MISS_COLOUR, "deadline missed"))
+    for kind, (marker, label) in SERVICE_MARKERS.items():
+        if any(m.kind == kind for t in tasks for m in t.services):
+            handles.append(_marker(marker, "black", label))  # type: ignore[arg-type]
     if any(t.refusals for t in tasks):
         label = "call refused by the kernel (its error)"
         handles.append(Line2D([], [], color=REFUSAL_COLOUR, marker="D", mec="black", ls="none", label=label))

@@ -216,7 +216,8 @@ class Scenario:
         periods += [p.period for p in periodics if p.period]
         if not periods:
             return None
-        return math.lcm(*periods) + max(t.phase for t in (*self.tasks, *periodics))
+        phases = [t.phase for t in self.tasks] + [p.phase for p in periodics]
+        return math.lcm(*periods) + max(phases)
 
     def horizon_ticks(self) -> int | None:
         return self.system.horizon if self.system.horizon is not None else self.default_horizon()

@@ -53,7 +53,9 @@ typedef struct {
     uint64_t time; uint32_t seq; int32_t value; uint8_t event; uint8_t task; uint8_t object;
     int8_t result; uint8_t arg0; uint8_t arg1; uint16_t tick_low;
 } pr_trace_record_t;
-typedef struct { int kind; pr_id_t sem; pr_timeout_t timeout; uint32_t options; uint64_t amount; } pr_action_t;
+typedef struct {
+    int kind; pr_id_t sem; pr_timeout_t timeout; uint32_t options; uint64_t amount;
+} pr_action_t;
 typedef struct {
     const pr_action_t *actions; uint32_t count; uint32_t timeouts; uint32_t errors;
     int last_error; uint32_t last_error_action; uint32_t aborts; uint64_t lost;
@@ -70,21 +72,24 @@ typedef struct {
     const char *name; size_t msg_size; int length; unsigned flags; void *buffer; size_t buffer_bytes;
 } pr_msgq_attr_t;
 typedef struct {
-    pr_id_t index; char name[16]; size_t msg_size; int length; unsigned flags; int messages; int most_messages;
-    uint32_t sends, receives; uint32_t send_waits, receive_waits; int senders_waiting; int receivers_waiting;
-    pr_id_t server;
+    pr_id_t index; char name[16]; size_t msg_size; int length; unsigned flags; int messages;
+    int most_messages; uint32_t sends, receives; uint32_t send_waits, receive_waits;
+    int senders_waiting; int receivers_waiting; pr_id_t server;
 } pr_msgq_status_t;
 typedef struct {
     pr_id_t index; char name[16]; uint32_t flags; int waiters; uint32_t sets; uint32_t wakeups;
 } pr_events_status_t;
 typedef struct {
-    const char *name; void (*action)(pr_id_t timer, void *arg); void *arg; pr_prio_t priority; pr_ticks_t period;
+    const char *name; void (*action)(pr_id_t timer, void *arg); void *arg; pr_prio_t priority;
+    pr_ticks_t period;
 } pr_timer_attr_t;
 typedef struct {
     pr_id_t index; char name[16]; int armed; pr_ticks_t expiry; pr_prio_t priority; pr_ticks_t period;
     uint32_t expiries; uint32_t dropped; pr_ticks_t max_lateness;
 } pr_timer_status_t;
-typedef struct { pr_ticks_t phase; pr_ticks_t period; pr_script_t script; uint32_t fired; } pr_script_interrupt_t;
+typedef struct {
+    pr_ticks_t phase; pr_ticks_t period; pr_script_t script; uint32_t fired;
+} pr_script_interrupt_t;
 typedef struct { pr_script_interrupt_t *list; uint32_t count; } pr_script_interrupts_t;
 typedef struct { void (*fn)(pr_id_t mutex, void *arg); void *arg; } pr_sem_recovery_t;
 

@@ -166,11 +166,17 @@ def parse(text: str, source: str, *, check_default_horizon: bool = True) -> Scen
     doc = _decode(text, source)
     _check_top_level(source, doc)
     system, clock = _system(_At(source, "[system]"), doc.get("system", {}))
-    resources, queues, events = _resources(_At(source, "[resources]"), doc.get("resources", {}), system, clock)
-    objects: dict[str, _Object] = {o.name: o for o in (*resources, *queues, *events)}
+    resources, queues, events = _resources(
+        _At(source, "[resources]"), doc.get("resources", {}), system, clock
+    )
+    objects: dict[str, _Object] = {r.name: r for r in resources}
+    objects.update({q.name: q for q in queues})
+    objects.update({e.name: e for e in events})
     tasks = _tasks(_At(source, "[tasks]"), doc.get("tasks", {}), objects, clock)
     timers = _periodics(_At(source, "[timers]"), "timers", doc.get("timers", {}), objects, clock)
-    interrupts = _periodics(_At(source, "[interrupts]"), "interrupts", doc.get("interrupts", {}), objects, clock)
+    interrupts = _periodics(
+        _At(source, "[interrupts]"), "interrupts", doc.get("interrupts", {}), objects, clock
+    )
     if timers and len(tasks) + 1 > MAX_TASKS:
         _At(source, "[timers]").fail(
             f"{len(tasks)} tasks and the timer service task, the kernel has room for {MAX_TASKS}"
@@ -498,9 +504,7 @@ def _resource(at: _At, name: str, value: object, system: System, clock: _Clock) 
 def _queue(at: _At, name: str, table: Mapping[str, object]) -> Queue:
     for key in table:
         if key not in _QUEUE_KEYS:
-            at.field(key).fail(
-                f"not allowed on a message queue (expected one of: {', '.join(_QUEUE_KEYS)})"
-            )
+            at.field(key).fail(f"not allowed on a message queue (expected one of: {', '.join(_QUEUE_KEYS)})")
     if "length" not in table:
         at.field("length").fail("missing: a queue holds 1 or more messages")
     length = _int(at.field("length"), table["length"])
@@ -508,7 +512,9 @@ def _queue(at: _At, name: str, table: Mapping[str, object]) -> Queue:
         at.field("length").fail(
             f"must be in 1..{QUEUE_LENGTH_MAX} (the lab allocates every queue's buffer), got {length}"
         )
-    order = _choice(at.field("message_order"), table.get("message_order", "priority"), ORDERS, "message order")
+    order = _choice(
+        at.field("message_order"), table.get("message_order", "priority"), ORDERS, "message order"
+    )
     inherit = table.get("inherit", False)
     if not isinstance(inherit, bool):
         at.field("inherit").fail(f"must be true or false, got {describe_value(inherit)}")
@@ -654,7 +660,8 @@ def _periodics(
     if len(table) > limit:
         at.fail(f"{len(table)} {what}, the {'kernel' if what == 'timers' else 'lab'} has room for {limit}")
     return tuple(
-        _periodic(_At(at.source, _label(table_name, n)), table_name, n, v, objects, clock) for n, v in table.items()
+        _periodic(_At(at.source, _label(table_name, n)), table_name, n, v, objects, clock)
+        for n, v in table.items()
     )
 
 
@@ -859,7 +866,9 @@ def _object(at: _At, kind: ActionKind, name: str, objects: Mapping[str, _Object]
     found = objects.get(name)
     if found is None:
         at.fail(f"unknown resource {json.dumps(name)}")
-    is_kind = "queue" if isinstance(found, Queue) else "events" if isinstance(found, EventFlags) else found.kind
+    is_kind = (
+        "queue" if isinstance(found, Queue) else "events" if isinstance(found, EventFlags) else found.kind
+    )
     if is_kind != wanted:
         at.fail(f"{kind} needs {_KIND_NAME[wanted]}, {json.dumps(name)} is {_KIND_NAME[is_kind]}")
 
@@ -877,7 +886,9 @@ def _queue_action(
             at.fail(f"priority must be an integer, got {json.dumps(rest[1])}")
         priority = int(rest[1])
         if not PRIORITY_MIN <= priority <= PRIORITY_MAX:
-            at.fail(f"priority must be in {PRIORITY_MIN}..{PRIORITY_MAX} (the kernel's range), got {priority}")
+            at.fail(
+                f"priority must be in {PRIORITY_MIN}..{PRIORITY_MAX} (the kernel's range), got {priority}"
+            )
         rest = rest[2:]
     timeout = None
     if len(rest) == 2 and rest[0] == "timeout":

@@ -16,7 +16,14 @@ from typing import Any
 import numpy as np
 
 from priora import native
-from priora.compiled import KernelAction, KernelPeriodic, KernelQueue, KernelSemaphore, KernelTask, compile_scenario
+from priora.compiled import (
+    KernelAction,
+    KernelPeriodic,
+    KernelQueue,
+    KernelSemaphore,
+    KernelTask,
+    compile_scenario,
+)
 from priora.costs import CostModel
 from priora.costs import apply as apply_costs
 from priora.errors import NativeError
@@ -250,7 +257,11 @@ def service_counters(lib: Any, scenario: Scenario) -> tuple[
         lib.pr_msgq_status(i, q)
         queues.append(
             QueueCounters(
-                int(q.sends), int(q.receives), int(q.most_messages), int(q.send_waits), int(q.receive_waits),
+                int(q.sends),
+                int(q.receives),
+                int(q.most_messages),
+                int(q.send_waits),
+                int(q.receive_waits),
                 int(q.messages),
             )  # fmt: skip
         )
@@ -389,7 +400,7 @@ def simulate(
             SemaphoreCounters(int(s.ups), int(s.downs), int(s.max_waiters), int(s.aborts), hold, recovered)
         )
     ran = tuple(script_counters(script) for script in scripts)
-    queues, events, timers = service_counters(lib, scenario)
+    queue_counters, events_counters, timer_counters = service_counters(lib, scenario)
     fired = tuple(int(interrupts[i].fired) for i in range(len(compiled.interrupts)))
     lib.pr_host_set_tick_hook(native.ffi.NULL, native.ffi.NULL)
     del keep, scripts, interrupts
@@ -404,8 +415,8 @@ def simulate(
         priority_changes=int(stats.priority_changes),
         semaphores=tuple(counters),
         scripts=ran,
-        queues=queues,
-        events=events,
-        timers=timers,
+        queues=queue_counters,
+        events=events_counters,
+        timers=timer_counters,
         interrupts=fired,
     )

@@ -11,16 +11,20 @@ waits on queues and event flags are counted per object, in the counters).
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
+import jsonschema
 import pytest
+from test_examples import Job, example, job_table
 
-from priora import native
+from priora import chrome_trace, gantt, native
 from priora.errors import ScenarioError
 from priora.model import Action, EventFlags, Periodic, Queue
+from priora.report import build_report, report_dict, report_json, report_text, schema
 from priora.scenario import parse
 from priora.simulate import EventsCounters, QueueCounters, SimResult, TimerCounters, simulate
-from test_examples import Job, example, job_table
+from priora.timeline import extract
 
 SERVICE_EVENTS = (
     "SEND", "RECEIVE", "MSGQ_WAIT", "MSGQ_WAKE", "EVENTS_SET", "EVENTS_WAIT", "EVENTS_WAKE", "TIMER_EXPIRE",
@@ -81,7 +85,9 @@ def test_queue_prodcons() -> None:
         (11, "SEND", "sensor", 1),
         (12, "MSGQ_WAIT", "sensor", 1),
     ]
-    assert r.queues == (QueueCounters(sends=7, receives=5, most_messages=2, send_waits=3, receive_waits=0, messages=2),)
+    assert r.queues == (
+        QueueCounters(sends=7, receives=5, most_messages=2, send_waits=3, receive_waits=0, messages=2),
+    )
 
 
 def test_queue_prodcons_in_fifo_order() -> None:
@@ -174,7 +180,11 @@ def test_client_server() -> None:
         for p in r.trace
         if int(p["event"]) == native.EVENT["PRIO"]
     ]
-    assert lends == [(1, 1, 3, native.PR_OBJ_MSGQ), (3, 3, 1, native.PR_OBJ_MSGQ), (11, 1, 3, native.PR_OBJ_MSGQ)]
+    assert lends == [
+        (1, 1, 3, native.PR_OBJ_MSGQ),
+        (3, 3, 1, native.PR_OBJ_MSGQ),
+        (11, 1, 3, native.PR_OBJ_MSGQ),
+    ]
 
 
 def test_client_server_without_inheritance() -> None:
@@ -230,7 +240,7 @@ def test_queue_keys_and_defaults() -> None:
 
 def test_timers_and_interrupts() -> None:
     text = (
-        f"{HEAD}[timers.once]\nphase = 5\nbody = [\"up S\"]\n\n"
+        f'{HEAD}[timers.once]\nphase = 5\nbody = ["up S"]\n\n'
         '[timers.tick]\nperiod = 4\npriority = 3\nbody = ["send Q priority 2", "set E 1"]\n\n'
         '[interrupts.irq]\nphase = 1\nperiod = 6\nbody = ["clear E 1", "up S"]\n\n'
         '[tasks.T]\npriority = 1\nperiod = 12\nbody = ["down S"]\n'
@@ -284,10 +294,19 @@ BAD = [
     (task_with("send S"), 'x.toml: [tasks.T] body[0]: send needs a message queue, "S" is a binary semaphore'),
     (task_with("receive E"), 'x.toml: [tasks.T] body[0]: receive needs a message queue, "E" is event flags'),
     (task_with("set Q 1"), 'x.toml: [tasks.T] body[0]: set needs event flags, "Q" is a message queue'),
-    (task_with("down Q"), 'x.toml: [tasks.T] body[0]: down needs a semaphore, "Q" is a message queue (use send/receive)'),
-    (task_with("up E"), 'x.toml: [tasks.T] body[0]: up needs a semaphore, "E" is event flags (use set/clear/wait)'),
+    (
+        task_with("down Q"),
+        'x.toml: [tasks.T] body[0]: down needs a semaphore, "Q" is a message queue (use send/receive)',
+    ),
+    (
+        task_with("up E"),
+        'x.toml: [tasks.T] body[0]: up needs a semaphore, "E" is event flags (use set/clear/wait)',
+    ),
     (task_with("send X"), 'x.toml: [tasks.T] body[0]: unknown resource "X"'),
-    (task_with("send Q priority 32"), "x.toml: [tasks.T] body[0]: priority must be in 0..31 (the kernel's range), got 32"),
+    (
+        task_with("send Q priority 32"),
+        "x.toml: [tasks.T] body[0]: priority must be in 0..31 (the kernel's range), got 32",
+    ),
     (task_with("send Q priority high"), 'x.toml: [tasks.T] body[0]: priority must be an integer, got "high"'),
     (
         task_with("send Q timeout 1 priority 2"),
@@ -301,7 +320,10 @@ BAD = [
         task_with("clear E 0x100000000"),
         "x.toml: [tasks.T] body[0]: mask must be in 1..0xffffffff (32 flags), got 0x100000000",
     ),
-    (task_with("set E 1.5"), 'x.toml: [tasks.T] body[0]: mask must be a number (0x... or decimal), got "1.5"'),
+    (
+        task_with("set E 1.5"),
+        'x.toml: [tasks.T] body[0]: mask must be a number (0x... or decimal), got "1.5"',
+    ),
     (
         task_with("wait E 1"),
         'x.toml: [tasks.T] body[0]: malformed action "wait E 1" (expected "wait E MASK any|all [clear] [timeout T]")',
@@ -352,7 +374,7 @@ BAD = [
         "x.toml: [system] timer_service_priority: must be in 0..31 (the kernel's range), got -1",
     ),
     (
-        "".join(f"[tasks.T{i}]\npriority = 1\nbody = [\"compute 1\"]\n" for i in range(32))
+        "".join(f'[tasks.T{i}]\npriority = 1\nbody = ["compute 1"]\n' for i in range(32))
         + '[timers.t]\nperiod = 1\nbody = ["set E 1"]\n[resources.E]\nkind = "events"\n',
         "x.toml: [timers]: 32 tasks and the timer service task, the kernel has room for 32",
     ),
@@ -364,3 +386,137 @@ def test_bad_files(text: str, message: str) -> None:
     with pytest.raises(ScenarioError) as caught:
         parse(text, "x.toml")
     assert str(caught.value) == message
+
+
+# ---------------------------------------------------------------- reports
+
+
+def test_report_tables_of_queues_events_timers_and_interrupts() -> None:
+    text = report_text(build_report(simulate(example("queue_prodcons"))))
+    assert (
+        "Message queues\n"
+        "queue  length     order  inherit  sends  receives  most messages  send waits  receive waits  left\n"
+        "-----  ------  --------  -------  -----  --------  -------------  ----------  -------------  ----\n"
+        "Q           2  priority       no      7         5              2           3              0     2\n"
+    ) in text + "\n"
+    text = report_text(build_report(simulate(example("interrupt_event"))))
+    assert (
+        "Event flags\n"
+        "events  sets  wakeups  flags at end\n"
+        "------  ----  -------  ------------\n"
+        "E          3        3    0x00000000\n"
+        "\n"
+        "Interrupts\n"
+        "interrupt  phase (ms)  period (ms)  runs\n"
+        "---------  ----------  -----------  ----\n"
+        "sensor              3            5     3\n"
+    ) in text
+    text = report_text(build_report(simulate(example("timer_release"))))
+    assert (
+        "Timers\n"
+        "timer  phase (ms)  period (ms)  priority  expiries  dropped  max lateness (ms)\n"
+        "-----  ----------  -----------  --------  --------  -------  -----------------\n"
+        "pace            2            4         0         3        0                  1\n"
+    ) in text
+    # A scenario without them has none of these tables.
+    assert "Message queues" not in report_text(build_report(simulate(example("inversion"))))
+
+
+@pytest.mark.parametrize("name", ["queue_prodcons", "interrupt_event", "timer_release", "client_server"])
+def test_report_json_per_object(name: str) -> None:
+    document = json.loads(report_json(build_report(simulate(example(name)))))
+    jsonschema.validate(document, schema(), cls=jsonschema.Draft202012Validator)
+    services = {k: document[k] for k in ("queues", "events", "timers", "interrupts") if k in document}
+    assert services == {
+        "queue_prodcons": {
+            "queues": {
+                "Q": {
+                    "length": 2, "message_order": "priority", "inherit": False, "sends": 7, "receives": 5,
+                    "most_messages": 2, "send_waits": 3, "receive_waits": 0, "left": 2,
+                }
+            }
+        },
+        "interrupt_event": {
+            "events": {"E": {"sets": 3, "wakeups": 3, "flags": 0}},
+            "interrupts": {"sensor": {"phase": 3, "period": 5, "runs": 3}},
+        },
+        "timer_release": {
+            "timers": {"pace": {"phase": 2, "period": 4, "priority": 0, "expiries": 3, "dropped": 0, "max_lateness": 1}}
+        },
+        "client_server": {
+            "queues": {
+                "requests": {
+                    "length": 1, "message_order": "priority", "inherit": True, "sends": 2, "receives": 2,
+                    "most_messages": 0, "send_waits": 0, "receive_waits": 2, "left": 0,
+                }
+            }
+        },
+    }[name]  # fmt: skip
+    assert document == report_dict(build_report(simulate(example(name))))
+    assert list(document) == ["jobs", "tasks", "resources", *services, "system", "warnings"]
+
+
+# ---------------------------------------------------------------- charts and traces
+
+
+def test_timeline_marks() -> None:
+    timeline = extract(simulate(example("timer_release")))
+    assert [t.name for t in timeline.tasks] == ["urgent", "worker", "background", "timers"]
+    service = timeline.tasks[3]
+    assert service.base_priority == 2
+    assert [(m.time // 1_000_000, m.kind, m.object, m.detail) for m in service.services] == [
+        (2, "expire", "pace", 2),
+        (6, "expire", "pace", 6),
+        (10, "expire", "pace", 10),
+    ]
+    assert [
+        (e.start // 1_000_000, e.end // 1_000_000) for e in service.executions
+    ] == []  # bodies take no time
+
+    timeline = extract(simulate(example("client_server")))
+    client, _, server = timeline.tasks
+    assert [(m.time // 1_000_000, m.kind, m.object, m.detail) for m in client.services] == [
+        (1, "send", "requests", 3),
+        (11, "send", "requests", 3),
+    ]
+    assert [(m.time // 1_000_000, m.kind) for m in server.services] == [(1, "receive"), (11, "receive")]
+    # The lend through the queue names the queue.
+    assert [(c.time // 1_000_000, c.old, c.new, c.cause, c.resource) for c in server.priority_changes] == [
+        (1, 1, 3, "message", "requests"),
+        (3, 3, 1, "release", "requests"),
+        (11, 1, 3, "message", "requests"),
+    ]
+
+    timeline = extract(simulate(example("interrupt_event")))
+    assert [(m.time // 1_000_000, m.kind, m.object) for m in timeline.interrupt_marks] == [
+        (3, "set", "E"),
+        (8, "set", "E"),
+        (13, "set", "E"),
+    ]
+
+
+def test_chrome_trace_instants() -> None:
+    events = chrome_trace.to_events(simulate(example("interrupt_event")))
+    service = [(e["name"], e["ts"], e.get("tid"), e["s"]) for e in events if e.get("cat") == "service"]
+    assert service == [
+        ("interrupt: set E", 3000.0, None, "p"),
+        ("interrupt: set E", 8000.0, None, "p"),
+        ("interrupt: set E", 13000.0, None, "p"),
+    ]
+    events = chrome_trace.to_events(simulate(example("queue_prodcons")))
+    sends = [(e["name"], e["ts"], e["args"]) for e in events if e.get("cat") == "service"][:3]
+    assert sends == [
+        ("send Q", 1000.0, {"object": "Q", "priority": 1}),
+        ("receive Q", 1000.0, {"object": "Q", "priority": 1}),
+        ("send Q", 2000.0, {"object": "Q", "priority": 7}),
+    ]
+
+
+def test_gantt_markers() -> None:
+    fig = gantt.figure(extract(simulate(example("queue_prodcons"))), "q")
+    (ax,) = fig.axes
+    sends = sum(len(line.get_xdata()) for line in ax.lines if line.get_gid() == "send")
+    receives = sum(len(line.get_xdata()) for line in ax.lines if line.get_gid() == "receive")
+    assert (sends, receives) == (7, 5)
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels[-2:] == ["send", "receive"]
