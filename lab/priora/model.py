@@ -10,6 +10,7 @@ All times in the model are in ticks; `Scenario.to_unit` converts kernel times
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Literal
@@ -74,8 +75,9 @@ class Action:
     wait_all: bool = False
     clear: bool = False
 
-    def text(self) -> str:
-        """The action as a file writes it (times in ticks)."""
+    def text(self, time: Callable[[int], object] = str) -> str:
+        """The action as a file writes it; `time` writes a time given in
+        ticks (default: the ticks)."""
         words: list[str] = [self.kind]
         if self.resource is not None:
             words.append(self.resource)
@@ -86,11 +88,11 @@ class Action:
             if self.clear:
                 words.append("clear")
         if self.kind in ("compute", "delay"):
-            words.append(str(self.ticks))
+            words.append(str(time(self.ticks)))
         if self.priority is not None:
             words += ["priority", str(self.priority)]
         if self.timeout is not None:
-            words += ["timeout", str(self.timeout)]
+            words += ["timeout", str(time(self.timeout))]
         return " ".join(words)
 
 

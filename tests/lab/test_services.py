@@ -153,24 +153,32 @@ def test_timer_release() -> None:
 
 def test_client_server() -> None:
     s = example("client_server")
-    assert s.queues == (Queue("requests", 1, "priority", True),)
+    assert s.queues == (Queue("requests", 1, "priority", True), Queue("replies", 1, "priority", False))
     r = simulate(s)
     assert job_table(r) == [
         Job("server", 1, 0, 0, 13, 13, 0, 0, 0, False),
-        Job("client", 1, 1, 1, 4, 3, 2, 2, 0, False),
+        Job("client", 1, 1, 1, 4, 3, 0, 2, 0, False),
         Job("middle", 1, 2, 4, 7, 5, 0, 1, 0, False),
-        Job("client", 2, 11, 11, 14, 3, 2, 2, 0, False),
+        Job("client", 2, 11, 11, 14, 3, 0, 2, 0, False),
         Job("middle", 2, 12, 14, 17, 5, 0, 1, 0, False),
     ]
     assert service_records(r) == [
         (0, "MSGQ_WAIT", "server", 0),
         (1, "MSGQ_WAKE", "server", 0),  # handed the client's message directly
         (1, "SEND", "client", 3),  # the message's priority: the sender's
+        (1, "MSGQ_WAIT", "client", 0),  # for the reply
         (1, "RECEIVE", "server", 3),
-        (3, "MSGQ_WAIT", "server", 0),
+        (3, "MSGQ_WAKE", "client", 0),
+        (3, "SEND", "server", 3),  # the server's reply, at its inherited priority
+        (3, "MSGQ_WAIT", "server", 0),  # its next receive ends the lend
+        (3, "RECEIVE", "client", 3),
         (11, "MSGQ_WAKE", "server", 0),
         (11, "SEND", "client", 3),
+        (11, "MSGQ_WAIT", "client", 0),
         (11, "RECEIVE", "server", 3),
+        (13, "MSGQ_WAKE", "client", 0),
+        (13, "SEND", "server", 3),
+        (13, "RECEIVE", "client", 3),
     ]
     # The server's priority: lent 3 by the message at 1 ms, back to 1 at its
     # next receive (3 ms); lent again at 11 ms (its job ends at 13 still at
@@ -189,7 +197,7 @@ def test_client_server() -> None:
 
 def test_client_server_without_inheritance() -> None:
     s = example("client_server")
-    s = replace(s, queues=(replace(s.queues[0], inherit=False),))
+    s = replace(s, queues=(replace(s.queues[0], inherit=False), *s.queues[1:]))
     client = [j for j in job_table(simulate(s)) if j.task == "client"]
     assert [(j.finish, j.response) for j in client] == [(7, 6), (17, 6)]
 
@@ -448,7 +456,11 @@ def test_report_json_per_object(name: str) -> None:
                 "requests": {
                     "length": 1, "message_order": "priority", "inherit": True, "sends": 2, "receives": 2,
                     "most_messages": 0, "send_waits": 0, "receive_waits": 2, "left": 0,
-                }
+                },
+                "replies": {
+                    "length": 1, "message_order": "priority", "inherit": False, "sends": 2, "receives": 2,
+                    "most_messages": 0, "send_waits": 0, "receive_waits": 2, "left": 0,
+                },
             }
         },
     }[name]  # fmt: skip
@@ -477,9 +489,13 @@ def test_timeline_marks() -> None:
     client, _, server = timeline.tasks
     assert [(m.time // 1_000_000, m.kind, m.object, m.detail) for m in client.services] == [
         (1, "send", "requests", 3),
+        (3, "receive", "replies", 3),
         (11, "send", "requests", 3),
+        (13, "receive", "replies", 3),
     ]
-    assert [(m.time // 1_000_000, m.kind) for m in server.services] == [(1, "receive"), (11, "receive")]
+    assert [(m.time // 1_000_000, m.kind) for m in server.services] == [
+        (1, "receive"), (3, "send"), (11, "receive"), (13, "send")
+    ]  # fmt: skip
     # The lend through the queue names the queue.
     assert [(c.time // 1_000_000, c.old, c.new, c.cause, c.resource) for c in server.priority_changes] == [
         (1, 1, 3, "message", "requests"),

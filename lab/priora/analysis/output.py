@@ -100,7 +100,31 @@ def analysis_dict(analysis: Analysis) -> dict[str, Any]:
             }
             for p, result in analysis.protocols.items()
         },
+        **_left_out_dict(ts),
     }
+
+
+def _left_out_dict(ts: TaskSet) -> dict[str, Any]:
+    """What the analysis does not bound or count; present only when there is some."""
+    out: dict[str, Any] = {}
+    if ts.unbounded_waits:
+        out["unbounded_waits"] = [
+            {"task": w.task, "action": w.action, "text": w.text, "reason": w.reason}
+            for w in ts.unbounded_waits
+        ]
+    if ts.not_counted:
+        out["not_counted"] = list(ts.not_counted)
+    return out
+
+
+def _left_out_text(ts: TaskSet) -> str | None:
+    """The plain statement of what B and R leave out, per task."""
+    if not ts.unbounded_waits and not ts.not_counted:
+        return None
+    lines = ["Not bounded by this analysis (the bounds above hold only if these waits end at once)"]
+    lines += [f'  {w.task} body[{w.action}] "{w.text}": {w.reason}' for w in ts.unbounded_waits]
+    lines += [f"  {line}" for line in ts.not_counted]
+    return "\n".join(lines)
 
 
 def analysis_json(analysis: Analysis) -> str:
@@ -289,4 +313,7 @@ def analysis_text(analysis: Analysis) -> str:
         notes = _notes(analysis)
         if notes:
             sections.append("\n".join(["Notes", *notes]))
+    left_out = _left_out_text(ts)
+    if left_out is not None:
+        sections.append(left_out)
     return "\n\n".join(sections)
