@@ -186,12 +186,13 @@ def parse(text: str, source: str, *, check_default_horizon: bool = True) -> Scen
         timers=timers, interrupts=interrupts,
     )  # fmt: skip
     _check_ceilings(source, scenario)
-    if interrupts and scenario.default_horizon() is None and system.horizon is None:
-        # The kernel knows its armed timers, not when an interrupt will come:
-        # "until nothing can happen any more" could end before one.
-        _At(source, "[system] horizon").fail(
-            "missing: a scenario with interrupts and nothing periodic needs a horizon "
-            "(the kernel cannot know that an interrupt is still to come)"
+    periodic = any(t.period for t in tasks) or any(t.period for t in timers)
+    if interrupts and not periodic:
+        # A port stops a run when nothing is ready and no kernel timer is
+        # armed: the kernel cannot know that an interrupt is still to come.
+        _At(source, "[interrupts]").fail(
+            "a scenario with interrupts needs a periodic task or a periodic timer "
+            "(a run stops when no kernel timer is armed: the kernel does not know an interrupt is to come)"
         )
     if system.horizon is None and check_default_horizon:
         _check_default_horizon(_At(source, "[system] horizon"), scenario, clock)

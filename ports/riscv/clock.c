@@ -17,6 +17,10 @@
 struct riscv_clock riscv_clk;
 #define clk riscv_clk
 
+/* The program's code in the tick interrupt (pr_riscv_set_tick_hook). */
+static void (*tick_hook)(void *arg);
+static void *tick_hook_arg;
+
 /* The external definitions of the inline functions (C99 inline). */
 extern uint64_t riscv_mtime(void);
 extern uint64_t riscv_kernel_mtime(void);
@@ -59,6 +63,8 @@ static inline void advance(void)
 /* After pr_kernel_init: time 0 is now, the next tick is tick 1. */
 void riscv_clock_reset(void)
 {
+    tick_hook = NULL;
+    tick_hook_arg = NULL;
     clk.hz = pr_tick_hz();
     clk.step = MTIME_HZ / clk.hz;
     clk.rem = MTIME_HZ % clk.hz;
@@ -147,5 +153,20 @@ void riscv_timer_interrupt(void)
     }
     advance();
     set_mtimecmp(next_interrupt());
-    pr_kernel_tick_isr(); /* may switch to another task: see vector.S */
+    if (tick_hook == NULL) {
+        pr_kernel_tick_isr(); /* may switch to another task: see vector.S */
+        return;
+    }
+    pr_isr_enter(); /* as the host port: the hook after the tick's work */
+    pr_kernel_tick();
+    tick_hook(tick_hook_arg);
+    pr_isr_exit(); /* may switch to another task */
+}
+
+void pr_riscv_set_tick_hook(void (*fn)(void *arg), void *arg)
+{
+    pr_irq_state_t irq = pr_port_irq_save();
+    tick_hook = fn;
+    tick_hook_arg = arg;
+    pr_port_irq_restore(irq);
 }

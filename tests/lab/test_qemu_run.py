@@ -237,6 +237,8 @@ def test_job_table_agrees(name: str, protocol: str, target: str) -> None:
     assert [(c.timeouts, c.errors, c.aborts) for c in q.scripts] == [
         (c.timeouts, c.errors, c.aborts) for c in h.scripts
     ]
+    # Queues, event flags, timers (lateness in whole ticks) and interrupts.
+    assert (q.queues, q.events, q.timers, q.interrupts) == (h.queues, h.events, h.timers, h.interrupts)
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -340,10 +342,12 @@ def test_blob_round_trip(name: str, protocol: str) -> None:
     data = blob.encode(kernel, s.horizon_ticks())
     assert blob.decode(data) == (kernel, s.horizon_ticks())
     magic, version, header, total, crc = struct.unpack_from("<4sHHII", data)
-    assert (magic, version, header, total) == (b"PRSB", 3, 64, len(data))
+    assert (magic, version, header, total) == (b"PRSB", 4, 64, len(data))
     assert crc == zlib.crc32(data[16:])
-    actions = sum(len(t.body) for t in s.tasks)
-    assert len(data) == 64 + 48 * len(s.resources) + 64 * len(s.tasks) + 24 * actions
+    periodics = (*s.timers, *s.interrupts)
+    actions = sum(len(t.body) for t in (*s.tasks, *periodics))
+    objects = 48 * len(s.resources) + 32 * len(s.queues) + 16 * len(s.events)
+    assert len(data) == 64 + objects + 64 * len(s.tasks) + 48 * len(periodics) + 24 * actions
 
 
 def test_kernel_objects_of_a_scenario() -> None:
@@ -431,8 +435,8 @@ BAD_BLOBS: dict[str, tuple[Callable[[bytes], bytes], int, str]] = {
         10,
         'blob: no scenario blob at 0x87000000 (the magic is not "PRSB"): load one with -device loader,file=BLOB,addr=0x87000000,force-raw=on',
     ),
-    "version": (patched(4, "<H", 1), 10, "blob: unsupported version (this runner reads version 3): 1"),
-    "version 2": (patched(4, "<H", 2), 10, "blob: unsupported version (this runner reads version 3): 2"),
+    "version": (patched(4, "<H", 1), 10, "blob: unsupported version (this runner reads version 4): 1"),
+    "version 3": (patched(4, "<H", 3), 10, "blob: unsupported version (this runner reads version 4): 3"),
     "checksum": (
         lambda d: d[:-1] + bytes([d[-1] ^ 1]),
         10,
@@ -450,9 +454,19 @@ BAD_BLOBS: dict[str, tuple[Callable[[bytes], bytes], int, str]] = {
         "blob: tick_hz out of the kernel's range 1..1000000: 2000000",
     ),
     "reserved": (
+        patched(28, "<I", 7),
+        10,
+        "blob: the reserved header field (offset 28) must be 0; flags 7",
+    ),
+    "service priority": (
         patched(60, "<I", 7),
         10,
-        "blob: reserved header fields must be 0 (offset 28, 52..63); flags 0",
+        "blob: timer service priority out of range (0..31; 0 without timers): 7",
+    ),  # inversion has no timers
+    "queue count": (
+        patched(52, "<H", 17),
+        10,
+        "blob: more queues, event flags, timers or interrupts than the pools hold; queues 17",
     ),
     "sem name": (
         patched(SEMS, "<B", 0),
@@ -479,7 +493,17 @@ BAD_BLOBS: dict[str, tuple[Callable[[bytes], bytes], int, str]] = {
         "blob: task 0: its actions are not inside the action table; first 0",
     ),
     "kind": (patched(ACTIONS, "<I", 42), 10, "blob: action 0: unknown kind 42"),
-    "sem id": (patched(ACTIONS + 4, "<I", 5), 10, "blob: action 0: semaphore id out of range: 5"),
+    "sem id": (patched(ACTIONS + 4, "<I", 5), 10, "blob: action 0: object id out of range: 5"),
+    "options": (
+        patched(ACTIONS + 12, "<I", 1),
+        10,
+        "blob: action 0: options (offset 12) must be 0 for this kind, holds 1",
+    ),
+    "queue id": (
+        patched(ACTIONS, "<I", 10),
+        10,
+        "blob: action 0: object id out of range: 0",
+    ),  # a receive from queue 0, in a scenario without queues
     "kernel": (
         patched(SEMS + 16, "<i", 0),
         11,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from fractions import Fraction
 
 import jsonschema
 import pytest
@@ -64,7 +65,9 @@ def test_queue_prodcons() -> None:
         Job("sensor", 4, 6, 6, 7, 1, 0, 0, 0, False),
         Job("alarm", 2, 7, 7, 10, 3, 0, 2, 0, False),
         Job("sensor", 5, 8, 8, 11, 3, 0, 2, 0, True),
-        Job("sensor", 6, 10, 11, None, None, 0, 1, 0, True),
+        Job("sensor", 6, 10, 11, None, None, 0, Fraction(3, 2), 0, True),  # logger runs 12-12.5
+        Job("logger", 3, 12, None, None, None, 0, 0, 0, False),
+        Job("sensor", 7, 12, None, None, None, 0, Fraction(1, 2), 0, False),
     ]
     assert service_records(r) == [
         (1, "SEND", "sensor", 1),
@@ -374,8 +377,8 @@ BAD = [
     ),
     (
         f'{HEAD}[interrupts.i]\nphase = 3\nbody = ["up S"]\n\n[tasks.T]\npriority = 1\nbody = ["compute 1"]\n',
-        "x.toml: [system] horizon: missing: a scenario with interrupts and nothing periodic needs a horizon "
-        "(the kernel cannot know that an interrupt is still to come)",
+        "x.toml: [interrupts]: a scenario with interrupts needs a periodic task or a periodic timer "
+        "(a run stops when no kernel timer is armed: the kernel does not know an interrupt is to come)",
     ),
     (
         '[system]\ntimer_service_priority = -1\n\n[tasks.T]\npriority = 1\nbody = ["compute 1"]\n',
