@@ -124,7 +124,8 @@ def decode(blob: bytes) -> tuple[KernelScenario, int | None]:
     if len(blob) < HEADER.size:
         raise BlobError(f"{len(blob)} bytes: shorter than the header")
     (magic, version, header_bytes, total, crc, tick_hz, ntasks, nsems, nactions, flags, quantum,
-     horizon, _trace_limit, nqueues, nevents, ntimers, ninterrupts, service) = HEADER.unpack_from(blob)  # fmt: skip
+     horizon, _trace_limit, nqueues, nevents, ntimers, ninterrupts,
+     service) = HEADER.unpack_from(blob)  # fmt: skip
     if magic != MAGIC:
         raise BlobError(f"magic {magic!r}, expected {MAGIC!r}")
     if version != VERSION or header_bytes != HEADER.size or flags != 0:
@@ -132,8 +133,8 @@ def decode(blob: bytes) -> tuple[KernelScenario, int | None]:
             f"version {version}, header {header_bytes} bytes, flags {flags}: not a version {VERSION} blob"
         )
     expected = (
-        HEADER.size + SEMAPHORE.size * nsems + QUEUE.size * nqueues + EVENTS.size * nevents + TASK.size * ntasks
-        + PERIODIC.size * (ntimers + ninterrupts) + ACTION.size * nactions
+        HEADER.size + SEMAPHORE.size * nsems + QUEUE.size * nqueues + EVENTS.size * nevents
+        + TASK.size * ntasks + PERIODIC.size * (ntimers + ninterrupts) + ACTION.size * nactions
     )  # fmt: skip
     if total != len(blob) or total != expected:
         raise BlobError(f"total size {total}, the blob has {len(blob)} bytes and its counts give {expected}")
