@@ -20,6 +20,8 @@ import pytest
 from test_examples import Job, example, job_table
 
 from priora import chrome_trace, gantt, native
+from priora.analysis import analysis_json, analysis_text, analyze
+from priora.analysis import schema as analysis_schema
 from priora.errors import ScenarioError
 from priora.model import Action, EventFlags, Periodic, Queue
 from priora.report import build_report, report_dict, report_json, report_text, schema
@@ -539,3 +541,63 @@ def test_gantt_markers() -> None:
     assert (sends, receives) == (7, 5)
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert labels[-2:] == ["send", "receive"]
+
+
+# ---------------------------------------------------------------- analyze
+
+
+def test_analyze_states_the_waits_it_does_not_bound() -> None:
+    analysis = analyze(example("client_server"))
+    text = analysis_text(analysis)
+    assert text.endswith(
+        "Not bounded by this analysis (the bounds above hold only if these waits end at once)\n"
+        '  client body[0] "send requests": waits for room in requests while it is full, until another task '
+        "receives, for ever: not bounded, left out of B and R\n"
+        '  client body[1] "receive replies": waits for a message in replies, which another task or an '
+        "interrupt must send, for ever: not bounded, left out of B and R\n"
+        '  server body[0] "receive requests": waits for a message in requests, which another task or an '
+        "interrupt must send, for ever: not bounded, left out of B and R\n"
+        '  server body[2] "send replies": waits for room in replies while it is full, until another task '
+        "receives, for ever: not bounded, left out of B and R\n"
+        '  server body[3] "receive requests": waits for a message in requests, which another task or an '
+        "interrupt must send, for ever: not bounded, left out of B and R\n"
+        '  server body[5] "send replies": waits for room in replies while it is full, until another task '
+        "receives, for ever: not bounded, left out of B and R\n"
+        "  inheritance through queue requests: its receiver may run at its senders' priority, not counted "
+        "as blocking or interference"
+    )
+    document = json.loads(analysis_json(analyze(example("interrupt_event"))))
+    jsonschema.validate(document, analysis_schema(), cls=jsonschema.Draft202012Validator)
+    assert document["unbounded_waits"] == [
+        {
+            "task": "handler",
+            "action": 0,
+            "text": "wait E 0x1 any clear",
+            "reason": "waits for flags of E, which another task or an interrupt must set, for ever: "
+            "not bounded, left out of B and R",
+        }
+    ]
+    assert document["not_counted"] == ["interrupt sensor's body: not counted as interference"]
+
+
+def test_analyze_timeouts_timers_and_waits_that_never_wait() -> None:
+    text = (
+        '[system]\ntime_unit = "ms"\ntick_hz = 2000\n\n'
+        '[resources.Q]\nkind = "queue"\nlength = 1\n\n[resources.E]\nkind = "events"\n\n'
+        '[timers.t]\nperiod = 5\nbody = ["set E 1"]\n\n'
+        '[tasks.A]\npriority = 2\nperiod = 10\nbody = ["receive Q timeout 1.5", "send Q timeout 0", "compute 1"]\n'
+        '[tasks.B]\npriority = 1\nperiod = 10\nbody = ["wait E 1 all timeout 0", "compute 1"]\n'
+    )
+    analysis = analyze(parse(text, "w.toml"))
+    assert [(w.task, w.action, w.text) for w in analysis.taskset.unbounded_waits] == [
+        ("A", 0, "receive Q timeout 1.5")  # timeout 0 never waits: not listed
+    ]
+    assert analysis.taskset.unbounded_waits[0].reason.endswith(
+        "up to its timeout of 1.5 ms: not bounded, left out of B and R"
+    )
+    assert analysis.taskset.not_counted == (
+        "the timer service task (priority 31) and the bodies of timers t: not counted as interference",
+    )
+    # Without queues, event flags, timers or interrupts, nothing is said.
+    assert "Not bounded" not in analysis_text(analyze(example("inversion")))
+    assert "unbounded_waits" not in json.loads(analysis_json(analyze(example("inversion"))))
