@@ -13,7 +13,9 @@
 #     and none, a preemption stress run, stack-overflow detection
 #     (scripts/qemu-smoke.sh installs the cross compiler and QEMU if missing);
 #  6. the lab: type check (mypy --strict), lint (ruff), and its tests (pytest),
-#     among them the wheel built from ./lab run in a fresh virtual environment;
+#     among them the wheel built from ./lab run in a fresh virtual environment
+#     and the CTF traces read by babeltrace2, and the HTML report opened in
+#     headless Chromium (both installed if missing);
 #     then a campaign on a Ray cluster of this machine (tests/cluster), in a
 #     network namespace whose only interface is loopback.
 set -euo pipefail
@@ -45,6 +47,7 @@ echo "demo output identical across runs ($(wc -l < build/demo-1.txt) lines)"
 
 echo "== RISC-V port on QEMU"
 scripts/qemu-smoke.sh
+tests/riscv/check_debug.sh
 
 echo "== lab: mypy --strict, ruff"
 (cd lab && ../.venv/bin/mypy priora)
@@ -52,6 +55,10 @@ echo "== lab: mypy --strict, ruff"
 .venv/bin/ruff format --check lab tests/lab tests/cluster tests/riscv benchmarks
 
 echo "== lab: pytest"
+# babeltrace2 reads the CTF traces the lab writes (tests/lab/test_ctf.py).
+command -v babeltrace2 >/dev/null 2>&1 || scripts/install-packages.sh test babeltrace2
+# tests/lab/test_html_report.py renders its pages in Debian's headless Chromium.
+command -v chromium >/dev/null 2>&1 || scripts/install-packages.sh test chromium
 .venv/bin/pytest -q tests/lab
 
 echo "== lab: pytest against the kernel with its fast paths compiled out"

@@ -13,7 +13,8 @@ the same way (shared/research/freertos-on-qemu.md).
     python3 benchmarks/riscv/bench.py --arch rv32 --trace off
     python3 benchmarks/riscv/bench.py --json out.json
 
-Standard library only. ``main(argv)`` returns the exit status (0: every program ran
+Standard library only (with the lab's own priora.tables and priora.provenance, which are
+too). ``main(argv)`` returns the exit status (0: every program ran
 and reported; 1: a build or a run failed). Benchmarks print; they never assert a
 figure (the targets are shown beside the figures, not checked).
 """
@@ -161,18 +162,20 @@ def fmt(value: float | None) -> str:
     return f"{value:,.0f}" if value == int(value) else f"{value:,.2f}"
 
 
+def _lab() -> None:
+    """Makes the lab's modules importable: priora.tables and priora.provenance
+    use the standard library only, so the system's python3 runs them too."""
+    if str(ROOT / "lab") not in sys.path:
+        sys.path.insert(0, str(ROOT / "lab"))
+
+
 def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """A Markdown table: the first column left-aligned, the others right."""
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    align = ["---" if i == 0 else "---:" for i in range(len(header))]
+    """A Markdown table (the lab's priora.tables): the first column left-aligned, the others right."""
+    _lab()
+    from priora.tables import markdown_table
 
-    def line(cells: Sequence[str]) -> str:
-        padded = [
-            c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True))
-        ]
-        return "| " + " | ".join(padded) + " |"
-
-    return "\n".join([line(header), "| " + " | ".join(align) + " |", *(line(r) for r in rows)])
+    columns = [list(c) for c in zip(*rows, strict=True)] if rows else [[] for _ in header]
+    return markdown_table(header, columns)
 
 
 def fit(points: Sequence[tuple[float, float]]) -> tuple[float, float]:
@@ -373,9 +376,22 @@ def main(argv: list[str]) -> int:
 
     print(report(results))
     if args.json:
-        document = {b.label: {"figures": r.figures, "series": r.series} for b, r in results.items()}
-        Path(args.json).write_text(json.dumps(document, indent=2) + "\n")
+        Path(args.json).write_text(json.dumps(document(results, argv), indent=2) + "\n")
     return 0
+
+
+def document(results: dict[Build, Results], argv: Sequence[str]) -> dict[str, object]:
+    """The --json document (lab/priora/bench.schema.json): the lab's provenance
+    block (lab/priora/provenance.py, standard library only), then every
+    figure and series of each build, keyed by its label."""
+    _lab()
+    from priora.provenance import provenance
+
+    targets = list(dict.fromkeys(f"qemu-{b.arch}" for b in results))
+    return {
+        "provenance": provenance("bench", ["benchmarks/riscv/bench.py", *argv], target=targets),
+        "builds": {b.label: {"figures": r.figures, "series": r.series} for b, r in results.items()},
+    }
 
 
 if __name__ == "__main__":

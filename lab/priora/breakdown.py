@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, Literal
@@ -50,6 +50,7 @@ import numpy as np
 from priora import native
 from priora.errors import PrioraError, ScenarioError
 from priora.model import PROTOCOLS, Action, Scenario, Task, in_unit
+from priora.tables import Cell, Format, Lines, Section, Table, render
 
 Direction = Literal["largest", "smallest"]
 FieldKind = Literal["wcet", "section", "body", "period", "deadline"]
@@ -802,36 +803,28 @@ def breakdown_dict(b: Breakdown) -> dict[str, Any]:
     }
 
 
-def breakdown_json(b: Breakdown) -> str:
-    """One JSON document; each protocol's columns on lines of their own."""
+def breakdown_json(b: Breakdown, provenance: Mapping[str, Any] | None = None) -> str:
+    """One JSON document; `provenance` (priora.provenance) first on a line of
+    its own when given, each protocol's columns on lines of their own."""
     doc = breakdown_dict(b)
     protocols = doc.pop("protocols")
     head = json.dumps(doc)[:-1]
+    if provenance is not None:
+        head = '{"provenance": ' + json.dumps(dict(provenance)) + ",\n " + head[1:]
     lines = [f"  {json.dumps(p)}: {json.dumps(cols)}" for p, cols in protocols.items()]
     return head + ', "protocols": {\n' + ",\n".join(lines) + "\n}}\n"
 
 
-def _cell_value(scenario: Scenario, answer: Answer) -> str:
+def _cell_value(scenario: Scenario, answer: Answer) -> str | None:
     s = answer.search
     if s is None or s.value is None:
-        return "-"
+        return None
     text = str(in_unit(scenario, s.value))
     return f">= {text}" if s.at_limit and s.value is not None else text
 
 
-def _cell_u(answer: Answer) -> str:
-    return "-" if answer.utilisation is None else f"{float(answer.utilisation) * 100:.1f}"
-
-
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-
-    def line(cells: Sequence[str]) -> str:
-        return "  ".join(
-            c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True))
-        ).rstrip()
-
-    return [line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)]
+def _cell_u(answer: Answer) -> str | None:
+    return None if answer.utilisation is None else f"{float(answer.utilisation) * 100:.1f}"
 
 
 def _beyond(b: Breakdown, answer: Answer) -> str:
@@ -844,7 +837,9 @@ def _beyond(b: Breakdown, answer: Answer) -> str:
     return str(in_unit(b.scenario, s.value + (1 if largest else -1)))
 
 
-def breakdown_text(b: Breakdown) -> str:
+def breakdown_sections(b: Breakdown) -> list[Section]:
+    """What was searched and how, the table (one row per protocol), and the
+    notes that say why a value fails or is missing."""
     sc = b.scenario
     unit = sc.system.time_unit
     word = "largest" if b.field.direction == "largest" else "smallest"
@@ -856,16 +851,15 @@ def breakdown_text(b: Breakdown) -> str:
     )
     if b.ignored:
         judged += f" (not the deadlines of {', '.join(b.ignored)})"
-    out = [
-        f"Breakdown of {b.field.text} in {sc.source}: times in {unit} (tick_hz {sc.system.tick_hz})",
-        f"  varied: {b.field.describe(sc)}",
-        f"  in the file: {show(sc, b.value)}; the {word} value that passes is searched "
+    title = f"Breakdown of {b.field.text} in {sc.source}: times in {unit} (tick_hz {sc.system.tick_hz})"
+    head = [
+        f"varied: {b.field.describe(sc)}",
+        f"in the file: {show(sc, b.value)}; the {word} value that passes is searched "
         "(no deadline missed, no call refused, no more work than time)",
-        f"  simulation: {release}, {judged} judged, cost model {b.cost_model}",
-        "  analysis: response-time analysis (any release times, zero overheads)",
-        "",
+        f"simulation: {release}, {judged} judged, cost model {b.cost_model}",
+        "analysis: response-time analysis (any release times, zero overheads)",
     ]
-    rows = []
+    rows: list[list[Cell]] = []
     notes: list[str] = []
     for p, r in b.protocols.items():
         runs = len(r.simulation.search.evaluated) if r.simulation.search is not None else 0
@@ -874,24 +868,24 @@ def breakdown_text(b: Breakdown) -> str:
                 p,
                 _cell_value(sc, r.simulation),
                 _cell_u(r.simulation),
-                str(runs),
+                runs,
                 _cell_value(sc, r.analysis),
                 _cell_u(r.analysis),
             ]
         )
         for what, ans in (("simulation", r.simulation), ("analysis", r.analysis)):
             if ans.reason is not None and ans.reason != "not asked":
-                notes.append(f"  {p}: {what}: {ans.reason}")
+                notes.append(f"{p}: {what}: {ans.reason}")
             if what == "simulation" and ans.why is not None:
-                notes.append(f"  {p}: simulation: {_beyond(b, ans)} fails: {ans.why}")
+                notes.append(f"{p}: simulation: {_beyond(b, ans)} fails: {ans.why}")
             s = ans.search
             if s is not None and s.at_limit:
-                notes.append(f"  {p}: {what}: no miss up to the end of the range, {show(sc, s.value or 0)}")
+                notes.append(f"{p}: {what}: no miss up to the end of the range, {show(sc, s.value or 0)}")
             if s is not None and s.anomalies:
                 pairs = ", ".join(
                     f"{in_unit(sc, p_)} passes, {in_unit(sc, f_)} fails" for p_, f_ in s.anomalies
                 )
-                notes.append(f"  {p}: {what}: NOT MONOTONE: {pairs}")
+                notes.append(f"{p}: {what}: NOT MONOTONE: {pairs}")
     header = [
         "protocol",
         f"simulation ({unit})",
@@ -900,7 +894,13 @@ def breakdown_text(b: Breakdown) -> str:
         f"analysis ({unit})",
         "U (%)",
     ]
-    out += _table(header, rows)
+    columns = [list(c) for c in zip(*rows, strict=True)] if rows else [[] for _ in header]
+    sections: list[Section] = [Lines(title, head), Table("breakdown", None, header, columns)]
     if notes:
-        out += ["", "Notes", *notes]
-    return "\n".join(out) + "\n"
+        sections.append(Lines("Notes", notes))
+    return sections
+
+
+def breakdown_text(b: Breakdown, fmt: Format = "text") -> str:
+    """The sections of `breakdown_sections`, as text or Markdown (priora.tables)."""
+    return render(breakdown_sections(b), fmt) + "\n"

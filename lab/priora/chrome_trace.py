@@ -1,26 +1,37 @@
 """A run's kernel trace in the Chrome trace event format (the JSON that
 Perfetto, ui.perfetto.dev, and chrome://tracing open).
 
-One process (pid 1) with one thread per task (tid = kernel task id + 1,
-ordered most urgent first), and on each task's track:
-  "X" slices     "run" for each execution interval, and nested in them one
+One process (pid 1). Its tracks:
+  CPU            (first) one slice per stretch a task runs, named after the
+                 task: who has the processor, at a glance;
+  one per task   (tid = kernel task id + 1, most urgent first):
+    "X" slices   "run" for each execution interval, and nested in them one
                  slice per critical section (named after the mutex, "R
                  (aborted)" for a section rcs aborted: its work is lost) for
                  the part of the hold during which the task runs, and "R
                  (recovery)" (category "recovery", args resource, waiter) for
                  an aborted holder restoring R's state while `waiter` waits
-                 (rcs with a recovery); "blocked on
-                 R" for each wait on semaphore R ("blocked on R by the
-                 ceiling" for a wait on pcp's system ceiling: args ceiling,
-                 holder)
-  "i" instants   "release", "deadline miss" (at the deadline of each job the
+                 (rcs with a recovery); "blocked on R" for each wait on
+                 semaphore R ("blocked on R by the ceiling" for a wait on
+                 pcp's system ceiling: args ceiling, holder), between its run
+                 slices: a wait is cut where the task is still seen running
+                 (on QEMU a record's time and the switch's differ by the
+                 instructions between them), so slices always nest;
+    "i" instants "release", "deadline miss" (at the deadline of each job the
                  report marks missed, priora.timeline), "job done",
                  "priority a->b" (args: old, new, cause, resource: a boost to
                  a ceiling has cause "ceiling"), "abort R" (rcs: args
                  resource, by) and "refused lock R (PR_E...)" where the kernel
                  refused a call (args: job, action, action_text, error,
                  cause, cycle, base_priority, ceiling, skipped: the report's
-                 warning)
+                 warning);
+  one per mutex  (after the tasks) "held by T" slices: who holds it;
+  counters       "priority T": each task's effective priority over time;
+  flows          an arrow ("s" to "f", name "wakes") from the task that ends
+                 a wait (its unlock, up: the task running when the wait ends)
+                 to the woken task's next run slice.
+The document's "metadata" names the Priora version, the scenario file, its
+protocol, tick rate, time unit and cost model.
 Timestamps ("ts", "dur") are in microseconds, as the format wants, from the
 trace's ns times (floats, so nothing is rounded away).
 """
@@ -28,23 +39,34 @@ trace's ns times (floats, so nothing is rounded away).
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from priora import __version__
 from priora.simulate import SimResult
 from priora.timeline import Interval, ServiceMark, TaskTimeline, Timeline, extract
 
 PID = 1
+CPU_TID = 1_000_000  # the CPU lane
+MUTEX_TID = 2_000_000  # + resource index: a mutex's lane
 
 Event = dict[str, Any]
 
 
-def write(result: SimResult, path: Path) -> None:
-    """Writes the trace of `result` to `path` as a Chrome trace JSON file."""
+def write(result: SimResult, path: Path, provenance: Mapping[str, Any] | None = None) -> None:
+    """Writes the trace of `result` to `path` as a Chrome trace JSON file;
+    `provenance` (priora.provenance), when given, goes into the format's
+    metadata dictionary, otherData, which viewers show beside the trace."""
     unit = json.dumps(_display_unit(result))
+    about = (
+        "" if provenance is None else '"otherData": {"provenance": ' + json.dumps(dict(provenance)) + "},\n"
+    )
     with path.open("w", encoding="utf-8") as out:
         # One event per line: readable, and diffs of two runs stay small.
-        out.write('{"displayTimeUnit": ' + unit + ',\n"traceEvents": [\n')
+        out.write('{"displayTimeUnit": ' + unit + ",\n" + about)
+        out.write('"metadata": ' + json.dumps(run_metadata(result), sort_keys=True) + ",\n")
+        out.write('"traceEvents": [\n')
         out.write(",\n".join(json.dumps(e, sort_keys=True) for e in to_events(result)))
         out.write("\n]}\n")
 
@@ -53,9 +75,9 @@ def to_events(result: SimResult) -> list[Event]:
     """Every event of the trace file: metadata first, then by time."""
     timeline = extract(result)
     events = _metadata(timeline)
-    timed: list[Event] = []
+    timed: list[Event] = _cpu_lane(timeline) + _mutex_lanes(timeline) + _flows(timeline)
     for task in timeline.tasks:
-        timed += _slices(task) + _instants(task)
+        timed += _slices(task) + _instants(task) + _priority_counter(task)
     timed += [_interrupt_instant(m) for m in timeline.interrupt_marks]
     # Stable: at one instant the order of each task's events is kept (a slice
     # before the slices nested in it).
@@ -81,18 +103,118 @@ def _tid(task: TaskTimeline) -> int:
 # ---------------------------------------------------------------- metadata
 
 
+def run_metadata(result: SimResult) -> dict[str, Any]:
+    """What the run was: the document's "metadata"."""
+    system = result.scenario.system
+    model = system.cost_model
+    return {
+        "priora": __version__,
+        "scenario": Path(result.scenario.source).name,
+        "protocol": system.protocol,
+        "tick_hz": system.tick_hz,
+        "time_unit": system.time_unit,
+        "cost_model": "zero" if model is None or model.is_zero() else model.name,
+    }
+
+
 def _metadata(timeline: Timeline) -> list[Event]:
     name = f"priora: {Path(timeline.scenario.source).name} (protocol {timeline.scenario.system.protocol})"
     events: list[Event] = [{"name": "process_name", "ph": "M", "pid": PID, "tid": 0, "args": {"name": name}}]
-    for rank, task in enumerate(timeline.by_urgency()):
-        label = f"{task.name} (p{task.base_priority})"
-        events.append(_meta("thread_name", task, {"name": label}))
-        events.append(_meta("thread_sort_index", task, {"sort_index": rank}))
+    events += _thread(CPU_TID, "CPU", -1)
+    ranked = timeline.by_urgency()
+    for rank, task in enumerate(ranked):
+        events += _thread(_tid(task), f"{task.name} (p{task.base_priority})", rank)
+    for i, resource in enumerate(timeline.scenario.resources):
+        if resource.kind == "mutex":
+            events += _thread(MUTEX_TID + i, f"mutex {resource.name}", len(ranked) + i)
     return events
 
 
-def _meta(name: str, task: TaskTimeline, args: dict[str, Any]) -> Event:
-    return {"name": name, "ph": "M", "pid": PID, "tid": _tid(task), "args": args}
+def _thread(tid: int, name: str, rank: int) -> list[Event]:
+    return [
+        {"name": "thread_name", "ph": "M", "pid": PID, "tid": tid, "args": {"name": name}},
+        {"name": "thread_sort_index", "ph": "M", "pid": PID, "tid": tid, "args": {"sort_index": rank}},
+    ]
+
+
+# ---------------------------------------------------------------- lanes
+
+
+def _lane_slice(tid: int, name: str, cat: str, start: int, end: int, args: dict[str, Any]) -> Event:
+    return {"name": name, "cat": cat, "ph": "X", "pid": PID, "tid": tid, "ts": _us(start),
+            "dur": _us(end - start), "args": args}  # fmt: skip
+
+
+Piece = tuple[int, int, str, dict[str, Any]]  # start, end, name, args
+
+
+def _one_at_a_time(pieces: list[Piece]) -> list[Piece]:
+    """Pieces (start, end, ...) of a lane that only one can occupy at a time,
+    in order, each cut to begin where the one before ended (on QEMU a
+    record's time and the switch's differ by a few instructions)."""
+    out: list[Piece] = []
+    last_end = 0
+    for start, end, name, args in sorted(pieces, key=lambda p: (p[0], p[1])):
+        start = max(start, last_end)
+        if end > start:
+            out.append((start, end, name, args))
+            last_end = end
+    return out
+
+
+def _cpu_lane(timeline: Timeline) -> list[Event]:
+    pieces = [(r.start, r.end, t.name, {"task": t.name}) for t in timeline.tasks for r in t.executions]
+    return [_lane_slice(CPU_TID, name, "cpu", s, e, args) for s, e, name, args in _one_at_a_time(pieces)]
+
+
+def _mutex_lanes(timeline: Timeline) -> list[Event]:
+    events: list[Event] = []
+    for i, resource in enumerate(timeline.scenario.resources):
+        if resource.kind != "mutex":
+            continue
+        pieces = [
+            (cs.start, cs.end, f"held by {t.name}", {"holder": t.name, "aborted": cs.aborted})
+            for t in timeline.tasks
+            for cs in t.critical_sections
+            if cs.resource == resource.name
+        ]
+        events += [_lane_slice(MUTEX_TID + i, n, "hold", s, e, a) for s, e, n, a in _one_at_a_time(pieces)]
+    return events
+
+
+def _priority_counter(task: TaskTimeline) -> list[Event]:
+    """The effective priority as a counter: the base at the first release,
+    then every change."""
+    first = task.releases[0].time if task.releases else 0
+    points = [(first, task.base_priority)] + [(c.time, c.new) for c in task.priority_changes]
+    return [{"name": f"priority {task.name}", "cat": "priority", "ph": "C", "pid": PID, "ts": _us(t),
+             "args": {"priority": p}} for t, p in points]  # fmt: skip
+
+
+def _flows(timeline: Timeline) -> list[Event]:
+    """An arrow from the task running when a wait ends (it unlocked or upped
+    the semaphore) to the woken task's next run slice. A wait that timed out,
+    or that an interrupt or the tick ended, has none."""
+    events: list[Event] = []
+    flow = 0
+    for task in timeline.tasks:
+        for b in task.blocked:
+            if b.timed_out:
+                continue
+            waker = next(
+                ((other, run) for other in timeline.tasks if other is not task for run in other.executions
+                 if run.start < b.end <= run.end),
+                None,
+            )  # fmt: skip
+            woken = next((run for run in task.executions if run.start >= b.end), None)
+            if waker is None or woken is None:
+                continue
+            other, run = waker
+            flow += 1
+            common = {"name": "wakes", "cat": "wake", "pid": PID, "id": flow}
+            events.append({**common, "ph": "s", "tid": _tid(other), "ts": _us(b.end)})
+            events.append({**common, "ph": "f", "bp": "e", "tid": _tid(task), "ts": _us(woken.start)})
+    return events
 
 
 # ---------------------------------------------------------------- slices
@@ -136,8 +258,23 @@ def _slices(task: TaskTimeline) -> list[Event]:
         if b.ceiling is not None:
             name += " by the ceiling"
             wait.update(ceiling=b.ceiling, holder=b.holder)
-        events.append(_slice(task, name, "blocked", b, wait))
+        for piece in _outside(b, task.executions):
+            events.append(_slice(task, name, "blocked", piece, wait))
     return events
+
+
+def _outside(interval: Interval, runs: tuple[Interval, ...]) -> list[Interval]:
+    """The parts of `interval` during which the task is not seen running."""
+    parts = [Interval(interval.start, interval.end)]
+    for run in runs:
+        if run.end <= interval.start or run.start >= interval.end:
+            continue
+        parts = [p for q in parts for p in _minus(q, run)]
+    return [p for p in parts if p.end > p.start]
+
+
+def _minus(a: Interval, b: Interval) -> list[Interval]:
+    return [Interval(a.start, min(a.end, b.start)), Interval(max(a.start, b.end), a.end)]
 
 
 # Appended to a resource name inside _nested_sections (not a name's character):

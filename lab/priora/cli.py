@@ -1,12 +1,14 @@
 """The `priora` command (docs/lab.md).
 
     priora simulate FILE [--protocol P] [--json] [--gantt OUT.png|OUT.svg]
-                         [--trace OUT.json] [--horizon T] [--strict]
+                         [--trace OUT.json] [--ctf DIR] [--html OUT.html] [--horizon T] [--strict]
+                         [--summary] [--format text|markdown] [--csv DIR]
     priora run FILE --target qemu-rv32|qemu-rv64 [the same options] [--timeout S]
     priora demo [--out DIR]
-    priora analyze FILE [--json] [--protocol P ...]
+    priora analyze FILE [--json] [--protocol P ...] [--format text|markdown] [--csv DIR]
     priora breakdown FILE --vary TASK.FIELD [--protocol P ...] [--json] [--synchronous]
                      [--ignore TASK ...] [--cost-model M [--cpu-hz HZ]]
+                     [--format text|markdown] [--csv DIR]
     priora experiments [--out DIR] [--bench FILE] [--quick]
     priora bench [--arch rv32,rv64] [--trace off,on] [--json OUT] [--no-build]
     priora generate [SPEC] --out DIR [--count N] [--seed S] [--set KEY=VALUE ...]
@@ -30,9 +32,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from priora import __version__
 from priora.errors import PrioraError, ScenarioError
@@ -43,6 +45,7 @@ from priora.errors import PrioraError, ScenarioError
 if TYPE_CHECKING:
     from priora.model import Protocol, Scenario
     from priora.simulate import SimResult
+    from priora.tables import Section
 
 EXIT_OK = 0
 EXIT_STRICT = 1  # --strict: the run refused a call or missed a deadline
@@ -55,6 +58,7 @@ GANTT_SUFFIXES = (".png", ".svg")
 TARGETS = ("qemu-rv32", "qemu-rv64")  # priora.qemu_run.TARGETS
 DEFAULT_TIMEOUT = 120.0  # priora.qemu_run.DEFAULT_TIMEOUT
 TRACE_SUFFIXES = (".json",)
+HTML_SUFFIXES = (".html", ".htm")
 DEFAULT_DEMO_DIR = Path("priora-demo")
 COST_MODELS = ("zero", "rtmach93", "measured")  # priora.costs.NAMES
 
@@ -115,6 +119,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="P",
         help=f"analyse only these protocols ({', '.join(ANALYSIS_PROTOCOLS)}; default: all)",
     )
+    _table_options(analyze)
     analyze.set_defaults(handler=_analyze)
 
     breakdown = commands.add_parser(
@@ -156,6 +161,7 @@ def _parser() -> argparse.ArgumentParser:
     breakdown.add_argument(
         "--cpu-hz", type=int, metavar="HZ", help="the CPU clock rate, for --cost-model measured"
     )
+    _table_options(breakdown)
     breakdown.set_defaults(handler=_breakdown)
 
     experiments = commands.add_parser(
@@ -291,12 +297,37 @@ def _scenario_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the report as one JSON document")
     parser.add_argument("--gantt", type=Path, metavar="OUT", help="write a Gantt chart (.png or .svg)")
     parser.add_argument("--trace", type=Path, metavar="OUT", help="write a Chrome/Perfetto trace (.json)")
+    parser.add_argument(
+        "--ctf", type=Path, metavar="DIR", help="write the kernel trace as CTF (babeltrace2, Trace Compass)"
+    )
+    parser.add_argument(
+        "--html",
+        type=Path,
+        metavar="OUT",
+        help="write a self-contained HTML report with a zoomable chart (.html)",
+    )
     parser.add_argument("--horizon", metavar="T", help="run until T, in the file's time unit")
     parser.add_argument(
         "--strict",
         action="store_true",
         help="exit with status 1 if the kernel refused a call or a job missed its deadline "
         "(one line on stderr per reason)",
+    )
+    parser.add_argument(
+        "--summary", action="store_true", help="the tasks, resources and system tables only (no job rows)"
+    )
+    _table_options(parser)
+
+
+def _table_options(parser: argparse.ArgumentParser) -> None:
+    """--format and --csv: the command's tables as Markdown, and as CSV files (priora.tables)."""
+    parser.add_argument(
+        "--format",
+        choices=("text", "markdown"),
+        help="the tables as aligned text (the default) or as Markdown tables (not with --json)",
+    )
+    parser.add_argument(
+        "--csv", type=Path, metavar="DIR", help="also write each table as DIR/<table>.csv (DIR is created)"
     )
 
 
@@ -336,11 +367,41 @@ def _gantt() -> Writer:
     return draw
 
 
-def _chrome_trace() -> Writer:
+def _ctf() -> Writer:
+    from priora import ctf
+
+    write: Writer = ctf.write
+    return write
+
+
+def _check_ctf_directory(path: Path | None) -> None:
+    """--ctf DIR: a directory, or a name whose parent is one."""
+    if path is None:
+        return
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"--ctf: {path}: not a directory")
+    if not path.exists() and not path.parent.is_dir():
+        raise UsageError(f"--ctf: {path}: directory {path.parent} does not exist")
+
+
+def _chrome_trace(provenance: dict[str, Any] | None = None) -> Writer:
+    from functools import partial
+
     from priora import chrome_trace
 
-    write: Writer = chrome_trace.write
+    write: Writer = partial(chrome_trace.write, provenance=provenance)
     return write
+
+
+def _html_report(target: str) -> Callable[[], Writer]:
+    def load() -> Writer:
+        from functools import partial
+
+        from priora import html_report
+
+        return partial(html_report.write, target=target)
+
+    return load
 
 
 def _write(option: str, path: Path, writer: Callable[[], Writer], result: SimResult) -> None:
@@ -361,6 +422,38 @@ def _import_problem(what: str, exc: ImportError) -> UsageError:
     return UsageError(f"{what}: {exc}")
 
 
+def _check_tables(args: argparse.Namespace) -> None:
+    """--format and --csv, before anything runs."""
+    if args.format is not None and args.json:
+        raise UsageError(f"--format {args.format}: not with --json (the JSON document has no tables)")
+    csv: Path | None = args.csv
+    if csv is not None and csv.exists() and not csv.is_dir():
+        raise UsageError(f"--csv: {csv} exists and is not a directory")
+
+
+def _tables(args: argparse.Namespace, sections: Sequence[Section]) -> str:
+    """The tables as --format asks, after writing them into --csv DIR."""
+    from priora.tables import render, write_csv
+
+    if args.csv is not None:
+        write_csv(sections, args.csv)
+    return render(sections, args.format or "text")
+
+
+def _provenance(
+    args: argparse.Namespace, document: str, scenario: Scenario | None, **found: Any
+) -> dict[str, Any]:
+    """The provenance block of a document this command writes (priora.provenance):
+    the command line, FILE and its SHA-256, and what the scenario ran with."""
+    from priora.provenance import provenance
+
+    if scenario is not None:
+        found.setdefault("protocol", scenario.system.protocol)
+        model = scenario.system.cost_model
+        found.setdefault("cost_model", "zero" if model is None else model.name)
+    return provenance(document, args.command_line, args.file, **found)
+
+
 # ---------------------------------------------------------------- commands
 
 
@@ -372,6 +465,9 @@ def _scenario(args: argparse.Namespace) -> Scenario:
 
     _check_output("--gantt", args.gantt, GANTT_SUFFIXES)
     _check_output("--trace", args.trace, TRACE_SUFFIXES)
+    _check_ctf_directory(args.ctf)
+    _check_output("--html", args.html, HTML_SUFFIXES)
+    _check_tables(args)
     # With --horizon, a default horizon beyond the clock does not matter.
     scenario = load(args.file, check_default_horizon=args.horizon is None)
     if args.protocol is not None:
@@ -389,17 +485,29 @@ class Outcome(NamedTuple):
     failures: tuple[str, ...] = ()
 
 
-def _report(args: argparse.Namespace, result: SimResult) -> Outcome:
+def _report(args: argparse.Namespace, result: SimResult, target: str = "host") -> Outcome:
     """The outputs asked for, then the report (and, with --strict, why the
-    run fails)."""
-    from priora.report import build_report, report_json, report_text, strict_failures
+    run fails). On QEMU the kernel's costs are its own: no cost model."""
+    from priora.report import build_report, report_json, report_sections, strict_failures
 
+    costs = {} if target == "host" else {"cost_model": None}
     if args.gantt is not None:
         _write("--gantt", args.gantt, _gantt, result)
     if args.trace is not None:
-        _write("--trace", args.trace, _chrome_trace, result)
+        about = _provenance(args, "trace", result.scenario, target=target, **costs)
+        _write("--trace", args.trace, lambda: _chrome_trace(about), result)
+    if args.ctf is not None:
+        _write("--ctf", args.ctf, _ctf, result)
+    if args.html is not None:  # `priora run` has a target; `simulate` runs on the host port
+        _write("--html", args.html, _html_report(getattr(args, "target", "host")), result)
     report = build_report(result)
-    text = report_json(report) if args.json else report_text(report)
+    if args.json:
+        about = _provenance(args, "report", result.scenario, target=target, **costs)
+        text = report_json(report, about, summary=args.summary)
+        if args.csv is not None:
+            _tables(args, report_sections(report, args.summary))
+    else:
+        text = _tables(args, report_sections(report, args.summary))
     return Outcome(text, tuple(strict_failures(report)) if args.strict else ())
 
 
@@ -416,7 +524,7 @@ def _run(args: argparse.Namespace) -> Outcome:
     if not timeout > 0:
         raise UsageError(f"--timeout: must be > 0 seconds, got {timeout:g}")
     scenario = _scenario(args)
-    return _report(args, qemu_run.run(scenario, args.target, timeout=timeout).result)
+    return _report(args, qemu_run.run(scenario, args.target, timeout=timeout).result, args.target)
 
 
 def _demo(args: argparse.Namespace) -> str:
@@ -432,14 +540,20 @@ def _demo(args: argparse.Namespace) -> str:
 
 
 def _analyze(args: argparse.Namespace) -> str:
-    from priora.analysis import analysis_json, analysis_text, analyze
+    from priora.analysis import analysis_json, analysis_sections, analyze
     from priora.scenario import load
 
+    _check_tables(args)
     # Nothing runs, so a default horizon beyond the host port's clock does not matter.
     scenario = load(args.file, check_default_horizon=False)
     protocols: list[str] = args.protocol or list(ANALYSIS_PROTOCOLS)
     result = analyze(scenario, protocols)
-    return analysis_json(result) if args.json else analysis_text(result)
+    if not args.json:
+        return _tables(args, analysis_sections(result))
+    if args.csv is not None:
+        _tables(args, analysis_sections(result))
+    # Nothing runs and nothing costs: no target, no cost model.
+    return analysis_json(result, _provenance(args, "analysis", None, protocol=list(result.protocols)))
 
 
 def with_cost_model(scenario: Scenario, name: str, cpu_hz: int | None) -> Scenario:
@@ -459,9 +573,10 @@ def with_cost_model(scenario: Scenario, name: str, cpu_hz: int | None) -> Scenar
 
 
 def _breakdown(args: argparse.Namespace) -> str:
-    from priora.breakdown import breakdown, breakdown_json, breakdown_text
+    from priora.breakdown import breakdown, breakdown_json, breakdown_sections
     from priora.scenario import load
 
+    _check_tables(args)
     # Every run has its own horizon (it changes with a period): none is checked here.
     scenario = load(args.file, check_default_horizon=False)
     if args.cost_model is not None:
@@ -471,15 +586,23 @@ def _breakdown(args: argparse.Namespace) -> str:
     result = breakdown(
         scenario, args.vary, args.protocol, synchronous_release=args.synchronous, ignore=args.ignore
     )
-    return breakdown_json(result) if args.json else breakdown_text(result)
+    if not args.json:
+        return _tables(args, breakdown_sections(result))
+    if args.csv is not None:
+        _tables(args, breakdown_sections(result))
+    protocols = list(result.protocols)
+    about = _provenance(
+        args, "breakdown", None, target="host", protocol=protocols, cost_model=result.cost_model
+    )
+    return breakdown_json(result, about)
 
 
 def _experiments(args: argparse.Namespace) -> str:
-    from priora.experiments import run_all, write
+    from priora.experiments import run_all, with_provenance, write
 
     text, doc = run_all(quick=args.quick, bench=args.bench)
     if args.out is not None:
-        write(args.out, text, doc)
+        write(args.out, text, with_provenance(doc, args.command_line, args.bench))
     return text
 
 
@@ -670,6 +793,7 @@ def main(argv: list[str] | None = None) -> int:
             args = _campaign_args(argv[1:])
         else:
             args = _parser().parse_args(argv)
+        args.command_line = ["priora", *argv]  # for the documents' provenance (priora.provenance)
     except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
         return exc.code if isinstance(exc.code, int) else EXIT_OK if exc.code is None else EXIT_USER
     handler: Callable[[argparse.Namespace], str | Outcome] = args.handler

@@ -271,7 +271,9 @@ def measured(cpu_hz: int, build: str = DEFAULT_BUILD, doc: Mapping[str, Any] | N
 
 def measured_from_bench(bench: Mapping[str, Any]) -> dict[str, Any]:
     """The figures measured_costs.json keeps, from bench.py's --json document
-    ({"rv32 trace on": {"figures": {name: {key: value}}}, ...})."""
+    ({"provenance": ..., "builds": {"rv32 trace on": {"figures": {name: {key:
+    value}}}, ...}}; bench.schema.json), or from one of schema 1, the builds
+    alone."""
     wanted = {
         "yield_switch": ("yield_switch", "per_op"),
         "yield_alone": ("yield_alone", "per_op"),
@@ -291,7 +293,7 @@ def measured_from_bench(bench: Mapping[str, Any]) -> dict[str, Any]:
         "prodcons_test4": ("prodcons_test4", "per_pair"),
     }
     builds: dict[str, dict[str, float]] = {}
-    for label, results in bench.items():
+    for label, results in (bench["builds"] if "provenance" in bench else bench).items():
         arch, _, trace = label.split()  # "rv32 trace on"
         figures = results["figures"]
         builds[f"{arch}-trace-{trace}"] = {

@@ -30,6 +30,7 @@ import numpy as np
 from priora import native, refusals
 from priora.model import NS_PER_SECOND, UNITS_PER_SECOND, Action, Scenario, Task, in_unit
 from priora.simulate import ScriptCounters, SimResult
+from priora.tables import Cell, Format, Lines, Pairs, Section, Table, render
 
 Number = int | float
 Stopped = Literal["horizon", "quiescent"]
@@ -585,13 +586,19 @@ def _job_columns(report: Report) -> list[list[Any]]:
     return [report.jobs._columns[JOB_FIELDS.index(name)] for name in _job_fields(report)]
 
 
-def report_dict(report: Report) -> dict[str, Any]:
+def report_dict(
+    report: Report, provenance: Mapping[str, Any] | None = None, summary: bool = False
+) -> dict[str, Any]:
     """The JSON document as Python values; keys in a fixed order (the
     dataclasses' field order), tasks and resources in the scenario's order;
-    the `recovery` fields only when a mutex has a recovery (Report.recoveries)."""
+    the `recovery` fields only when a mutex has a recovery (Report.recoveries).
+    `provenance` (priora.provenance) comes first when given; `summary`: no
+    `jobs` key."""
     keys, r = _job_fields(report), report.recoveries
+    jobs = [dict(zip(keys, row, strict=True)) for row in zip(*_job_columns(report), strict=True)]
     return {
-        "jobs": [dict(zip(keys, row, strict=True)) for row in zip(*_job_columns(report), strict=True)],
+        **({"provenance": dict(provenance)} if provenance is not None else {}),
+        **({} if summary else {"jobs": jobs}),
         "tasks": {name: _fields(t, r) for name, t in report.tasks.items()},
         "resources": {name: _fields(x, r) for name, x in report.resources.items()},
         **{key: {name: _fields(x) for name, x in rows.items()} for key, rows in _services(report).items()},
@@ -645,12 +652,14 @@ def _jobs_json(report: Report) -> str:
     return _lines("jobs", list(map(_job_object(names).format, *columns)), "[]")
 
 
-def report_json(report: Report) -> str:
-    """One JSON document (keys jobs, tasks, resources, system, warnings),
-    laid out one entry per line; json.loads gives back report_dict(report)."""
+def report_json(report: Report, provenance: Mapping[str, Any] | None = None, summary: bool = False) -> str:
+    """One JSON document (keys provenance when given, jobs unless `summary`,
+    tasks, resources, system, warnings), laid out one entry per line;
+    json.loads gives back report_dict(report, provenance, summary)."""
     r = report.recoveries
     blocks = [
-        _jobs_json(report),
+        *([_block("provenance", dict(provenance))] if provenance is not None else []),
+        *([] if summary else [_jobs_json(report)]),
         _block("tasks", {name: _fields(t, r) for name, t in report.tasks.items()}),
         _block("resources", {name: _fields(x, r) for name, x in report.resources.items()}),
         *(
@@ -664,29 +673,6 @@ def report_json(report: Report) -> str:
 
 
 # ---------------------------------------------------------------- text
-
-Cell = str | int | float | bool | None
-
-
-def _cells(values: Sequence[Cell]) -> list[str]:
-    """A column's texts: None as "-", booleans as yes/no, numbers as they are."""
-    return ["-" if v is None else ("yes" if v else "no") if type(v) is bool else str(v) for v in values]
-
-
-def _table(title: str, headers: list[str], columns: Sequence[Sequence[Cell]], left: int = 1) -> str:
-    """A titled table, given column by column (a report may have millions of
-    rows); the first `left` columns (names) are left-aligned, the others
-    (numbers) right-aligned so that digits line up."""
-    if not columns or not columns[0]:
-        return f"{title}: none"
-    texts: list[list[str]] = []
-    for i, (header, values) in enumerate(zip(headers, columns, strict=True)):
-        cells = [header, "", *_cells(values)]
-        width = max(map(len, cells))
-        cells[1] = "-" * width
-        texts.append([c.ljust(width) for c in cells] if i < left else [c.rjust(width) for c in cells])
-    return "\n".join([title, *("  ".join(line).rstrip() for line in zip(*texts, strict=True))])
-
 
 # The Jobs table's columns: the JobRow fields, in this order; the rcs ones
 # only when a mutex is restartable (_restartable).
@@ -711,14 +697,14 @@ def _ceilings(report: Report) -> bool:
     return any(r.ceiling is not None for r in report.resources.values())
 
 
-def _jobs_text(report: Report, unit: str) -> str:
+def _jobs_table(report: Report, unit: str) -> Table:
     names = _JOBS_TEXT + (_JOBS_RCS if _restartable(report) else ()) + _recovery_columns(report)
     headers = [f"{name} ({unit})" if name in _TIMES else name for name in names]
     columns = [report.jobs._columns[JOB_FIELDS.index(name)] for name in names]
-    return _table("Jobs", headers, columns)
+    return Table("jobs", "Jobs", headers, columns)
 
 
-def _tasks_text(report: Report, unit: str) -> str:
+def _tasks_table(report: Report, unit: str) -> Table:
     headers = ["task", "jobs", *(f"{h} ({unit})" for h in ("max response", "mean response"))]
     headers += [f"max blocked ({unit})", f"max inverted ({unit})", "misses", "timeouts", "errors"]
     rcs = _restartable(report)
@@ -729,10 +715,10 @@ def _tasks_text(report: Report, unit: str) -> str:
     rows: list[list[Cell]] = [
         [name, *list(_fields(t).values())[: len(headers) - 1]] for name, t in report.tasks.items()
     ]
-    return _table("Tasks", headers, list(zip(*rows, strict=True)))
+    return Table("tasks", "Tasks", headers, list(zip(*rows, strict=True)))
 
 
-def _resources_text(report: Report, unit: str) -> str:
+def _resources_table(report: Report, unit: str) -> Table:
     headers = ["resource", "kind", "protocol"]
     ceilings, rcs = _ceilings(report), _restartable(report)
     if ceilings:
@@ -748,37 +734,34 @@ def _resources_text(report: Report, unit: str) -> str:
         row += [r.downs, r.ups, r.most_waiters, r.longest_hold, *([r.aborts] if rcs else [])]
         row += [r.recovery] if report.recoveries else []
         rows.append(row)
-    return _table("Resources", headers, list(zip(*rows, strict=True)), left=3)
+    return Table("resources", "Resources", headers, list(zip(*rows, strict=True)), align="lll")
 
 
-def _services_text(report: Report, unit: str) -> list[str]:
+def _services_tables(report: Report, unit: str) -> list[Table]:
     """The tables of the queues, event flags, timers and interrupts the scenario has."""
     tables = []
     if report.queues:
         headers = ["queue", "length", "order", "inherit", "sends", "receives", "most messages", "send waits"]
         headers += ["receive waits", "left"]
         rows: list[list[Cell]] = [[name, *vars(q).values()] for name, q in report.queues.items()]
-        tables.append(_table("Message queues", headers, list(zip(*rows, strict=True))))
+        tables.append(Table("queues", "Message queues", headers, list(zip(*rows, strict=True))))
     if report.events:
         rows = [[name, e.sets, e.wakeups, f"0x{e.flags:08x}"] for name, e in report.events.items()]
-        tables.append(
-            _table(
-                "Event flags", ["events", "sets", "wakeups", "flags at end"], list(zip(*rows, strict=True))
-            )
-        )
+        headers = ["events", "sets", "wakeups", "flags at end"]
+        tables.append(Table("events", "Event flags", headers, list(zip(*rows, strict=True))))
     if report.timers:
         headers = ["timer", f"phase ({unit})", f"period ({unit})", "priority", "expiries", "dropped"]
         headers.append(f"max lateness ({unit})")
         rows = [[name, *vars(t).values()] for name, t in report.timers.items()]
-        tables.append(_table("Timers", headers, list(zip(*rows, strict=True))))
+        tables.append(Table("timers", "Timers", headers, list(zip(*rows, strict=True))))
     if report.interrupts:
         headers = ["interrupt", f"phase ({unit})", f"period ({unit})", "runs"]
         rows = [[name, *vars(i).values()] for name, i in report.interrupts.items()]
-        tables.append(_table("Interrupts", headers, list(zip(*rows, strict=True))))
+        tables.append(Table("interrupts", "Interrupts", headers, list(zip(*rows, strict=True))))
     return tables
 
 
-def _system_text(report: Report) -> str:
+def _system_pairs(report: Report) -> Pairs:
     s = report.system
     unit = s.time_unit
     pairs: list[tuple[str, str]] = [
@@ -798,8 +781,20 @@ def _system_text(report: Report) -> str:
         pairs += [("aborts", str(s.aborts)), ("lost", f"{s.lost} {unit}")]
     if report.recoveries:
         pairs.append(("recovery", f"{s.recovery} {unit}"))
-    width = max(len(k) for k, _ in pairs)
-    return "\n".join(["System", *(f"  {k.ljust(width)}  {v}" for k, v in pairs)])
+    # The CSV file: the JSON document's system entry, key by key.
+    raw = list(_fields(s, report.recoveries).items())
+    return Pairs("system", "System", ("figure", "value"), pairs, raw)
+
+
+_WARNING_COLUMNS = ("task", "job", "time", "action", "action_text", "error", "cause")
+
+
+def _warnings_lines(report: Report) -> Lines:
+    unit = report.system.time_unit
+    columns = [[getattr(w, name) for w in report.warnings] for name in _WARNING_COLUMNS]
+    headers = [f"time ({unit})" if name == "time" else name for name in _WARNING_COLUMNS]
+    table = Table("warnings", "Warnings", headers, columns)
+    return Lines("Warnings", [w.line(unit) for w in report.warnings], table)
 
 
 def strict_failures(report: Report) -> list[str]:
@@ -836,13 +831,21 @@ def strict_failures(report: Report) -> list[str]:
     return lines
 
 
-def report_text(report: Report) -> str:
-    """Aligned tables (jobs, tasks, resources) and the system block, every
-    time column headed with the file's unit."""
+def report_sections(report: Report, summary: bool = False) -> list[Section]:
+    """The tables (jobs, tasks, resources), the system block and the
+    warnings; `summary`: without the jobs table."""
     unit = report.system.time_unit
-    sections = [_jobs_text(report, unit), _tasks_text(report, unit), _resources_text(report, unit)]
-    sections += _services_text(report, unit)
-    sections.append(_system_text(report))
+    sections: list[Section] = [] if summary else [_jobs_table(report, unit)]
+    sections += [_tasks_table(report, unit), _resources_table(report, unit)]
+    sections += _services_tables(report, unit)
+    sections.append(_system_pairs(report))
     if report.warnings:
-        sections.append("\n".join(["Warnings", *(f"  {w.line(unit)}" for w in report.warnings)]))
-    return "\n\n".join(sections)
+        sections.append(_warnings_lines(report))
+    return sections
+
+
+def report_text(report: Report, summary: bool = False, fmt: Format = "text") -> str:
+    """Aligned tables (jobs, tasks, resources) and the system block, every
+    time column headed with the file's unit; `summary`: without the jobs
+    table; `fmt` "markdown": as Markdown tables (priora.tables)."""
+    return render(report_sections(report, summary), fmt)

@@ -754,6 +754,8 @@ def test_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert (status, err) == (0, "")
     document = json.loads(out)
     jsonschema.validate(document, schema(), cls=jsonschema.Draft202012Validator)
+    provenance = document.pop("provenance")  # tests/lab/test_provenance_tables.py checks it
+    assert provenance["document"] == "analysis"
     assert document == analysis_dict(analyze(load(CHAINED), ["pip", "pcp"])) | {"file": str(CHAINED)}
     assert list(document["protocols"]) == ["pip", "pcp"]
     assert document["protocols"]["pip"]["tasks"]["H"] == {

@@ -368,7 +368,7 @@ def fake_writer(monkeypatch: pytest.MonkeyPatch, module: str, function: str, cal
     """Replaces priora.<module> by a stand-in whose <function>(result, path)
     writes a marker, so the CLI's wiring is tested apart from the drawing."""
 
-    def write(result: SimResult, path: Path) -> None:
+    def write(result: SimResult, path: Path, **options: object) -> None:
         assert isinstance(result, SimResult)
         calls.append(path)
         path.write_text("written")
@@ -410,7 +410,7 @@ def test_unwritable_output_is_a_user_error(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    def refuse(result: SimResult, path: Path) -> None:
+    def refuse(result: SimResult, path: Path, **options: object) -> None:
         raise PermissionError(13, "Permission denied", str(path))
 
     fake = types.ModuleType("priora.chrome_trace")

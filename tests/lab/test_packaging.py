@@ -129,8 +129,17 @@ def test_the_wheel_carries_the_kernel_and_runs_in_a_fresh_venv(tmp_path: Path) -
     (wheel,) = wheels.glob("priora-*.whl")
     assert wheel.name == f"priora-{priora.__version__}-py3-none-linux_x86_64.whl"
     names = zipfile.ZipFile(wheel).namelist()
-    for name in ("libpriora_lab.so", "_native_ffi.py", "report.schema.json", "examples/inversion.toml"):
+    for name in (
+        "libpriora_lab.so",
+        "_native_ffi.py",
+        "report.schema.json",
+        "html_report.js",
+        "html_report.css",
+        "examples/inversion.toml",
+    ):
         assert f"priora/{name}" in names
+    for name in ("provenance", "analysis", "breakdown", "experiments", "bench"):  # priora.provenance.schema
+        assert f"priora/{name}.schema.json" in names
 
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=PIP_TIMEOUT)
@@ -147,7 +156,7 @@ def test_the_wheel_carries_the_kernel_and_runs_in_a_fresh_venv(tmp_path: Path) -
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     ran = subprocess.run(
-        [str(venv / "bin" / "priora"), "simulate", str(INVERSION), "--json"],
+        [str(venv / "bin" / "priora"), "simulate", str(INVERSION), "--json", "--html", "report.html"],
         capture_output=True,
         text=True,
         cwd=elsewhere,
@@ -156,6 +165,8 @@ def test_the_wheel_carries_the_kernel_and_runs_in_a_fresh_venv(tmp_path: Path) -
     )
     assert ran.returncode == 0, ran.stderr
     assert json.loads(ran.stdout)["tasks"]["H"]["max_response"] == 6  # inheritance: 11 without
+    page = (elsewhere / "report.html").read_text()  # its style and script, from the installed package
+    assert "<style>\n/* Priora's HTML report" in page and "<script>\n// Priora's HTML report" in page
     probe = subprocess.run(
         [
             str(venv / "bin" / "python"),

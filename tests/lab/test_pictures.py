@@ -330,9 +330,10 @@ def test_chrome_trace_of_the_inversion(tmp_path: Path, pip_result: SimResult) ->
     assert document["displayTimeUnit"] == "ms"
     events = document["traceEvents"]
     assert events == chrome_trace.to_events(pip_result)
-    # Tracks: L, H, M are tids 1, 2, 3, named with their base priority.
+    # Tracks: L, H, M are tids 1, 2, 3, named with their base priority; then
+    # the CPU lane and S's lane (test_perfetto.py checks what is on them).
     names = {e["tid"]: e["args"]["name"] for e in events if e["name"] == "thread_name"}
-    assert names == {1: "L (p1)", 2: "H (p3)", 3: "M (p2)"}
+    assert names == {1: "L (p1)", 2: "H (p3)", 3: "M (p2)", 1000000: "CPU", 2000000: "mutex S"}
     assert [e for e in events if e["name"] == "process_name"][0]["pid"] == 1
     assert all(e["pid"] == 1 for e in events)
     # H runs [1,2) and [5,7) ms, holds S [5,6), is blocked on S [2,5).

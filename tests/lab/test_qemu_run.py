@@ -32,8 +32,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+from perfetto_check import check_file
 
-from priora import blob, native, qemu_run, uart_trace
+from priora import blob, chrome_trace, native, qemu_run, uart_trace
 from priora.cli import main
 from priora.compiled import KernelAction, KernelScenario, KernelTask, compile_scenario
 from priora.model import PROTOCOLS, Protocol, Scenario
@@ -208,6 +209,15 @@ def test_event_sequence_is_the_hosts_with_costs(name: str, protocol: str, target
             f"{[readable(k) for k in mine[at : at + 3]]} != {[readable(k) for k in theirs[at : at + 3]]}"
         )
     assert len(mine) > 10
+
+
+@pytest.mark.parametrize(("name", "protocol", "target"), RUNS)
+def test_the_perfetto_trace_is_well_formed(name: str, protocol: str, target: str, tmp_path: Path) -> None:
+    """On QEMU a record's time and the switch's differ by the instructions
+    between them: the slices must nest all the same (perfetto_check.py)."""
+    out = tmp_path / "trace.json"
+    chrome_trace.write(qemu(name, protocol, target), out)
+    assert check_file(out) == []
 
 
 @pytest.mark.parametrize(("name", "protocol", "target"), RUNS)

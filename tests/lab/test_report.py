@@ -581,9 +581,12 @@ def test_text_with_no_resources() -> None:
 # ---------------------------------------------------------------- the documented outputs
 
 
-def test_the_documented_outputs_are_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
-    # docs/report-schema.md: the JSON of examples/inversion.toml and the text
-    # of examples/protocols.toml under rcs, as the command prints them.
+def test_the_documented_outputs_are_the_commands(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # docs/report-schema.md: the JSON of examples/inversion.toml (run from the
+    # source tree, as the page's command) and the text of examples/protocols.toml
+    # under rcs, as the command prints them.
     import re
     from pathlib import Path
 
@@ -591,7 +594,8 @@ def test_the_documented_outputs_are_the_commands(capsys: pytest.CaptureFixture[s
 
     root = Path(__file__).resolve().parents[2]
     docs = (root / "docs" / "report-schema.md").read_text()
-    assert main(["simulate", str(root / "examples" / "inversion.toml"), "--json"]) == 0
+    monkeypatch.chdir(root)
+    assert main(["simulate", "examples/inversion.toml", "--json"]) == 0
     documented_json = re.search(r"```json\n(.*?)```", docs, re.DOTALL)
     assert documented_json is not None and capsys.readouterr().out == documented_json[1]
     assert main(["simulate", str(root / "examples" / "protocols.toml"), "--protocol", "rcs"]) == 0

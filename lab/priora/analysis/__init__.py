@@ -17,7 +17,7 @@ from __future__ import annotations
 from priora.analysis.blocking import PROTOCOLS, Term
 from priora.analysis.core import TESTS, Analysis, ProtocolResult, TaskResult, analyze
 from priora.analysis.fixed_priority import Test
-from priora.analysis.output import analysis_dict, analysis_json, analysis_text, schema
+from priora.analysis.output import analysis_dict, analysis_json, analysis_sections, analysis_text, schema
 from priora.analysis.taskset import AnalysisError
 
 __all__ = [
@@ -31,6 +31,7 @@ __all__ = [
     "Test",
     "analysis_dict",
     "analysis_json",
+    "analysis_sections",
     "analysis_text",
     "analyze",
     "schema",

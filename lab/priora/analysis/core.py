@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from priora.analysis import edf
@@ -55,51 +55,71 @@ class Analysis:
     protocols: dict[str, ProtocolResult]  # in PROTOCOLS order
 
 
-def analyze(scenario: Scenario, protocols: Iterable[str] = PROTOCOLS) -> Analysis:
+def analyze(
+    scenario: Scenario, protocols: Iterable[str] = PROTOCOLS, tests: Iterable[str] = TESTS
+) -> Analysis:
     """The analysis of `scenario` under each of `protocols` (in PROTOCOLS
-    order, once each). Raises AnalysisError for a task set it does not cover."""
+    order, once each): every task's bounds and the schedulability `tests`
+    (default: all; a campaign asks for the response-time test only). Raises
+    AnalysisError for a task set it does not cover."""
     wanted = set(protocols)
     unknown = wanted - set(PROTOCOLS)
     if unknown:
         raise ValueError(f"unknown protocols: {', '.join(sorted(unknown))}")
+    asked = set(tests)
+    if asked - set(TESTS):
+        raise ValueError(f"unknown tests: {', '.join(sorted(asked - set(TESTS)))}")
     ts = extract(scenario)
-    return Analysis(ts, {p: _protocol(ts, p) for p in PROTOCOLS if p in wanted})
+    return Analysis(ts, {p: _protocol(ts, p, asked) for p in PROTOCOLS if p in wanted})
 
 
-def _protocol(ts: TaskSet, protocol: str) -> ProtocolResult:
+def _protocol(ts: TaskSet, protocol: str, asked: set[str]) -> ProtocolResult:
     problem = protocol_problem(ts, protocol)
     if problem is not None:
         tasks = {t.name: TaskResult(None, (), None, None, False, problem) for t in ts.tasks}
-        tests = {name: Test(None, reason=problem) for name in TESTS}
-        tests["utilisation"] = utilisation(ts)
+        tests = {name: Test(None, reason=problem) for name in TESTS if name in asked}
+        if "utilisation" in asked:
+            tests["utilisation"] = utilisation(ts)
         return ProtocolResult(protocol, problem, tasks, tests)
     rule = BLOCKING[protocol]
     blockings = {t.name: rule(ts, t) for t in ts.tasks}
-    tasks = {t.name: _task(ts, protocol, t, blockings[t.name]) for t in ts.tasks}
-    terms = {name: b.ticks for name, b in blockings.items()}
+    aborts: dict[tuple[str, int], int] = {}  # rcs: abort_cost by (aborter, floor), asked again and again
 
     def wcet(j: TaskInfo, i: TaskInfo) -> int:
-        return j.wcet + (abort_cost(ts, j, i.priority) if protocol == "rcs" else 0)
+        """j's execution as it delays i: under rcs, with the work its aborts make others redo."""
+        if protocol != "rcs":
+            return j.wcet
+        key = (j.name, i.priority)
+        if key not in aborts:
+            aborts[key] = abort_cost(ts, j, i.priority)
+        return j.wcet + aborts[key]
 
-    tests = {
-        "utilisation": utilisation(ts),
-        "liu_layland": liu_layland(ts, terms, wcet),
-        "hyperbolic": hyperbolic(ts, terms, wcet),
-        "response_time": _rta_test(ts, tasks),
-        "edf_demand": edf.demand(ts, protocol),
-        "edf_kernelized_monitor": edf.kernelized_monitor(ts, protocol),
+    tasks = {t.name: _task(protocol, t, blockings[t.name], ts.interfering(t), wcet) for t in ts.tasks}
+    terms = {name: b.ticks for name, b in blockings.items()}
+    every: dict[str, Callable[[], Test]] = {
+        "utilisation": lambda: utilisation(ts),
+        "liu_layland": lambda: liu_layland(ts, terms, wcet),
+        "hyperbolic": lambda: hyperbolic(ts, terms, wcet),
+        "response_time": lambda: _rta_test(ts, tasks),
+        "edf_demand": lambda: edf.demand(ts, protocol),
+        "edf_kernelized_monitor": lambda: edf.kernelized_monitor(ts, protocol),
     }
-    return ProtocolResult(protocol, None, tasks, tests)
+    return ProtocolResult(
+        protocol, None, tasks, {name: test() for name, test in every.items() if name in asked}
+    )
 
 
-def _task(ts: TaskSet, protocol: str, task: TaskInfo, blocking: Blocking) -> TaskResult:
+def _task(
+    protocol: str,
+    task: TaskInfo,
+    blocking: Blocking,
+    interfering: Iterable[TaskInfo],
+    wcet: Callable[[TaskInfo, TaskInfo], int],
+) -> TaskResult:
     if blocking.ticks is None:
         meets = None if task.deadline is None else False
         return TaskResult(None, (), None, meets, True, blocking.reason)
-    interferers = [
-        Interferer(j.name, j.wcet + (abort_cost(ts, j, task.priority) if protocol == "rcs" else 0), j.period)
-        for j in ts.interfering(task)
-    ]
+    interferers = [Interferer(j.name, wcet(j, task), j.period) for j in interfering]
     # Under npcs nothing preempts the job's final section once it has begun:
     # the analysis bounds when that section starts (fixed_priority.response_time).
     final = task.final_region if protocol == "npcs" else 0

@@ -6,7 +6,7 @@ simulate`'s report; ratios are rounded to 6 decimals."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from functools import cache
 from importlib import resources
@@ -15,6 +15,7 @@ from typing import Any
 from priora.analysis.core import TESTS, Analysis, TaskResult
 from priora.analysis.fixed_priority import Test
 from priora.analysis.taskset import TaskSet, number
+from priora.tables import Cell, Format, Lines, Section, Table, render
 
 TEST_TITLES: dict[str, str] = {
     "utilisation": "total utilisation U <= 1 (necessary)",
@@ -62,10 +63,12 @@ def _test_dict(test: Test) -> dict[str, Any]:
     return {"passes": test.passes, "value": _ratio(test.value), "reason": test.reason}
 
 
-def analysis_dict(analysis: Analysis) -> dict[str, Any]:
-    """The JSON document as Python values, keys in a fixed order."""
+def analysis_dict(analysis: Analysis, provenance: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON document as Python values, keys in a fixed order;
+    `provenance` (priora.provenance) first when given."""
     ts = analysis.taskset
     return {
+        **({"provenance": dict(provenance)} if provenance is not None else {}),
         "file": ts.source,
         "time_unit": ts.time_unit,
         "tick_hz": ts.tick_hz,
@@ -117,20 +120,35 @@ def _left_out_dict(ts: TaskSet) -> dict[str, Any]:
     return out
 
 
-def _left_out_text(ts: TaskSet) -> str | None:
-    """The plain statement of what B and R leave out, per task."""
+def _left_out_text(ts: TaskSet) -> Lines | None:
+    """The plain statement of what B and R leave out, per task; in CSV, the
+    waits not bounded (not_bounded.csv)."""
     if not ts.unbounded_waits and not ts.not_counted:
         return None
-    lines = ["Not bounded by this analysis (the bounds above hold only if these waits end at once)"]
-    lines += [f'  {w.task} body[{w.action}] "{w.text}": {w.reason}' for w in ts.unbounded_waits]
-    lines += [f"  {line}" for line in ts.not_counted]
-    return "\n".join(lines)
+    lines = [f'{w.task} body[{w.action}] "{w.text}": {w.reason}' for w in ts.unbounded_waits]
+    lines += list(ts.not_counted)
+    waits = ts.unbounded_waits
+    table = Table(
+        "not_bounded",
+        None,
+        ["task", "action", "text", "reason"],
+        [
+            [w.task for w in waits],
+            [w.action for w in waits],
+            [w.text for w in waits],
+            [w.reason for w in waits],
+        ],
+        "lrll",
+    )
+    title = "Not bounded by this analysis (the bounds above hold only if these waits end at once)"
+    return Lines(title, lines, table if waits else None)
 
 
-def analysis_json(analysis: Analysis) -> str:
-    """One JSON document; json.loads gives back analysis_dict(analysis). The
-    layout puts each task, mutex, result and test on a line of its own."""
-    return _layout(analysis_dict(analysis), "")
+def analysis_json(analysis: Analysis, provenance: Mapping[str, Any] | None = None) -> str:
+    """One JSON document; json.loads gives back analysis_dict(analysis,
+    provenance). The layout puts each task, mutex, result and test on a line
+    of its own."""
+    return _layout(analysis_dict(analysis, provenance), "")
 
 
 def _layout(value: Any, indent: str) -> str:
@@ -146,116 +164,113 @@ def _layout(value: Any, indent: str) -> str:
 # ---------------------------------------------------------------- text
 
 
-def _table(title: str, headers: Sequence[str], rows: Sequence[Sequence[str]], align: str = "l") -> str:
-    """A titled table. `align` has one letter per column, l(eft) or r(ight);
-    columns past its end are right-aligned (numbers, so digits line up)."""
-    if not rows:
-        return f"{title}: none"
-    columns = list(zip(headers, *rows, strict=True))
-    lines: list[list[str]] = [[] for _ in range(len(rows) + 2)]
-    for i, column in enumerate(columns):
-        width = max(len(c) for c in column)
-        cells = [column[0], "-" * width, *column[1:]]
-        left = i < len(align) and align[i] == "l"
-        for line, cell in zip(lines, cells, strict=True):
-            line.append(cell.ljust(width) if left else cell.rjust(width))
-    return "\n".join([title, *("  ".join(line).rstrip() for line in lines)])
+def _table(
+    name: str, title: str, headers: Sequence[str], rows: Sequence[Sequence[Cell]], align: str = "l"
+) -> Table:
+    """A titled table given row by row (priora.tables): `align` has one
+    letter per column, l(eft) or r(ight), the others right."""
+    columns = [list(c) for c in zip(*rows, strict=True)] if rows else [[] for _ in headers]
+    return Table(name, title, headers, columns, align)
 
 
-def _cell(value: int | float | None) -> str:
-    return "-" if value is None else str(value)
-
-
-def _tasks_text(ts: TaskSet) -> str:
+def _tasks_text(ts: TaskSet) -> Table:
     unit = ts.time_unit
     headers = ["task", "priority", f"period ({unit})", f"deadline ({unit})", f"C ({unit})", "C/T"]
     headers.append(f"critical sections ({unit})")
-    rows = []
+    rows: list[list[Cell]] = []
     for t in ts.tasks:
         u = None if t.period is None else _ratio(Fraction(t.wcet, t.period))
-        sections = ", ".join(f"{s.mutex} {_time(ts, s.ticks)}" for s in t.sections) or "-"
+        sections = ", ".join(f"{s.mutex} {_time(ts, s.ticks)}" for s in t.sections) or None
         rows.append(
             [
                 t.name,
-                str(t.priority),
-                _cell(_time(ts, t.period)),
-                _cell(_time(ts, t.deadline)),
-                _cell(_time(ts, t.wcet)),
-                "-" if u is None else f"{u:.6f}",
+                t.priority,
+                _time(ts, t.period),
+                _time(ts, t.deadline),
+                _time(ts, t.wcet),
+                None if u is None else f"{u:.6f}",
                 sections,
             ]
         )
-    return _table("Tasks", headers, rows, align="lrrrrrl")
+    return _table("tasks", "Tasks", headers, rows, align="lrrrrrl")
 
 
-def _mutexes_text(ts: TaskSet) -> str:
-    rows = [
+def _mutexes_text(ts: TaskSet) -> Table:
+    rows: list[list[Cell]] = [
         [
             m.name,
-            ", ".join(m.users) or "-",
-            "-" if m.ceiling is None else f"{m.ceiling}{' (given)' if m.ceiling_given else ''}",
-            _cell(_time(ts, m.longest)),
+            ", ".join(m.users) or None,
+            None if m.ceiling is None else f"{m.ceiling}{' (given)' if m.ceiling_given else ''}",
+            _time(ts, m.longest),
         ]
         for m in ts.mutexes.values()
     ]
     return _table(
-        "Mutexes", ["mutex", "locked by", "ceiling", f"longest section ({ts.time_unit})"], rows, align="llr"
+        "mutexes",
+        "Mutexes",
+        ["mutex", "locked by", "ceiling", f"longest section ({ts.time_unit})"],
+        rows,
+        align="llr",
     )
 
 
-def _blocking_cell(r: TaskResult) -> str:
+def _blocking_cell(ts: TaskSet, r: TaskResult) -> Cell:
+    """B, "inf" when unbounded, None (shown "-") when there is no bound."""
     if r.blocking is not None:
-        return ""  # filled by the caller, which knows the unit
-    return "inf" if r.unbounded else "-"
+        return _time(ts, r.blocking)
+    return "inf" if r.unbounded else None
 
 
-def _blocking_text(analysis: Analysis) -> str:
+def _blocking_text(analysis: Analysis) -> Table:
     ts = analysis.taskset
     protocols = list(analysis.protocols)
-    rows = []
+    rows: list[list[Cell]] = []
     for t in ts.tasks:
-        row = [t.name]
+        row: list[Cell] = [t.name]
         for p in protocols:
             r = analysis.protocols[p].tasks[t.name]
-            row.append(_blocking_cell(r) or str(_time(ts, r.blocking)))
+            row.append(_blocking_cell(ts, r))
         rows.append(row)
-    return _table(f"Blocking B ({ts.time_unit})", ["task", *protocols], rows)
+    return _table("blocking", f"Blocking B ({ts.time_unit})", ["task", *protocols], rows)
 
 
-def _response_cell(ts: TaskSet, r: TaskResult) -> str:
+def _response_cell(ts: TaskSet, r: TaskResult) -> Cell:
     if r.response is None:
-        return "inf" if r.unbounded else "-"
+        return "inf" if r.unbounded else None
     verdict = {True: " ok", False: " > D", None: ""}[r.meets_deadline]
     return f"{_time(ts, r.response)}{verdict}"
 
 
-def _response_text(analysis: Analysis) -> str:
+def _response_text(analysis: Analysis) -> Table:
     ts = analysis.taskset
     protocols = list(analysis.protocols)
-    rows = [
+    rows: list[list[Cell]] = [
         [
             t.name,
-            _cell(_time(ts, t.deadline)),
+            _time(ts, t.deadline),
             *(_response_cell(ts, analysis.protocols[p].tasks[t.name]) for p in protocols),
         ]
         for t in ts.tasks
     ]
     headers = ["task", f"deadline ({ts.time_unit})", *protocols]
-    return _table(f"Response time R ({ts.time_unit}): ok when R <= D", headers, rows)
+    return _table("response", f"Response time R ({ts.time_unit}): ok when R <= D", headers, rows)
 
 
-def _verdict(test: Test) -> str:
-    return {True: "yes", False: "no", None: "-"}[test.passes]
+def _verdict(test: Test) -> Cell:
+    return test.passes  # yes, no, or None (shown "-": the test does not apply)
 
 
-def _tests_text(analysis: Analysis) -> str:
+def _tests_text(analysis: Analysis) -> Table:
     protocols = list(analysis.protocols)
-    rows = [
+    rows: list[list[Cell]] = [
         [TEST_TITLES[name], *(_verdict(analysis.protocols[p].tests[name]) for p in protocols)]
         for name in TESTS
     ]
     return _table(
-        "Tests: yes = schedulable by the test, no = not shown, - = does not apply", ["test", *protocols], rows
+        "tests",
+        "Tests: yes = schedulable by the test, no = not shown, - = does not apply",
+        ["test", *protocols],
+        rows,
     )
 
 
@@ -287,33 +302,39 @@ def _notes(analysis: Analysis) -> list[str]:
             test = result.tests[name]
             if test.reason is not None:
                 add(p, f"{TEST_TITLES[name]}: {test.reason}")
-    return [f"  {', '.join(ps)}: {text}" for text, ps in found.items()]
+    return [f"{', '.join(ps)}: {text}" for text, ps in found.items()]
 
 
-def analysis_text(analysis: Analysis) -> str:
-    """The tables: tasks, mutexes, B per task and protocol, R per task and
-    protocol, the tests per protocol, and the notes that say why."""
+def analysis_sections(analysis: Analysis) -> list[Section]:
+    """The header, then the tables: tasks, mutexes, B per task and protocol,
+    R per task and protocol, the tests per protocol, and the notes that say why."""
     ts = analysis.taskset
     u = (
         analysis.protocols[next(iter(analysis.protocols))].tests["utilisation"]
         if analysis.protocols
         else None
     )
-    header = [f"Analysis of {ts.source}: times in {ts.time_unit} (tick_hz {ts.tick_hz})"]
+    header: list[str] = []
     if u is not None and u.value is not None:
-        header.append(f"  total utilisation U = {float(u.value):.6f}")
+        header.append(f"total utilisation U = {float(u.value):.6f}")
     if ts.quantum:
         header.append(
-            f"  round robin among equal priorities, quantum {ts.show(ts.quantum)}: "
+            f"round robin among equal priorities, quantum {ts.show(ts.quantum)}: "
             "each task counts the others of its priority as interference"
         )
-    sections = ["\n".join(header), _tasks_text(ts), _mutexes_text(ts)]
+    title = f"Analysis of {ts.source}: times in {ts.time_unit} (tick_hz {ts.tick_hz})"
+    sections: list[Section] = [Lines(title, header), _tasks_text(ts), _mutexes_text(ts)]
     if analysis.protocols:
         sections += [_blocking_text(analysis), _response_text(analysis), _tests_text(analysis)]
         notes = _notes(analysis)
         if notes:
-            sections.append("\n".join(["Notes", *notes]))
+            sections.append(Lines("Notes", notes))
     left_out = _left_out_text(ts)
     if left_out is not None:
         sections.append(left_out)
-    return "\n\n".join(sections)
+    return sections
+
+
+def analysis_text(analysis: Analysis, fmt: Format = "text") -> str:
+    """The sections of `analysis_sections`, as text or Markdown (priora.tables)."""
+    return render(analysis_sections(analysis), fmt)

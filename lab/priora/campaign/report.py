@@ -21,6 +21,7 @@ from priora.campaign import db
 from priora.campaign.evaluate import evaluate, set_scenario
 from priora.campaign.spec import Campaign
 from priora.generate import derive_seed, generate
+from priora.tables import Cell, Table, render
 
 JUDGES = ("analysis", "simulated")
 
@@ -122,14 +123,9 @@ def _value(value: float) -> str:
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-
-    def line(cells: list[str]) -> str:
-        return "  ".join(
-            c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True))
-        ).rstrip()
-
-    return [line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)]
+    """The lines of a text table (priora.tables): the first column left-aligned."""
+    columns: list[list[Cell]] = [list(c) for c in zip(*rows, strict=True)]
+    return render([Table("acceptance", None, header, columns)]).split("\n")
 
 
 # ---------------------------------------------------------------- rerun

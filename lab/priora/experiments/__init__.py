@@ -16,13 +16,14 @@ experiments`, docs/experiments.md).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from priora import costs
 from priora.errors import PrioraError
 from priora.experiments import minix, rtmach
+from priora.model import PROTOCOLS
 
 
 class ExperimentError(PrioraError):
@@ -78,6 +79,23 @@ def run_all(quick: bool = False, bench: Path | None = None) -> tuple[str, dict[s
     ]
     doc["minix"] = minix.as_dict(figures)
     return "\n".join(parts), doc
+
+
+def with_provenance(doc: Mapping[str, Any], command: Sequence[str], bench: Path | None) -> dict[str, Any]:
+    """`doc` (run_all's) with its provenance block first (priora.provenance):
+    every scenario comes with the lab, so the one input is the --bench file."""
+    from priora.provenance import provenance
+
+    models = [m for b in doc["rtmach"].values() for m in b["models"].items() if m[0] != "analysis"]
+    about = provenance(
+        "experiments",
+        command,
+        bench,
+        target="host",
+        protocol=sorted({p for _, m in models for p in m["protocols"]}, key=PROTOCOLS.index),
+        cost_model=list(dict.fromkeys(key for key, _ in models)),
+    )
+    return {"provenance": about, **doc}
 
 
 def write(out: Path, text: str, doc: Mapping[str, Any]) -> list[Path]:

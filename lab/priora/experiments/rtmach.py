@@ -16,6 +16,7 @@ from priora.breakdown import Breakdown, breakdown
 from priora.costs import CostModel
 from priora.model import Scenario
 from priora.scenario import load
+from priora.tables import markdown_table
 
 # The benchmarks' scenario files: the package's copy (a wheel, lab/setup.py),
 # else the checkout's.
@@ -200,22 +201,9 @@ def table(r: Result) -> str:
 
 
 def markdown(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
-
-    def line(cells: Sequence[str]) -> str:
-        return (
-            "| "
-            + " | ".join(
-                c.ljust(w) if i == 0 else c.rjust(w)
-                for i, (c, w) in enumerate(zip(cells, widths, strict=True))
-            )
-            + " |"
-        )
-
-    rule = (
-        "| " + " | ".join(("-" * w if i == 0 else "-" * (w - 1) + ":") for i, w in enumerate(widths)) + " |"
-    )
-    return "\n".join([line(header), rule, *(line(r) for r in rows)])
+    """A Markdown table given row by row: the first column left-aligned, the others right."""
+    columns = [list(c) for c in zip(*rows, strict=True)] if rows else [[] for _ in header]
+    return markdown_table(header, columns)
 
 
 def as_dict(r: Result) -> dict[str, Any]:
