@@ -393,7 +393,7 @@ def _service_args(m: ServiceMark) -> dict[str, Any]:
 
 
 def _interrupt_instant(m: ServiceMark) -> Event:
-    """A call made in an interrupt: an instant of the whole process, on no task's row."""
+    """A call made in an interrupt: on the CPU lane, no task's."""
     name, cat = _service(m)
-    return {"name": f"interrupt: {name}", "cat": cat, "ph": "i", "s": "p", "pid": PID, "ts": _us(m.time),
-            "args": _service_args(m)}  # fmt: skip
+    return {"name": f"interrupt: {name}", "cat": cat, "ph": "i", "s": "t", "pid": PID, "tid": CPU_TID,
+            "ts": _us(m.time), "args": _service_args(m)}  # fmt: skip

@@ -518,11 +518,11 @@ def test_timeline_marks() -> None:
 
 def test_chrome_trace_instants() -> None:
     events = chrome_trace.to_events(simulate(example("interrupt_event")))
-    service = [(e["name"], e["ts"], e.get("tid"), e["s"]) for e in events if e.get("cat") == "service"]
-    assert service == [
-        ("interrupt: set E", 3000.0, None, "p"),
-        ("interrupt: set E", 8000.0, None, "p"),
-        ("interrupt: set E", 13000.0, None, "p"),
+    service = [(e["name"], e["ts"], e["tid"]) for e in events if e.get("cat") == "service"]
+    assert service == [  # on the CPU lane
+        ("interrupt: set E", 3000.0, chrome_trace.CPU_TID),
+        ("interrupt: set E", 8000.0, chrome_trace.CPU_TID),
+        ("interrupt: set E", 13000.0, chrome_trace.CPU_TID),
     ]
     events = chrome_trace.to_events(simulate(example("queue_prodcons")))
     sends = [(e["name"], e["ts"], e["args"]) for e in events if e.get("cat") == "service"][:3]
