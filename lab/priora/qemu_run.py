@@ -32,6 +32,7 @@ from priora.errors import PrioraError
 from priora.model import Scenario
 from priora.simulate import (
     EventsCounters,
+    InterruptCounters,
     QueueCounters,
     ScriptCounters,
     SemaphoreCounters,
@@ -206,8 +207,8 @@ QUEUE = re.compile(
     r"receive_waits=(\d+) messages=(\d+)$"
 )
 EVENTS = re.compile(r"PRIORA-RUN events=(\d+) sets=(\d+) wakeups=(\d+) flags=(\d+)$")
-TIMER = re.compile(r"PRIORA-RUN timer=(\d+) expiries=(\d+) dropped=(\d+) max_lateness=(\d+)$")
-INTERRUPT = re.compile(r"PRIORA-RUN interrupt=(\d+) runs=(\d+)$")
+TIMER = re.compile(r"PRIORA-RUN timer=(\d+) expiries=(\d+) dropped=(\d+) max_lateness=(\d+) failed=(\d+)$")
+INTERRUPT = re.compile(r"PRIORA-RUN interrupt=(\d+) runs=(\d+) failed=(\d+)$")
 ERROR = re.compile(r"scenario_runner: error: (.*)$")
 
 
@@ -226,7 +227,7 @@ class RunnerOutput:
     queues: dict[int, QueueCounters] = field(default_factory=dict)
     events: dict[int, EventsCounters] = field(default_factory=dict)
     timers: dict[int, TimerCounters] = field(default_factory=dict)
-    interrupts: dict[int, int] = field(default_factory=dict)  # interrupt: its runs
+    interrupts: dict[int, InterruptCounters] = field(default_factory=dict)
 
 
 def _last_words(text: str) -> str:
@@ -279,7 +280,7 @@ def read_output(name: str, q: Qemu) -> RunnerOutput:
         queues={i: QueueCounters(*v) for i, v in numbers(QUEUE).items()},
         events={i: EventsCounters(*v) for i, v in numbers(EVENTS).items()},
         timers={i: TimerCounters(*v) for i, v in numbers(TIMER).items()},
-        interrupts={i: v[0] for i, v in numbers(INTERRUPT).items()},
+        interrupts={i: InterruptCounters(*v) for i, v in numbers(INTERRUPT).items()},
         trace=run,
         quiescent=result[1] == "quiescent",
         end_ns=int(fields["end_ns"]),

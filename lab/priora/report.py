@@ -177,6 +177,7 @@ class TimerRow:
     expiries: int  # expiries whose body ran
     dropped: int  # expiries dropped: the previous one's body had not run yet
     max_lateness: Number  # the latest a body started after its expiry
+    failed_calls: int  # calls of its body that failed (no room, no unit, an error)
 
 
 @dataclass
@@ -184,6 +185,7 @@ class InterruptRow:
     phase: Number
     period: Number  # 0: once
     runs: int  # how many times its body ran
+    failed_calls: int  # calls of its body that failed (no room, no unit, an error)
 
 
 @dataclass
@@ -447,6 +449,7 @@ def _timers(result: SimResult) -> dict[str, TimerRow]:
             c.expiries,
             c.dropped,
             in_unit(s, c.max_lateness),
+            c.failed,
         )
         for t, c in zip(s.timers, result.timers, strict=True)
     }
@@ -455,8 +458,8 @@ def _timers(result: SimResult) -> dict[str, TimerRow]:
 def _interrupts(result: SimResult) -> dict[str, InterruptRow]:
     s = result.scenario
     return {
-        i.name: InterruptRow(in_unit(s, i.phase), in_unit(s, i.period), runs)
-        for i, runs in zip(s.interrupts, result.interrupts, strict=True)
+        i.name: InterruptRow(in_unit(s, i.phase), in_unit(s, i.period), c.runs, c.failed)
+        for i, c in zip(s.interrupts, result.interrupts, strict=True)
     }
 
 
@@ -751,11 +754,11 @@ def _services_tables(report: Report, unit: str) -> list[Table]:
         tables.append(Table("events", "Event flags", headers, list(zip(*rows, strict=True))))
     if report.timers:
         headers = ["timer", f"phase ({unit})", f"period ({unit})", "priority", "expiries", "dropped"]
-        headers.append(f"max lateness ({unit})")
+        headers += [f"max lateness ({unit})", "failed calls"]
         rows = [[name, *vars(t).values()] for name, t in report.timers.items()]
         tables.append(Table("timers", "Timers", headers, list(zip(*rows, strict=True))))
     if report.interrupts:
-        headers = ["interrupt", f"phase ({unit})", f"period ({unit})", "runs"]
+        headers = ["interrupt", f"phase ({unit})", f"period ({unit})", "runs", "failed calls"]
         rows = [[name, *vars(i).values()] for name, i in report.interrupts.items()]
         tables.append(Table("interrupts", "Interrupts", headers, list(zip(*rows, strict=True))))
     return tables

@@ -86,6 +86,15 @@ class TimerCounters:
     expiries: int  # expiries whose body ran
     dropped: int  # expiries dropped: the previous one's body had not run yet
     max_lateness: int  # ticks: the latest a body started after its expiry
+    failed: int = 0  # calls of its body that failed (no room, no unit, an error): its script's count
+
+
+@dataclass(frozen=True)
+class InterruptCounters:
+    """What one scenario interrupt did (pr_script_interrupt_t)."""
+
+    runs: int  # how many times its body ran
+    failed: int  # calls of its body that failed: its script's timeouts and errors
 
 
 @dataclass(frozen=True)
@@ -105,7 +114,7 @@ class SimResult:
     queues: tuple[QueueCounters, ...] = ()  # per queue, in model order
     events: tuple[EventsCounters, ...] = ()  # per event flags object, in model order
     timers: tuple[TimerCounters, ...] = ()  # per timer, in model order
-    interrupts: tuple[int, ...] = ()  # per interrupt: how many times its body ran
+    interrupts: tuple[InterruptCounters, ...] = ()  # per interrupt, in model order
 
 
 def _alloc_semaphore(lib: Any, k: KernelSemaphore, keep: list[Any]) -> None:
@@ -210,9 +219,10 @@ def _once_script(lib: Any, k: KernelPeriodic, script: Any, keep: list[Any]) -> N
         raise NativeError(f"the kernel refused the body of {k.name} at action {bad[0]}")
 
 
-def _create_timer(lib: Any, k: KernelPeriodic, keep: list[Any]) -> None:
+def _create_timer(lib: Any, k: KernelPeriodic, keep: list[Any]) -> Any:
     """Allocates the timer, its body run by pr_script_timer_action, and arms
-    it to expire at tick `phase` (the run starts at tick 0)."""
+    it to expire at tick `phase` (the run starts at tick 0); returns its
+    pr_script_t (what its body counted)."""
     script = native.ffi.new("pr_script_t *")
     _once_script(lib, k, script, keep)
     name = native.ffi.new("char[]", k.name.encode())
@@ -230,6 +240,7 @@ def _create_timer(lib: Any, k: KernelPeriodic, keep: list[Any]) -> None:
         err = lib.pr_timer_start(tid[0], k.phase)
     if err != native.PR_OK:
         raise NativeError(f"the kernel refused timer {k.name}: {native.errname(err)}")
+    return script
 
 
 def _set_interrupts(lib: Any, interrupts: tuple[KernelPeriodic, ...], keep: list[Any]) -> Any:
@@ -247,7 +258,13 @@ def _set_interrupts(lib: Any, interrupts: tuple[KernelPeriodic, ...], keep: list
     return table
 
 
-def service_counters(lib: Any, scenario: Scenario) -> tuple[
+def failed_calls(script: Any) -> int:
+    """Calls of a body that runs once that did not succeed: with PR_NO_WAIT,
+    a full queue or a semaphore at its max is a failure like an error."""
+    return int(script.timeouts) + int(script.errors)
+
+
+def service_counters(lib: Any, scenario: Scenario, timer_scripts: list[Any]) -> tuple[
     tuple[QueueCounters, ...], tuple[EventsCounters, ...], tuple[TimerCounters, ...]
 ]:  # fmt: skip
     """What the kernel counted for every queue, event flags object and timer."""
@@ -274,7 +291,11 @@ def service_counters(lib: Any, scenario: Scenario) -> tuple[
     for i in range(len(scenario.timers)):
         t = native.ffi.new("pr_timer_status_t *")
         lib.pr_timer_status(i, t)
-        timers.append(TimerCounters(int(t.expiries), int(t.dropped), int(t.max_lateness)))
+        timers.append(
+            TimerCounters(
+                int(t.expiries), int(t.dropped), int(t.max_lateness), failed_calls(timer_scripts[i])
+            )
+        )
     return tuple(queues), tuple(events), tuple(timers)
 
 
@@ -373,8 +394,7 @@ def simulate(
         err = lib.pr_timer_service_start(compiled.timer_service_priority, native.ffi.NULL)
         if err != native.PR_OK:
             raise NativeError(f"the kernel refused the timer service task: {native.errname(err)}")
-    for timer in compiled.timers:
-        _create_timer(lib, timer, keep)
+    timer_scripts = [_create_timer(lib, timer, keep) for timer in compiled.timers]
     interrupts = _set_interrupts(lib, compiled.interrupts, keep)
 
     horizon = horizon_ticks if horizon_ticks is not None else scenario.horizon_ticks()
@@ -400,10 +420,13 @@ def simulate(
             SemaphoreCounters(int(s.ups), int(s.downs), int(s.max_waiters), int(s.aborts), hold, recovered)
         )
     ran = tuple(script_counters(script) for script in scripts)
-    queue_counters, events_counters, timer_counters = service_counters(lib, scenario)
-    fired = tuple(int(interrupts[i].fired) for i in range(len(compiled.interrupts)))
+    queue_counters, events_counters, timer_counters = service_counters(lib, scenario, timer_scripts)
+    fired = tuple(
+        InterruptCounters(int(interrupts[i].fired), failed_calls(interrupts[i].script))
+        for i in range(len(compiled.interrupts))
+    )
     lib.pr_host_set_tick_hook(native.ffi.NULL, native.ffi.NULL)
-    del keep, scripts, interrupts
+    del keep, scripts, interrupts, timer_scripts
     return SimResult(
         scenario=scenario,
         trace=trace,

@@ -26,7 +26,14 @@ from priora.errors import ScenarioError
 from priora.model import Action, EventFlags, Periodic, Queue
 from priora.report import build_report, report_dict, report_json, report_text, schema
 from priora.scenario import parse
-from priora.simulate import EventsCounters, QueueCounters, SimResult, TimerCounters, simulate
+from priora.simulate import (
+    EventsCounters,
+    InterruptCounters,
+    QueueCounters,
+    SimResult,
+    TimerCounters,
+    simulate,
+)
 from priora.timeline import extract
 
 SERVICE_EVENTS = (
@@ -130,7 +137,7 @@ def test_interrupt_event() -> None:
         (13, "EVENTS_SET", None, 1),
     ]
     assert r.events == (EventsCounters(sets=3, wakeups=3, flags=0),)  # each wait cleared its flag
-    assert r.interrupts == (3,)
+    assert r.interrupts == (InterruptCounters(runs=3, failed=0),)
 
 
 def test_timer_release() -> None:
@@ -153,7 +160,7 @@ def test_timer_release() -> None:
         (10, "TIMER_EXPIRE", None, 0),
         (10, "TIMER_RUN", "timers", 0),
     ]
-    assert r.timers == (TimerCounters(expiries=3, dropped=0, max_lateness=1),)
+    assert r.timers == (TimerCounters(expiries=3, dropped=0, max_lateness=1, failed=0),)
 
 
 def test_client_server() -> None:
@@ -420,16 +427,16 @@ def test_report_tables_of_queues_events_timers_and_interrupts() -> None:
         "E          3        3    0x00000000\n"
         "\n"
         "Interrupts\n"
-        "interrupt  phase (ms)  period (ms)  runs\n"
-        "---------  ----------  -----------  ----\n"
-        "sensor              3            5     3\n"
+        "interrupt  phase (ms)  period (ms)  runs  failed calls\n"
+        "---------  ----------  -----------  ----  ------------\n"
+        "sensor              3            5     3             0\n"
     ) in text
     text = report_text(build_report(simulate(example("timer_release"))))
     assert (
         "Timers\n"
-        "timer  phase (ms)  period (ms)  priority  expiries  dropped  max lateness (ms)\n"
-        "-----  ----------  -----------  --------  --------  -------  -----------------\n"
-        "pace            2            4         0         3        0                  1\n"
+        "timer  phase (ms)  period (ms)  priority  expiries  dropped  max lateness (ms)  failed calls\n"
+        "-----  ----------  -----------  --------  --------  -------  -----------------  ------------\n"
+        "pace            2            4         0         3        0                  1             0\n"
     ) in text
     # A scenario without them has none of these tables.
     assert "Message queues" not in report_text(build_report(simulate(example("inversion"))))
@@ -451,10 +458,15 @@ def test_report_json_per_object(name: str) -> None:
         },
         "interrupt_event": {
             "events": {"E": {"sets": 3, "wakeups": 3, "flags": 0}},
-            "interrupts": {"sensor": {"phase": 3, "period": 5, "runs": 3}},
+            "interrupts": {"sensor": {"phase": 3, "period": 5, "runs": 3, "failed_calls": 0}},
         },
         "timer_release": {
-            "timers": {"pace": {"phase": 2, "period": 4, "priority": 0, "expiries": 3, "dropped": 0, "max_lateness": 1}}
+            "timers": {
+                "pace": {
+                    "phase": 2, "period": 4, "priority": 0, "expiries": 3, "dropped": 0, "max_lateness": 1,
+                    "failed_calls": 0,
+                }
+            }
         },
         "client_server": {
             "queues": {
@@ -601,3 +613,23 @@ def test_analyze_timeouts_timers_and_waits_that_never_wait() -> None:
     # Without queues, event flags, timers or interrupts, nothing is said.
     assert "Not bounded" not in analysis_text(analyze(example("inversion")))
     assert "unbounded_waits" not in json.loads(analysis_json(analyze(example("inversion"))))
+
+
+def test_failed_calls_of_timers_and_interrupts() -> None:
+    # The timer ups "go" at ticks 1 to 6 and nobody downs it: the first up
+    # takes the binary semaphore to its max, the next five fail
+    # (PR_EOVERFLOW). The interrupt sends to a queue of 2 at ticks 2, 4 and 6
+    # and nobody receives: the third send finds the queue full and, never
+    # waiting, fails.
+    text = (
+        '[system]\nhorizon = 7\n\n[resources.go]\nkind = "binary"\n\n'
+        '[resources.Q]\nkind = "queue"\nlength = 2\n\n'
+        '[timers.t]\nperiod = 1\nbody = ["up go"]\n\n'
+        '[interrupts.i]\nperiod = 2\nbody = ["send Q"]\n\n'
+        '[tasks.T]\npriority = 1\nperiod = 7\nbody = ["compute 1"]\n'
+    )
+    r = simulate(parse(text, "f.toml"))
+    assert r.timers == (TimerCounters(expiries=6, dropped=0, max_lateness=0, failed=5),)
+    assert r.interrupts == (InterruptCounters(runs=3, failed=1),)
+    report = build_report(r)
+    assert (report.timers["t"].failed_calls, report.interrupts["i"].failed_calls) == (5, 1)

@@ -30,8 +30,8 @@
  *   PRIORA-RUN task=<id> timeouts=<n> errors=<n> aborts=<n> lost=<ns>  (one per task: its script)
  *   PRIORA-RUN queue=<id> sends=<n> receives=<n> most_messages=<n> send_waits=<n> receive_waits=<n> messages=<n>
  *   PRIORA-RUN events=<id> sets=<n> wakeups=<n> flags=<n>
- *   PRIORA-RUN timer=<id> expiries=<n> dropped=<n> max_lateness=<ticks>
- *   PRIORA-RUN interrupt=<i> runs=<n>
+ *   PRIORA-RUN timer=<id> expiries=<n> dropped=<n> max_lateness=<ticks> failed=<n>
+ *   PRIORA-RUN interrupt=<i> runs=<n> failed=<n>
  *   PRIORA-RUN done
  *
  * QEMU exit status: 0 the run is complete; 10 the blob is refused; 11 the
@@ -380,7 +380,7 @@ static void check_actions(const header_t *h)
 /* ---- running it ---- */
 
 static pr_script_t scripts[PR_CONFIG_MAX_TASKS];
-static pr_script_t timer_scripts[PR_CONFIG_MAX_TIMERS];
+static pr_script_t timer_scripts[PR_CONFIG_MAX_TIMERS]; /* their calls' failures are counted here */
 static pr_script_interrupt_t interrupt_list[MAX_INTERRUPTS];
 static pr_script_interrupts_t interrupts = {interrupt_list, 0};
 static uint64_t recovery_ns[PR_CONFIG_MAX_SEMS]; /* what each mutex's recovery computes: the kernel keeps &it */
@@ -561,12 +561,14 @@ static void print_services(const header_t *h)
         put_field("expiries", t.expiries);
         put_field("dropped", t.dropped);
         put_field("max_lateness", t.max_lateness);
+        put_field("failed", (uint64_t)timer_scripts[i].timeouts + timer_scripts[i].errors);
         pr_riscv_putc('\n');
     }
     for (uint32_t i = 0; i < h->ninterrupts; i++) {
         pr_riscv_puts("PRIORA-RUN");
         put_field("interrupt", i);
         put_field("runs", interrupt_list[i].fired);
+        put_field("failed", (uint64_t)interrupt_list[i].script.timeouts + interrupt_list[i].script.errors);
         pr_riscv_putc('\n');
     }
 }
