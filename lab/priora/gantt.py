@@ -138,6 +138,7 @@ def _resource_colours(scenario: Scenario) -> dict[str, str]:
 def _draw_row(chart: _Chart, task: TaskTimeline, y: float) -> None:
     _draw_critical_bands(chart, task, y)
     _draw_blocked(chart, task, y)
+    _draw_waits(chart, task, y)
     _draw_executions(chart, task, y)
     _draw_aborts(chart, task, y)
     _draw_boosts(chart, task, y)
@@ -182,6 +183,26 @@ def _draw_blocked(chart: _Chart, task: TaskTimeline, y: float) -> None:
                 zorder=4,
                 bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5},
             )
+
+
+WAIT_COLOUR = "#888888"  # waits on queues and event flags: grey, no resource's colour
+
+
+def _draw_waits(chart: _Chart, task: TaskTimeline, y: float) -> None:
+    """A wait on a queue or event flags: a grey dotted box, the object's name inside when it fits."""
+    for w in task.waits:
+        start, width = chart.span(w)
+        box = Rectangle(
+            (start, y - BAR / 2), width, BAR, fill=False, hatch="..", lw=1.0, ls="--" if w.timed_out else "-",
+            ec=WAIT_COLOUR,
+        )  # fmt: skip
+        box.set_zorder(2)
+        box.set_gid("wait")  # found by tests and in the SVG
+        chart.ax.add_patch(box)
+        if width * chart.inches_per_unit >= LABEL_CHAR_INCHES * (len(w.object) + 2):
+            chart.ax.text(start + width / 2, y, w.object, ha="center", va="center", fontsize=7,
+                          color=TEXT_COLOUR, zorder=4,
+                          bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5})  # fmt: skip
 
 
 def _draw_executions(chart: _Chart, task: TaskTimeline, y: float) -> None:
@@ -381,6 +402,9 @@ def _legend(chart: _Chart, timeline: Timeline) -> None:
         handles.append(_marker("v", "black", "deadline"))
     if any(t.misses for t in tasks):
         handles.append(_marker("x", MISS_COLOUR, "deadline missed"))
+    if any(t.waits for t in tasks):
+        label = "waiting on a queue or event flags"
+        handles.append(Patch(fill=False, hatch="..", edgecolor=WAIT_COLOUR, label=label))
     for kind, (marker, label) in SERVICE_MARKERS.items():
         if any(m.kind == kind for t in tasks for m in t.services):
             handles.append(_marker(marker, "black", label))  # type: ignore[arg-type]

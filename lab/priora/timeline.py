@@ -39,6 +39,9 @@ How each kind is read (docs/trace-format.md):
                     plus those at the end.
   refusals          the calls the kernel refused (priora.refusals: the DOWN and
                     UP records with an error; the report's warnings)
+  waits             MSGQ_WAIT .. MSGQ_WAKE (a send waiting for room, a receive
+                    for a message), EVENTS_WAIT that waits .. EVENTS_WAKE
+                    (PR_ETIMEDOUT: a timeout): waits on queues and event flags
   services          SEND and RECEIVE ok (a message sent, received: the queue
                     and the message's priority), EVENTS_SET ok with arg0 1
                     (flags set), on the calling task's row; TIMER_EXPIRE on the
@@ -159,6 +162,15 @@ class PriorityChange:
 
 
 @dataclass(frozen=True)
+class Wait(Interval):
+    """A wait on a message queue or event flags (not a semaphore: Blocked)."""
+
+    object: str  # the queue or the event flags
+    what: str  # "room" (a send), "message" (a receive) or "flags"
+    timed_out: bool = False
+
+
+@dataclass(frozen=True)
 class ServiceMark:
     """A message sent or received, flags set, a timer expiring."""
 
@@ -186,6 +198,7 @@ class TaskTimeline:
     refusals: tuple[Refusal, ...] = ()  # calls the kernel refused, in time order
     recoveries: tuple[Recovery, ...] = ()  # rcs: by start
     services: tuple[ServiceMark, ...] = ()  # sends, receives, sets, timer expiries, in time order
+    waits: tuple[Wait, ...] = ()  # on queues and event flags, by start
 
     def job_at(self, time: int) -> int:
         """The job a task runs at `time`: one more than those finished by then."""
@@ -229,6 +242,8 @@ class _Task:
     boosted_since: int | None = None
     boost_cause: str = "inherit"
     services: list[ServiceMark] = field(default_factory=list)
+    waits: list[Wait] = field(default_factory=list)
+    waiting: tuple[str, str, int] | None = None  # (object, what, since) of the current wait
 
 
 class _Builder:
@@ -261,6 +276,10 @@ class _Builder:
             EV["RECEIVE"]: self._message,
             EV["EVENTS_SET"]: self._set,
             EV["TIMER_EXPIRE"]: self._expire,
+            EV["MSGQ_WAIT"]: self._wait,
+            EV["EVENTS_WAIT"]: self._wait,
+            EV["MSGQ_WAKE"]: self._woken,
+            EV["EVENTS_WAKE"]: self._woken,
         }
 
     # ---- helpers ----
@@ -347,6 +366,7 @@ class _Builder:
         for sem in list(t.recovering):
             self._end_recovery(t, sem, now)
         self._end_block(t, now, timed_out=False)
+        self._end_wait(t, now, timed_out=False)
         self._end_boost(t, now)
 
     def _release(self, r: Any, now: int) -> None:
@@ -458,6 +478,32 @@ class _Builder:
             mark = ServiceMark(now, "expire", self.scenario.timers[timer].name, int(r["value"]) & 0xFFFFFFFF)
             self.tasks[len(self.scenario.tasks)].services.append(mark)
 
+    def _wait(self, r: Any, now: int) -> None:
+        t = self._task(r)
+        index = int(r["object"])
+        if int(r["event"]) == EV["MSGQ_WAIT"]:
+            names = [q.name for q in self.scenario.queues]
+            what = "room" if int(r["arg0"]) == 1 else "message"
+        elif int(r["arg1"]) == 1:  # EVENTS_WAIT that waits
+            names, what = [e.name for e in self.scenario.events], "flags"
+        else:
+            return
+        if t is not None and index < len(names):
+            t.waiting = (names[index], what, now)
+
+    def _end_wait(self, t: _Task, now: int, timed_out: bool) -> None:
+        if t.waiting is None:
+            return
+        name, what, since = t.waiting
+        t.waiting = None
+        if now > since:
+            t.waits.append(Wait(since, now, name, what, timed_out))
+
+    def _woken(self, r: Any, now: int) -> None:
+        t = self._task(r)
+        if t is not None:
+            self._end_wait(t, now, timed_out=int(r["result"]) == native.PR_ETIMEDOUT)
+
     def _prio(self, r: Any, now: int) -> None:
         t = self._task(r)
         if t is None:
@@ -503,6 +549,7 @@ class _Builder:
             for sem in list(t.recovering):
                 self._end_recovery(t, sem, end)
             self._end_block(t, end, timed_out=False)
+            self._end_wait(t, end, timed_out=False)
             self._end_boost(t, end)
 
     def missed(self, jobs: np.ndarray[Any, Any]) -> None:
@@ -533,6 +580,7 @@ class _Builder:
                     refusals=tuple(f for f in refused if f.task == i),
                     recoveries=tuple(sorted(t.recoveries, key=lambda c: c.start)),
                     services=tuple(t.services),
+                    waits=tuple(t.waits),
                 )
             )
         return Timeline(self.scenario, end, tuple(tasks), tuple(self.interrupt_marks))

@@ -633,3 +633,30 @@ def test_failed_calls_of_timers_and_interrupts() -> None:
     assert r.interrupts == (InterruptCounters(runs=3, failed=1),)
     report = build_report(r)
     assert (report.timers["t"].failed_calls, report.interrupts["i"].failed_calls) == (5, 1)
+
+
+def test_timeline_waits_on_queues_and_event_flags() -> None:
+    def waits(name: str) -> dict[str, list[tuple[Fraction, Fraction, str, str]]]:
+        timeline = extract(simulate(example(name)))
+        ms = 1_000_000
+        return {
+            t.name: [(Fraction(w.start, ms), Fraction(w.end, ms), w.object, w.what) for w in t.waits]
+            for t in timeline.tasks
+            if t.waits
+        }
+
+    assert waits("queue_prodcons") == {
+        "alarm": [(8, 10, "Q", "room")],
+        "sensor": [(9, 11, "Q", "room"), (12, Fraction(25, 2), "Q", "room")],  # the run ends at 12.5
+    }
+    assert waits("interrupt_event") == {
+        "handler": [(0, 3, "E", "flags"), (5, 8, "E", "flags"), (10, 13, "E", "flags")]
+    }
+    assert waits("client_server") == {
+        "client": [(1, 3, "replies", "message"), (11, 13, "replies", "message")],
+        "server": [(0, 1, "requests", "message"), (3, 11, "requests", "message")],
+    }
+    fig = gantt.figure(extract(simulate(example("queue_prodcons"))), "q")
+    (ax,) = fig.axes
+    assert sum(1 for p in ax.patches if p.get_gid() == "wait") == 3
+    assert "waiting on a queue or event flags" in [t.get_text() for t in ax.get_legend().get_texts()]
