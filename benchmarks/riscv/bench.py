@@ -26,6 +26,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -146,6 +147,17 @@ def measure(build: Build, build_first: bool) -> Results:
     if build_first:
         make(build, PROGRAMS)
         make(build, (WAKEUP,), "-wakeup", f"-DPR_CONFIG_MAX_TASKS={WAKEUP_MAX_TASKS}")
+    else:
+        images = [build.directory() / f"{p}.elf" for p in PROGRAMS]
+        images.append(build.directory("-wakeup") / f"{WAKEUP}.elf")
+        missing = [image for image in images if not image.is_file()]
+        if missing:
+            trace = "on" if build.trace else "off"
+            raise RuntimeError(
+                f"--no-build: {missing[0]} is missing ({len(missing)} of {len(images)} images of "
+                f"{build.label}): build them first with scripts/bench.sh --arch {build.arch} --trace {trace} "
+                "(without --no-build)"
+            )
     lines: list[str] = []
     for program in PROGRAMS:
         lines += run(build, program)
@@ -351,6 +363,20 @@ def report(results: dict[Build, Results]) -> str:
     return "\n".join(out)
 
 
+def write_whole(path: Path, text: str) -> None:
+    """`text` into `path` through a temporary file in its directory, renamed
+    over it: a full disk leaves `path` as it was, never half written."""
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.chmod(name, 0o644)
+        os.replace(name, path)
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="bench.py", description=__doc__.split("\n", 1)[0])
     parser.add_argument("--arch", default="rv32,rv64", help="rv32, rv64 or both (default: rv32,rv64)")
@@ -376,7 +402,11 @@ def main(argv: list[str]) -> int:
 
     print(report(results))
     if args.json:
-        Path(args.json).write_text(json.dumps(document(results, argv), indent=2) + "\n")
+        try:
+            write_whole(Path(args.json), json.dumps(document(results, argv), indent=2) + "\n")
+        except OSError as e:
+            print(f"bench.py: --json: cannot write {args.json}: {e.strerror or e}", file=sys.stderr)
+            return 1
     return 0
 
 

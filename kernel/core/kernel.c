@@ -175,4 +175,23 @@ void pr_kernel_set_outside(int outside)
 
 int pr_kernel_timers_armed(void) { return pr_timers_armed; }
 
+pr_ticks_t pr_kernel_next_timer(void) { return timers_next_expiry(); }
+
+/*
+ * `count` ticks counted at once, for a port whose idle task has nothing to do
+ * until the next timer (the host port over a far phase or a long delay).
+ * Such ticks only count: no timer is due in them, the idle task has no
+ * quantum, and stamps that never wrap (PR_PORT_STAMP_FOLD_TICKS 0) need no
+ * fold. Anything else is refused, nothing changed.
+ */
+int pr_kernel_skip_ticks(pr_ticks_t count)
+{
+    pr_ticks_t next = timers_next_expiry();
+    if (PR_PORT_STAMP_FOLD_TICKS != 0 || pr_k.current != idle_task() || pr_k.isr_nesting != 0 ||
+        pr_k.outside || (next != 0 && count >= next - pr_k.ticks))
+        return PR_EINVAL;
+    pr_k.ticks += count;
+    return PR_OK;
+}
+
 int pr_kernel_current_slot(void) { return pr_k.current->id; }

@@ -37,6 +37,21 @@ void timer_arm(pr_timer_t *tm, pr_ticks_t expiry)
     pr_timers_armed++;
 }
 
+/* The earliest expiry among the armed timers, 0 when none is armed: one
+ * pass over the wheel, O(PR_CONFIG_TIMER_SLOTS + armed timers). */
+pr_ticks_t timers_next_expiry(void)
+{
+    pr_ticks_t earliest = 0;
+    for (int i = 0; i < PR_CONFIG_TIMER_SLOTS; i++) {
+        for (pr_link_t *l = pr_wheel[i].next; l != &pr_wheel[i]; l = l->next) {
+            pr_ticks_t expiry = container_of(l, pr_timer_t, link)->expiry;
+            if (earliest == 0 || expiry < earliest)
+                earliest = expiry;
+        }
+    }
+    return earliest;
+}
+
 /*
  * Fires the timers due at `now`. They are first moved, in order, to a local
  * list, because firing one may cancel or re-arm others of the same slot (a

@@ -30,6 +30,7 @@ void timer_init(pr_timer_t *tm, void (*fire)(void *owner), void *owner);
 void timer_arm(pr_timer_t *tm, pr_ticks_t expiry);  /* expiry > now; re-arms an armed one */
 void timers_reset(void);
 void timers_fire_due(pr_ticks_t now);
+pr_ticks_t timers_next_expiry(void); /* 0: no timer armed */
 
 /* Cancels a timer (nothing if it is not armed). Inline: every wakeup of a
  * task that waited with a timeout cancels one. */

@@ -48,6 +48,7 @@ from typing import Any, Literal
 import numpy as np
 
 from priora import native
+from priora.bounds import Limits, estimate
 from priora.errors import PrioraError, ScenarioError
 from priora.model import PROTOCOLS, Action, Scenario, Task, in_unit
 from priora.tables import Cell, Format, Lines, Section, Table, render
@@ -61,6 +62,7 @@ FIELDS = ("wcet", "period", "deadline", "section.MUTEX", "body[i]")
 # One run may not release more jobs than this (a period varied down to a few
 # ticks, or a hyperperiod that explodes): the search stops with an error.
 MAX_JOBS_PER_RUN = 2_000_000
+LIMITS = Limits(max_jobs=MAX_JOBS_PER_RUN)  # per run, unless breakdown(limits=...)
 
 
 class BreakdownError(PrioraError):
@@ -107,7 +109,7 @@ class Field:
 
 
 _SPEC = re.compile(r"(?P<task>[^.]+)\.(?P<field>.+)")
-_BODY = re.compile(r"body\[(?P<index>\d+)\]")
+_BODY = re.compile(r"body\[(?P<index>[0-9]+)\]")  # ASCII digits: \d takes any script's
 
 
 def parse_field(scenario: Scenario, text: str) -> Field:
@@ -442,15 +444,31 @@ def window(scenario: Scenario) -> Window:
     return Window(horizon, horizon + longest + 1)
 
 
-def _check_size(scenario: Scenario, field: Field, value: int, run: int | None) -> None:
-    if run is None:
-        return
-    jobs = sum((run - t.phase) // t.period + 1 for t in scenario.tasks if t.period is not None)
-    if jobs > MAX_JOBS_PER_RUN:
+def _check_size(
+    scenario: Scenario, field: Field, value: int, run: int | None, limits: Limits = LIMITS
+) -> None:
+    """Refuses a run beyond `limits` (priora.bounds): too many jobs (a period
+    varied down, a hyperperiod that explodes) or too many ticks to compute."""
+    if run is not None:
+        jobs = sum((run - t.phase) // t.period + 1 for t in scenario.tasks if t.period is not None)
+        if jobs > limits.max_jobs:
+            raise BreakdownError(
+                f"--vary {field.text}: at {show(scenario, value)} one run lasts {run} ticks and releases "
+                f"{jobs} jobs, more than {limits.max_jobs} (the hyperperiod grows with the period): "
+                f"give [system] horizon in the file, or --max-jobs {jobs}"
+            )
+    work = estimate(scenario.with_horizon(run) if run is not None else scenario)
+    if work.actions > limits.max_actions:
         raise BreakdownError(
-            f"--vary {field.text}: at {show(scenario, value)} one run lasts {run} ticks and releases "
-            f"{jobs} jobs, more than {MAX_JOBS_PER_RUN} (the hyperperiod grows with the period): "
-            "give [system] horizon in the file"
+            f"--vary {field.text}: at {show(scenario, value)} one run runs up to {work.actions} actions, "
+            f"more than {limits.max_actions}: give [system] horizon in the file, "
+            f"or --max-actions {work.actions}"
+        )
+    ticks = work.busy_ticks
+    if ticks > limits.max_ticks:
+        raise BreakdownError(
+            f"--vary {field.text}: at {show(scenario, value)} one run computes for up to {ticks} ticks, "
+            f"more than {limits.max_ticks}: give [system] horizon in the file, or --max-ticks {ticks}"
         )
 
 
@@ -458,7 +476,12 @@ Costs = Any  # priora.simulate.HostCosts or priora.costs.CostModel: what simulat
 
 
 def simulation_verdict(
-    scenario: Scenario, field: Field, protocol: str, costs: Costs = None, ignore: Sequence[str] = ()
+    scenario: Scenario,
+    field: Field,
+    protocol: str,
+    costs: Costs = None,
+    ignore: Sequence[str] = (),
+    limits: Limits = LIMITS,
 ) -> Callable[[int], Verdict]:
     """verdict(value): the scenario with the field at value, every mutex under
     `protocol`, run on the kernel (`run_verdict`). A value whose utilisation
@@ -477,7 +500,7 @@ def simulation_verdict(
         if u > 1:
             return f"the demand exceeds the processor: U = {float(u):.6f} > 1"
         w = window(variant)
-        _check_size(variant, field, value, w.run)
+        _check_size(variant, field, value, w.run, limits)
         return run_verdict(simulate(variant, w.run, costs), w, skipped)
 
     return verdict
@@ -638,11 +661,13 @@ def breakdown(
     costs: Costs = None,
     analysis: bool = True,
     ignore: Sequence[str] = (),
+    limits: Limits = LIMITS,
 ) -> Breakdown:
     """The breakdown of `vary` (TASK.FIELD) under each of `protocols`
     (default: every protocol the lab simulates), by simulation with `costs`
     (None: the scenario's own cost model) and by analysis; the deadlines of
-    the tasks in `ignore` are not judged."""
+    the tasks in `ignore` are not judged. A run beyond `limits` is refused
+    (BreakdownError)."""
     from priora.analysis import PROTOCOLS as ANALYSIS_PROTOCOLS
     from priora.analysis import AnalysisError
 
@@ -664,7 +689,7 @@ def breakdown(
     cost_model = "zero" if model is None else getattr(model, "name", "host costs")
     out: dict[str, ProtocolBreakdown] = {}
     for protocol in wanted:
-        sim = _simulation(scenario, field, protocol, value, least, greatest, costs, ignore)
+        sim = _simulation(scenario, field, protocol, value, least, greatest, costs, ignore, limits)
         ana = Answer(None, None, "not asked")
         if analysis:
             try:
@@ -719,11 +744,12 @@ def _simulation(
     greatest: int,
     costs: Costs,
     ignore: Sequence[str],
+    limits: Limits,
 ) -> Answer:
     if protocol not in PROTOCOLS:
         return Answer(None, None, f"the lab cannot simulate protocol {protocol} yet")
     try:
-        judge = simulation_verdict(scenario, field, protocol, costs, ignore)
+        judge = simulation_verdict(scenario, field, protocol, costs, ignore, limits)
     except ScenarioError as exc:  # e.g. pip on a FIFO mutex
         return Answer(None, None, f"{exc.where}: {exc.reason}")
     return _answer(scenario, field, judge, value, least, greatest)

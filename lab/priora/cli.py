@@ -3,12 +3,14 @@
     priora simulate FILE [--protocol P] [--json] [--gantt OUT.png|OUT.svg]
                          [--trace OUT.json] [--ctf DIR] [--html OUT.html] [--horizon T] [--strict]
                          [--summary] [--format text|markdown] [--csv DIR]
+                         [--max-jobs N] [--max-actions N] [--max-ticks N]
     priora run FILE --target qemu-rv32|qemu-rv64 [the same options] [--timeout S]
     priora demo [--out DIR]
     priora analyze FILE [--json] [--protocol P ...] [--format text|markdown] [--csv DIR]
     priora breakdown FILE --vary TASK.FIELD [--protocol P ...] [--json] [--synchronous]
                      [--ignore TASK ...] [--cost-model M [--cpu-hz HZ]]
                      [--format text|markdown] [--csv DIR]
+                     [--max-jobs N] [--max-actions N] [--max-ticks N]
     priora experiments [--out DIR] [--bench FILE] [--quick]
     priora bench [--arch rv32,rv64] [--trace off,on] [--json OUT] [--no-build]
     priora generate [SPEC] --out DIR [--count N] [--seed S] [--set KEY=VALUE ...]
@@ -25,6 +27,10 @@ status 2, never as a traceback; argparse's usage errors exit 2 as well. With
 --strict, a run in which the kernel refused a call or a job missed its
 deadline exits 1 after its report, with one line `priora: strict: <reason>`
 on stderr per reason.
+
+Every input is bounded first (docs/lab.md, "Limits"): the work of a run
+(priora.bounds), the files and numbers read (priora.inputs), the files
+written (priora.outputs).
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from priora import __version__
+from priora import __version__, inputs
 from priora.errors import PrioraError, ScenarioError
 
 # Every module a command needs is imported by that command, when it runs: the
@@ -61,6 +67,10 @@ TRACE_SUFFIXES = (".json",)
 HTML_SUFFIXES = (".html", ".htm")
 DEFAULT_DEMO_DIR = Path("priora-demo")
 COST_MODELS = ("zero", "rtmach93", "measured")  # priora.costs.NAMES
+DEFAULT_MAX_JOBS = 1_000_000  # priora.bounds.DEFAULT_MAX_JOBS
+DEFAULT_MAX_TICKS = 1_000_000_000  # priora.bounds.DEFAULT_MAX_TICKS
+DEFAULT_MAX_ACTIONS = 10_000_000  # priora.bounds.DEFAULT_MAX_ACTIONS
+BREAKDOWN_MAX_JOBS = 2_000_000  # priora.breakdown.MAX_JOBS_PER_RUN: its runs keep no report
 
 
 class UsageError(PrioraError):
@@ -89,7 +99,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--target", required=True, choices=TARGETS, help="where the kernel runs")
     run.add_argument(
         "--timeout",
-        type=float,
+        type=inputs.seconds("--timeout"),
         default=DEFAULT_TIMEOUT,
         metavar="S",
         help=f"give up when QEMU takes longer than S seconds of wall time (default: {DEFAULT_TIMEOUT:g})",
@@ -159,9 +169,13 @@ def _parser() -> argparse.ArgumentParser:
         help="the kernel's costs in the simulations (default: the file's [system] cost_model)",
     )
     breakdown.add_argument(
-        "--cpu-hz", type=int, metavar="HZ", help="the CPU clock rate, for --cost-model measured"
+        "--cpu-hz",
+        type=inputs.integer("--cpu-hz"),
+        metavar="HZ",
+        help="the CPU clock rate, for --cost-model measured",
     )
     _table_options(breakdown)
+    _limit_options(breakdown, "refuse a simulation estimated to", BREAKDOWN_MAX_JOBS)
     breakdown.set_defaults(handler=_breakdown)
 
     experiments = commands.add_parser(
@@ -204,8 +218,12 @@ def _parser() -> argparse.ArgumentParser:
         help="a TOML file whose [generator] table gives the parameters (a campaign's works)",
     )
     generate.add_argument("--out", type=Path, required=True, metavar="DIR", help="directory for the files")
-    generate.add_argument("--count", type=int, default=1, metavar="N", help="how many sets (default: 1)")
-    generate.add_argument("--seed", type=int, default=1, metavar="S", help="the series' seed (default: 1)")
+    generate.add_argument(
+        "--count", type=inputs.integer("--count"), default=1, metavar="N", help="how many sets (default: 1)"
+    )
+    generate.add_argument(
+        "--seed", type=inputs.integer("--seed"), default=1, metavar="S", help="the series' seed (default: 1)"
+    )
     generate.add_argument(
         "--set",
         action="append",
@@ -229,6 +247,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 CAMPAIGN_COMMANDS = ("rerun", "summary", "plot", "export")
+MAX_GENERATED = 1_000_000  # priora generate --count: files in one directory
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 
 
@@ -245,11 +264,21 @@ def _campaign_parser(command: str | None) -> argparse.ArgumentParser:
         p.add_argument(
             "--db", type=Path, metavar="FILE", help="SQLite results (default: SPEC's name .sqlite, here)"
         )
-        p.add_argument("--jobs", type=int, metavar="N", help="worker processes (default: every core)")
-        p.add_argument("--limit", type=int, metavar="N", help="run at most N sets now; run again to go on")
+        p.add_argument(
+            "--jobs",
+            type=inputs.integer("--jobs"),
+            metavar="N",
+            help="worker processes (default: every core)",
+        )
+        p.add_argument(
+            "--limit",
+            type=inputs.integer("--limit"),
+            metavar="N",
+            help="run at most N sets now; run again to go on",
+        )
         p.add_argument(
             "--max-jobs",
-            type=int,
+            type=inputs.integer("--max-jobs"),
             metavar="N",
             help="refuse a campaign estimated to simulate more than N jobs (default: 200 million)",
         )
@@ -266,7 +295,7 @@ def _campaign_parser(command: str | None) -> argparse.ArgumentParser:
         p.description = (
             "Computes one row again from the specification alone and compares it with the database."
         )
-        p.add_argument("row", type=int, metavar="ROW", help="the row number")
+        p.add_argument("row", type=inputs.integer("ROW"), metavar="ROW", help="the row number")
         p.add_argument("--scenario", type=Path, metavar="OUT", help="also write the row's set (.toml)")
         p.set_defaults(handler=_campaign_rerun)
     elif command == "summary":
@@ -317,6 +346,7 @@ def _scenario_options(parser: argparse.ArgumentParser) -> None:
         "--summary", action="store_true", help="the tasks, resources and system tables only (no job rows)"
     )
     _table_options(parser)
+    _limit_options(parser, "refuse a run estimated to")
 
 
 def _table_options(parser: argparse.ArgumentParser) -> None:
@@ -328,6 +358,32 @@ def _table_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--csv", type=Path, metavar="DIR", help="also write each table as DIR/<table>.csv (DIR is created)"
+    )
+
+
+def _limit_options(parser: argparse.ArgumentParser, refuse: str, max_jobs: int = DEFAULT_MAX_JOBS) -> None:
+    """--max-jobs, --max-actions and --max-ticks: the bounds on one
+    simulation (priora.bounds)."""
+    parser.add_argument(
+        "--max-jobs",
+        type=inputs.integer("--max-jobs", 1),
+        default=max_jobs,
+        metavar="N",
+        help=f"{refuse} release more than N jobs (default: {max_jobs})",
+    )
+    parser.add_argument(
+        "--max-actions",
+        type=inputs.integer("--max-actions", 1),
+        default=DEFAULT_MAX_ACTIONS,
+        metavar="N",
+        help=f"{refuse} run more than N body actions (default: {DEFAULT_MAX_ACTIONS})",
+    )
+    parser.add_argument(
+        "--max-ticks",
+        type=inputs.integer("--max-ticks", 1),
+        default=DEFAULT_MAX_TICKS,
+        metavar="N",
+        help=f"{refuse} compute for more than N ticks (default: {DEFAULT_MAX_TICKS})",
     )
 
 
@@ -346,8 +402,13 @@ def horizon_ticks(scenario: Scenario, text: str) -> int:
         raise UsageError(f"--horizon: {exc.reason}") from None
 
 
-def _check_output(option: str, path: Path | None, suffixes: tuple[str, ...]) -> None:
-    """Refuses an output before anything runs, so a typo costs no simulation."""
+def _check_output(
+    option: str, path: Path | None, suffixes: tuple[str, ...], sources: tuple[Path | None, ...] = ()
+) -> None:
+    """Refuses an output before anything runs, so a typo costs no simulation;
+    also one that is one of the command's input files, `sources`."""
+    from priora import outputs
+
     if path is None:
         return
     if path.suffix.lower() not in suffixes:
@@ -355,6 +416,7 @@ def _check_output(option: str, path: Path | None, suffixes: tuple[str, ...]) -> 
     parent = path.parent
     if not parent.is_dir():
         raise UsageError(f"{option}: {path}: directory {parent} does not exist")
+    outputs.refuse_input(option, path, sources)
 
 
 Writer = Callable[["SimResult", Path], None]
@@ -374,7 +436,7 @@ def _ctf() -> Writer:
     return write
 
 
-def _check_ctf_directory(path: Path | None) -> None:
+def _check_ctf_directory(path: Path | None, sources: tuple[Path | None, ...] = ()) -> None:
     """--ctf DIR: a directory, or a name whose parent is one."""
     if path is None:
         return
@@ -382,6 +444,10 @@ def _check_ctf_directory(path: Path | None) -> None:
         raise UsageError(f"--ctf: {path}: not a directory")
     if not path.exists() and not path.parent.is_dir():
         raise UsageError(f"--ctf: {path}: directory {path.parent} does not exist")
+    from priora import outputs
+
+    for name in ("metadata", "stream"):  # ctf.write's files, never over the input
+        outputs.refuse_input("--ctf", path / name, sources)
 
 
 def _chrome_trace(provenance: dict[str, Any] | None = None) -> Writer:
@@ -404,11 +470,21 @@ def _html_report(target: str) -> Callable[[], Writer]:
     return load
 
 
-def _write(option: str, path: Path, writer: Callable[[], Writer], result: SimResult) -> None:
+def _write(
+    option: str, path: Path, writer: Callable[[], Writer], result: SimResult, whole: bool = True
+) -> None:
     """Imports the writer only now (matplotlib is needed for --gantt only,
-    at import or at drawing time) and turns what the user can fix into one line."""
+    at import or at drawing time) and turns what the user can fix into one
+    line. A file is written whole or not at all (priora.outputs); a
+    directory's writer (whole=False: --ctf) renames each of its files itself."""
+    from priora import outputs
+
     try:
-        writer()(result, path)
+        if whole:
+            with outputs.replacing(path) as temporary:
+                writer()(result, temporary)
+        else:
+            writer()(result, path)
     except ImportError as exc:
         raise _import_problem(option, exc) from None
     except OSError as exc:
@@ -429,6 +505,11 @@ def _check_tables(args: argparse.Namespace) -> None:
     csv: Path | None = args.csv
     if csv is not None and csv.exists() and not csv.is_dir():
         raise UsageError(f"--csv: {csv} exists and is not a directory")
+    if csv is not None and csv.is_dir():  # a table over the input file (priora.outputs)
+        from priora import outputs
+
+        for table in sorted(csv.glob("*.csv")):
+            outputs.refuse_input("--csv", table, (args.file,))
 
 
 def _tables(args: argparse.Namespace, sections: Sequence[Section]) -> str:
@@ -461,12 +542,13 @@ def _scenario(args: argparse.Namespace) -> Scenario:
     """The scenario of FILE with --protocol and --horizon applied, the outputs
     checked first."""
     # Imported here so that `priora demo` and `--help` need no scenario parsing.
+    from priora import bounds
     from priora.scenario import load
 
-    _check_output("--gantt", args.gantt, GANTT_SUFFIXES)
-    _check_output("--trace", args.trace, TRACE_SUFFIXES)
-    _check_ctf_directory(args.ctf)
-    _check_output("--html", args.html, HTML_SUFFIXES)
+    _check_output("--gantt", args.gantt, GANTT_SUFFIXES, (args.file,))
+    _check_output("--trace", args.trace, TRACE_SUFFIXES, (args.file,))
+    _check_ctf_directory(args.ctf, (args.file,))
+    _check_output("--html", args.html, HTML_SUFFIXES, (args.file,))
     _check_tables(args)
     # With --horizon, a default horizon beyond the clock does not matter.
     scenario = load(args.file, check_default_horizon=args.horizon is None)
@@ -475,6 +557,7 @@ def _scenario(args: argparse.Namespace) -> Scenario:
         scenario = scenario.with_protocol(protocol)
     if args.horizon is not None:
         scenario = scenario.with_horizon(horizon_ticks(scenario, args.horizon))
+    bounds.check(scenario, bounds.Limits(args.max_jobs, args.max_ticks, args.max_actions))
     return scenario
 
 
@@ -497,7 +580,7 @@ def _report(args: argparse.Namespace, result: SimResult, target: str = "host") -
         about = _provenance(args, "trace", result.scenario, target=target, **costs)
         _write("--trace", args.trace, lambda: _chrome_trace(about), result)
     if args.ctf is not None:
-        _write("--ctf", args.ctf, _ctf, result)
+        _write("--ctf", args.ctf, _ctf, result, whole=False)
     if args.html is not None:  # `priora run` has a target; `simulate` runs on the host port
         _write("--html", args.html, _html_report(getattr(args, "target", "host")), result)
     report = build_report(result)
@@ -520,9 +603,7 @@ def _simulate(args: argparse.Namespace) -> Outcome:
 def _run(args: argparse.Namespace) -> Outcome:
     from priora import qemu_run
 
-    timeout: float = args.timeout
-    if not timeout > 0:
-        raise UsageError(f"--timeout: must be > 0 seconds, got {timeout:g}")
+    timeout: float = args.timeout  # finite and > 0 (inputs.seconds)
     scenario = _scenario(args)
     return _report(args, qemu_run.run(scenario, args.target, timeout=timeout).result, args.target)
 
@@ -569,6 +650,9 @@ def with_cost_model(scenario: Scenario, name: str, cpu_hz: int | None) -> Scenar
     if cpu_hz is not None and cpu_hz <= 0:
         raise UsageError(f"--cpu-hz: must be > 0, got {cpu_hz}")
     model = costs.named(name, cpu_hz, tick_hz=scenario.system.tick_hz)
+    problem = costs.stalls(model, scenario.system.tick_hz)
+    if problem is not None:
+        raise UsageError(f"--cpu-hz: {cpu_hz}: {problem}")
     return replace(scenario, system=replace(scenario.system, cost_model=model))
 
 
@@ -583,8 +667,16 @@ def _breakdown(args: argparse.Namespace) -> str:
         scenario = with_cost_model(scenario, args.cost_model, args.cpu_hz)
     elif args.cpu_hz is not None:
         raise UsageError("--cpu-hz: only with --cost-model measured")
+    from priora.bounds import Limits
+
+    limits = Limits(args.max_jobs, args.max_ticks, args.max_actions)
     result = breakdown(
-        scenario, args.vary, args.protocol, synchronous_release=args.synchronous, ignore=args.ignore
+        scenario,
+        args.vary,
+        args.protocol,
+        synchronous_release=args.synchronous,
+        ignore=args.ignore,
+        limits=limits,
     )
     if not args.json:
         return _tables(args, breakdown_sections(result))
@@ -598,8 +690,12 @@ def _breakdown(args: argparse.Namespace) -> str:
 
 
 def _experiments(args: argparse.Namespace) -> str:
+    from priora import outputs
     from priora.experiments import run_all, with_provenance, write
 
+    if args.out is not None:
+        for name in ("experiments.md", "experiments.json"):
+            outputs.refuse_input("--out", args.out / name, (args.bench,))
     text, doc = run_all(quick=args.quick, bench=args.bench)
     if args.out is not None:
         write(args.out, text, with_provenance(doc, args.command_line, args.bench))
@@ -609,17 +705,43 @@ def _experiments(args: argparse.Namespace) -> str:
 def _bench(args: argparse.Namespace) -> str:
     """scripts/bench.sh of the source tree the lab is installed from: it
     installs the cross compiler and QEMU if missing, builds and runs; its
-    progress goes to stderr as it runs, its tables are the output."""
+    progress goes to stderr as it runs, its tables are the output. It runs
+    from the tree's root: --json OUT is made absolute here, from the
+    caller's directory. On failure, bench.py's own reason is the one line."""
     import subprocess
+    import tempfile
 
     script = Path(__file__).resolve().parents[2] / "scripts" / "bench.sh"
     if not script.is_file():
         raise UsageError(f"bench: {script} not found: the benchmarks need Priora's source tree")
-    options: list[str] = args.options
-    done = subprocess.run([str(script), *options], stdout=subprocess.PIPE, text=True, check=False)
-    if done.returncode != 0:
-        raise UsageError(f"bench: {script.name} {' '.join(options)} failed with status {done.returncode}")
-    return done.stdout
+    options: list[str] = [_absolute_json(o) for o in args.options]
+    for i, option in enumerate(options[:-1]):
+        if option == "--json":
+            options[i + 1] = os.path.abspath(options[i + 1])
+    reason = ""
+    with tempfile.TemporaryFile("w+") as out:
+        child = subprocess.Popen([str(script), *options], stdout=out, stderr=subprocess.PIPE, text=True)
+        assert child.stderr is not None
+        for line in child.stderr:  # progress, passed on as it comes; bench.py's failure kept
+            if line.startswith("bench.py: "):
+                reason = line.removeprefix("bench.py: ").removeprefix("error: ").strip()
+            else:
+                sys.stderr.write(line)
+        status = child.wait()
+        out.seek(0)
+        text = out.read()
+    if status != 0:
+        why = f": {reason}" if reason else ""
+        raise UsageError(f"bench: {script.name} {' '.join(args.options)} failed with status {status}{why}")
+    return text
+
+
+def _absolute_json(option: str) -> str:
+    return (
+        "--json=" + os.path.abspath(option.removeprefix("--json="))
+        if option.startswith("--json=")
+        else option
+    )
 
 
 def _generate(args: argparse.Namespace) -> str:
@@ -640,9 +762,13 @@ def _generate(args: argparse.Namespace) -> str:
         if not isinstance(found, dict):
             raise SpecError(source, "[generator]", "must be a table")
         table = found
+    from priora import outputs
+
     count: int = args.count
     if count < 1:
         raise UsageError(f"--count: must be >= 1, got {count}")
+    if count > MAX_GENERATED:
+        raise UsageError(f"--count: at most {MAX_GENERATED} sets in one directory, got {count}")
     params = parse_params(source, with_overrides(source, table, args.set))
     out: Path = args.out
     try:
@@ -650,13 +776,15 @@ def _generate(args: argparse.Namespace) -> str:
     except OSError as exc:
         raise UsageError(f"--out: cannot create {out}: {exc.strerror or exc}") from None
     width = max(4, len(str(count - 1)))
+    paths = [out / f"set-{i:0{width}d}.toml" for i in range(count)]
+    for path in paths:  # before any is written
+        outputs.refuse_input("--out", path, (args.spec,))
     lines = []
-    for i in range(count):
+    for i, path in enumerate(paths):
         seed = derive_seed(args.seed, i)
         ts = generate(params, seed)
-        path = out / f"set-{i:0{width}d}.toml"
         try:
-            path.write_text(ts.toml())
+            outputs.write_text(path, ts.toml())
         except OSError as exc:
             raise UsageError(f"--out: cannot write {path}: {exc.strerror or exc}") from None
         lines.append(f"{path}  seed {seed}  utilisation {float(ts.utilisation):.6f}")
@@ -673,8 +801,8 @@ def _campaign_run(args: argparse.Namespace) -> str:
     from priora import campaign
     from priora.campaign import db, plot, report
 
-    _check_output("--plot", args.plot, PLOT_SUFFIXES)
-    _check_output("--csv", args.csv, (".csv",))
+    _check_output("--plot", args.plot, PLOT_SUFFIXES, (args.spec,))
+    _check_output("--csv", args.csv, (".csv",), (args.spec,))
     for option, value, least in (
         ("--jobs", args.jobs, 1),
         ("--limit", args.limit, 1),
@@ -682,9 +810,9 @@ def _campaign_run(args: argparse.Namespace) -> str:
     ):
         if value is not None and value < least:
             raise UsageError(f"{option}: must be >= {least}, got {value}")
-    spec = campaign.load(args.spec)
     path: Path = args.db if args.db is not None else Path(args.spec.stem + ".sqlite")
-    _check_output("--db", path, (".sqlite", ".db", ".sqlite3"))
+    _check_output("--db", path, (".sqlite", ".db", ".sqlite3"), (args.spec, args.plot, args.csv))
+    spec = campaign.load(args.spec)
     outcome = campaign.run(
         spec,
         path,
@@ -699,17 +827,21 @@ def _campaign_run(args: argparse.Namespace) -> str:
         if outcome.stopped:
             text += f"\nStopped after {outcome.ran} sets (--limit): run the same command again to go on.\n"
         if args.plot is not None:
-            _campaign_write("--plot", args.plot, lambda: plot.draw(spec, con, args.plot))
+            _campaign_write("--plot", args.plot, lambda out: plot.draw(spec, con, out))
         if args.csv is not None:
-            _campaign_write("--csv", args.csv, lambda: db.export_csv(con, args.csv))
+            _campaign_write("--csv", args.csv, lambda out: db.export_csv(con, out))
     finally:
         con.close()
     return text
 
 
-def _campaign_write(option: str, path: Path, write: Callable[[], object]) -> None:
+def _campaign_write(option: str, path: Path, write: Callable[[Path], object]) -> None:
+    """write(a temporary path), renamed to `path` when it succeeds (priora.outputs)."""
+    from priora import outputs
+
     try:
-        write()
+        with outputs.replacing(path) as temporary:
+            write(temporary)
     except ImportError as exc:
         raise _import_problem(option, exc) from None
     except OSError as exc:
@@ -719,13 +851,13 @@ def _campaign_write(option: str, path: Path, write: Callable[[], object]) -> Non
 def _campaign_rerun(args: argparse.Namespace) -> str:
     from priora.campaign import db, report
 
-    _check_output("--scenario", args.scenario, (".toml",))
+    _check_output("--scenario", args.scenario, (".toml",), (args.db,))
     con, spec = db.open_existing(args.db)
     try:
         again = report.rerun(spec, con, args.row, args.db)
         if args.scenario is not None:
             text = report.scenario_text(spec, args.row)
-            _campaign_write("--scenario", args.scenario, lambda: args.scenario.write_text(text))
+            _campaign_write("--scenario", args.scenario, lambda out: out.write_text(text))
         return report.rerun_text(spec, again, args.db, args.scenario)
     finally:
         con.close()
@@ -744,10 +876,10 @@ def _campaign_summary(args: argparse.Namespace) -> str:
 def _campaign_plot(args: argparse.Namespace) -> str:
     from priora.campaign import db, plot
 
-    _check_output("plot", args.out, PLOT_SUFFIXES)
+    _check_output("plot", args.out, PLOT_SUFFIXES, (args.db,))
     con, spec = db.open_existing(args.db)
     try:
-        _campaign_write("plot", args.out, lambda: plot.draw(spec, con, args.out))
+        _campaign_write("plot", args.out, lambda out: plot.draw(spec, con, out))
     finally:
         con.close()
     return f"wrote {args.out}"
@@ -758,15 +890,15 @@ def _campaign_export(args: argparse.Namespace) -> str:
 
     out: Path = args.csv if args.csv is not None else args.parquet
     option = "--csv" if args.csv is not None else "--parquet"
-    _check_output(option, out, (".csv",) if args.csv is not None else (".parquet",))
+    _check_output(option, out, (".csv",) if args.csv is not None else (".parquet",), (args.db,))
     con, _ = db.open_existing(args.db)
     try:
         writer = db.export_csv if args.csv is not None else db.export_parquet
         count = 0
 
-        def write() -> None:
+        def write(temporary: Path) -> None:
             nonlocal count
-            count = writer(con, out)
+            count = writer(con, temporary)
 
         _campaign_write(option, out, write)
     finally:
@@ -796,6 +928,8 @@ def main(argv: list[str] | None = None) -> int:
         args.command_line = ["priora", *argv]  # for the documents' provenance (priora.provenance)
     except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
         return exc.code if isinstance(exc.code, int) else EXIT_OK if exc.code is None else EXIT_USER
+    except PrioraError as exc:  # a number option's own check (priora.inputs): one line
+        return _error(str(exc))
     handler: Callable[[argparse.Namespace], str | Outcome] = args.handler
     try:
         done = handler(args)

@@ -274,32 +274,35 @@ def measured_from_bench(bench: Mapping[str, Any]) -> dict[str, Any]:
     ({"provenance": ..., "builds": {"rv32 trace on": {"figures": {name: {key:
     value}}}, ...}}; bench.schema.json), or from one of schema 1, the builds
     alone."""
-    wanted = {
-        "yield_switch": ("yield_switch", "per_op"),
-        "yield_alone": ("yield_alone", "per_op"),
-        "tick": ("tick", "per_op"),
-        "irq_tick": ("irq_tick", "per_op"),
-        "mutex_down": ("mutex_down", "per_op"),
-        "mutex_up": ("mutex_up", "per_op"),
-        "trydown_fail": ("trydown_fail", "per_op"),
-        "pi_split_a": ("pi_split", "a"),
-        "pi_split_b": ("pi_split", "b"),
-        "nopi_path": ("nopi_path", "per_op"),
-        "counting_pair": ("counting_pair", "per_op"),
-        "pingpong_round": ("pingpong_round", "per_op"),
-        "prodcons_test1": ("prodcons_test1", "per_pair"),
-        "prodcons_test2": ("prodcons_test2", "per_pair"),
-        "prodcons_test3": ("prodcons_test3", "per_pair"),
-        "prodcons_test4": ("prodcons_test4", "per_pair"),
-    }
     builds: dict[str, dict[str, float]] = {}
     for label, results in (bench["builds"] if "provenance" in bench else bench).items():
         arch, _, trace = label.split()  # "rv32 trace on"
         figures = results["figures"]
         builds[f"{arch}-trace-{trace}"] = {
-            name: float(figures[bench_name][key]) for name, (bench_name, key) in wanted.items()
+            name: float(figures[bench_name][key]) for name, (bench_name, key) in BENCH_FIGURES.items()
         }
     return {"source": "scripts/bench.sh --json (benchmarks/riscv/bench.py)", "builds": builds}
+
+
+# measured_costs.json's figures: name -> (benchmark, key) in bench.py's --json document.
+BENCH_FIGURES = {
+    "yield_switch": ("yield_switch", "per_op"),
+    "yield_alone": ("yield_alone", "per_op"),
+    "tick": ("tick", "per_op"),
+    "irq_tick": ("irq_tick", "per_op"),
+    "mutex_down": ("mutex_down", "per_op"),
+    "mutex_up": ("mutex_up", "per_op"),
+    "trydown_fail": ("trydown_fail", "per_op"),
+    "pi_split_a": ("pi_split", "a"),
+    "pi_split_b": ("pi_split", "b"),
+    "nopi_path": ("nopi_path", "per_op"),
+    "counting_pair": ("counting_pair", "per_op"),
+    "pingpong_round": ("pingpong_round", "per_op"),
+    "prodcons_test1": ("prodcons_test1", "per_pair"),
+    "prodcons_test2": ("prodcons_test2", "per_pair"),
+    "prodcons_test3": ("prodcons_test3", "per_pair"),
+    "prodcons_test4": ("prodcons_test4", "per_pair"),
+}
 
 
 # ---------------------------------------------------------------- from a file
@@ -318,17 +321,38 @@ def named(name: str, cpu_hz: int | None, build: str = DEFAULT_BUILD, tick_hz: in
     return ZERO
 
 
+def stalls(model: CostModel, tick_hz: int) -> str | None:
+    """Why `model` cannot make progress at tick_hz, or None. The host port
+    charges the tick's cost after each tick: at the tick period or more, the
+    next tick is due as soon as one ends, and nothing else ever runs."""
+    period = NS_PER_SECOND // tick_hz  # tick_hz divides 10^9 (the scenario loader checks)
+    if model.tick < period:
+        return None
+    return (
+        f"the tick costs {model.tick} ns, not less than the tick period ({period} ns at tick_hz {tick_hz}): "
+        "the tick interrupt would take all the time and nothing else would ever run"
+    )
+
+
 def from_file(source: str, value: object, cpu_hz: int | None, tick_hz: int) -> CostModel:
     """The [system] cost_model of a scenario file: a name, or a table of ns
-    per operation over a `base` model. ScenarioError names the key."""
+    per operation over a `base` model. ScenarioError names the key, also
+    when the model cannot make progress (`stalls`)."""
     where = "[system] cost_model"
     if isinstance(value, str):
         name = _name(source, where, value)
         _check_cpu_hz(source, name, cpu_hz, where)
-        return named(name, cpu_hz, tick_hz=tick_hz)
-    if not isinstance(value, dict):
+        model = named(name, cpu_hz, tick_hz=tick_hz)
+        blame = "[system] cpu_hz" if name == "measured" else where
+    elif isinstance(value, dict):
+        model = _table(source, value, cpu_hz, tick_hz)
+        blame = "[system.cost_model] tick_ns" if "tick_ns" in value else "[system] cpu_hz"
+    else:
         raise ScenarioError(source, where, f"must be a name or a table, got {describe_value(value)}")
-    return _table(source, value, cpu_hz, tick_hz)
+    problem = stalls(model, tick_hz)
+    if problem is not None:
+        raise ScenarioError(source, blame, problem)
+    return model
 
 
 def _check_cpu_hz(source: str, name: str, cpu_hz: int | None, where: str) -> None:

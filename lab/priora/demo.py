@@ -48,7 +48,7 @@ def _table(scenario: Scenario, results: list[SimResult], reports: list[Report]) 
 
 def run(out_dir: Path, example: Path = EXAMPLE) -> str:
     """Runs the demo, writes the charts into out_dir, returns the text to print."""
-    from priora import gantt  # matplotlib is only needed here
+    from priora import gantt, outputs  # matplotlib is only needed here
 
     scenario = load(example)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -57,7 +57,8 @@ def run(out_dir: Path, example: Path = EXAMPLE) -> str:
     charts = []
     for (protocol, why), result in zip(PROTOCOLS, results, strict=True):
         chart = out_dir / f"inversion-{protocol}.png"
-        gantt.draw(result, chart, title=f"{example.name}: protocol {protocol} ({why})")
+        with outputs.replacing(chart) as temporary:  # whole or not at all
+            gantt.draw(result, temporary, title=f"{example.name}: protocol {protocol} ({why})")
         charts.append(chart)
 
     urgent = max(scenario.tasks, key=lambda t: t.priority).name

@@ -20,7 +20,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import NoReturn, TypeVar
 
-from priora import costs
+from priora import costs, inputs
 from priora.costs import CostModel
 from priora.errors import ScenarioError, describe_value
 from priora.model import (
@@ -68,8 +68,9 @@ TICK_HZ_MAX = 1_000_000  # pr_kernel_init accepts tick_hz 1..1000000 (kernel/cor
 DEFAULT_TICK_HZ = 1000
 
 _NAME = re.compile(r"[A-Za-z0-9_-]+")
-# A time in a body action, as TOML writes a decimal number (no "inf", no "_").
-_NUMBER = re.compile(r"[+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
+# A time in a body action, as TOML writes a decimal number (no "inf", no "_";
+# ASCII digits only: \d and Decimal() also take other scripts' digits).
+_NUMBER = re.compile(r"[+-]?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 # Where tomllib puts the position in its messages.
 _AT_LINE = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
 _AT_END = re.compile(r"\s*\(at end of document\)$")
@@ -140,13 +141,15 @@ def load(path: str | os.PathLike[str], *, check_default_horizon: bool = True) ->
 
 def read_text(path: str | os.PathLike[str]) -> str:
     """The UTF-8 text of the file at `path`; a ScenarioError (the file named
-    as given) when it cannot be read or is not UTF-8."""
+    as given) when it cannot be read, is not a regular file, is longer than
+    inputs.MAX_FILE_BYTES or is not UTF-8."""
     source = os.fspath(path)
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        data = inputs.read_bytes(path)
     except OSError as e:
         raise ScenarioError(source, "", f"cannot read the file: {e.strerror or e}") from e
+    except inputs.InputError as e:  # not a regular file, or too long
+        raise ScenarioError(source, "", e.reason) from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:

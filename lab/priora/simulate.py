@@ -27,7 +27,7 @@ from priora.compiled import (
 from priora.costs import CostModel
 from priora.costs import apply as apply_costs
 from priora.errors import NativeError
-from priora.model import Scenario
+from priora.model import NS_PER_SECOND, Scenario
 
 # Run "until every job has finished" (no periodic task): the host port stops
 # earlier, as soon as nothing can happen any more (quiescent).
@@ -375,6 +375,9 @@ def simulate(
     if err != native.PR_OK:
         raise NativeError(f"the kernel refused tick_hz {scenario.system.tick_hz}: {native.errname(err)}")
     model = costs if costs is not None else scenario.system.cost_model
+    tick_cost = model.tick_ns if isinstance(model, HostCosts) else model.tick if model is not None else 0
+    if tick_cost * scenario.system.tick_hz >= NS_PER_SECOND:  # priora.costs.stalls: no progress
+        raise ValueError(f"a tick cost of {tick_cost} ns leaves no time at tick_hz {scenario.system.tick_hz}")
     if isinstance(model, HostCosts):
         lib.pr_host_set_costs(
             native.ffi.new("pr_host_costs_t *", {"switch_ns": model.switch_ns, "tick_ns": model.tick_ns})
@@ -405,7 +408,9 @@ def simulate(
     count = native.ffi.new("size_t *")
     records = lib.pr_host_trace(count)
     raw = native.ffi.buffer(records, count[0] * native.TRACE_DTYPE.itemsize)
-    trace = np.frombuffer(raw, dtype=native.TRACE_DTYPE).copy()  # the kernel reuses its buffer
+    # Copied as bytes (one memcpy; a copy of the structured array would move
+    # it field by field): the kernel reuses its buffer.
+    trace = np.frombuffer(bytearray(raw), dtype=native.TRACE_DTYPE)
     accounted = account(lib, scenario, trace, end_ns)
 
     stats = native.ffi.new("pr_kernel_stats_t *")

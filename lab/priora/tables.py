@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from priora import outputs
 from priora.errors import PrioraError
 
 Cell = str | int | float | bool | None
@@ -178,8 +179,11 @@ def write_csv(sections: Sequence[Section], directory: Path, option: str = "--csv
                 continue
             name, headers, rows = found
             path = directory / f"{name}.csv"
-            with path.open("w", encoding="utf-8", newline="") as out:
-                writer = csv.writer(out, lineterminator="\n")
+            with (
+                outputs.replacing(path) as temporary,
+                temporary.open("w", encoding="utf-8", newline="") as out,
+            ):
+                writer = csv.writer(out, lineterminator="\n")  # whole or not at all (priora.outputs)
                 writer.writerow(headers)
                 writer.writerows(rows)
             written.append(path)

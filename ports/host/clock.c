@@ -7,7 +7,8 @@
  * (0 unless asked for). Before each step forward, the due
  * "interrupts" are taken: first the stop request (time reached the driver's
  * limit: back to the driver), then the tick whose time has come. A step
- * never crosses the next tick or the limit.
+ * never crosses the next tick or the limit; idle skips the ticks that have
+ * nothing to do before the next timer (skip_idle_ticks).
  */
 #include <string.h>
 #include "host_internal.h"
@@ -16,7 +17,9 @@ static struct {
     uint64_t now;
     uint64_t until;
     pr_ticks_t next_tick;      /* number of the next tick interrupt */
-    uint64_t next_tick_time;
+    uint64_t next_tick_time;   /* its time: next_tick * 1e9 / hz, rounded down */
+    uint64_t next_tick_rest;   /* next_tick * 1e9 mod hz: the next one's time is one add away */
+    uint64_t tick_ns, tick_rest; /* 1e9 / hz and 1e9 mod hz */
     pr_host_stop_t stop;
     pr_host_costs_t costs;
     int running;               /* inside pr_host_run_until: records are charged */
@@ -27,6 +30,31 @@ static struct {
     pr_host_tick_hook_t tick_hook; /* the driver's code in the tick interrupt, or NULL */
     void *tick_hook_arg;
 } host;
+
+/* The next tick interrupt is tick k: its time, and what the times of the
+ * ticks after it are computed from without a division (next_tick_advance). */
+static void next_tick_set(pr_ticks_t k)
+{
+    uint64_t hz = pr_tick_hz();
+    host.tick_ns = 1000000000u / hz;
+    host.tick_rest = 1000000000u % hz;
+    host.next_tick = k;
+    host.next_tick_time = pr_host_tick_time(k);
+    host.next_tick_rest = (k % hz) * 1000000000u % hz;
+}
+
+/* The next tick interrupt is the one after: floor((k + 1) * 1e9 / hz) is
+ * floor(k * 1e9 / hz) + 1e9 / hz, plus one when the remainders carry. */
+static void next_tick_advance(void)
+{
+    host.next_tick++;
+    host.next_tick_time += host.tick_ns;
+    host.next_tick_rest += host.tick_rest;
+    if (host.next_tick_rest >= pr_tick_hz()) {
+        host.next_tick_rest -= pr_tick_hz();
+        host.next_tick_time++;
+    }
+}
 
 uint64_t pr_host_tick_time(pr_ticks_t k)
 {
@@ -42,8 +70,7 @@ int pr_host_init(const pr_kernel_config_t *config)
         return err;
     host.now = 0;
     host.until = 0;
-    host.next_tick = 1;
-    host.next_tick_time = pr_host_tick_time(1);
+    next_tick_set(1);
     host.costs = (pr_host_costs_t){0, 0};
     host.running = 0;
     host.charging = 0;
@@ -156,8 +183,14 @@ static void take_interrupts(void)
         if (host.now >= host.until) {
             back_to_driver(PR_HOST_REACHED);
         } else if (host.now >= host.next_tick_time) {
-            host.next_tick++;
-            host.next_tick_time = pr_host_tick_time(host.next_tick);
+            next_tick_advance();
+            if (host.tick_hook == NULL && host.costs.tick_ns == 0) {
+                /* Nothing to run inside the interrupt but the kernel's
+                 * tick: the one-call form a hardware port uses, which only
+                 * counts a tick with nothing due (most of them). */
+                pr_kernel_tick_isr();
+                continue;
+            }
             pr_isr_enter();
             pr_kernel_tick();
             if (host.tick_hook != NULL) /* after the tick's work, as a driver's own interrupt handler */
@@ -193,6 +226,33 @@ void pr_port_consume(uint64_t amount)
 
 void pr_host_consume(uint64_t ns) { pr_port_consume(ns); }
 
+/* The last tick whose time is before `ns` (0: none): ceil(ns * hz / 1e9) - 1,
+ * in two parts so that nothing overflows. */
+static pr_ticks_t last_tick_before(uint64_t ns)
+{
+    uint64_t hz = pr_tick_hz();
+    pr_ticks_t ticks = (ns / 1000000000u) * hz + ((ns % 1000000000u) * hz + 999999999u) / 1000000000u;
+    return ticks > 0 ? ticks - 1 : 0;
+}
+
+/* Nothing is ready: the ticks before the next timer's only count, so they
+ * are counted at once rather than taken one by one (a phase or a delay of
+ * 10^12 ticks is one step). Not with a tick hook, whose code runs at every
+ * tick; the ticks at or after the driver's limit stay for its next run. The
+ * skipped ticks' costs would fall in idle time, so no time is lost. */
+static void skip_idle_ticks(void)
+{
+    if (host.tick_hook != NULL)
+        return;
+    pr_ticks_t last = pr_kernel_next_timer() - 1; /* a timer is armed: at least next_tick */
+    pr_ticks_t limit = last_tick_before(host.until);
+    if (last > limit)
+        last = limit;
+    if (last < host.next_tick || pr_kernel_skip_ticks(last - host.next_tick + 1) != PR_OK)
+        return;
+    next_tick_set(last + 1);
+}
+
 void pr_port_idle(void)
 {
     take_interrupts();
@@ -200,6 +260,7 @@ void pr_port_idle(void)
         back_to_driver(PR_HOST_QUIESCENT);
         return;
     }
+    skip_idle_ticks();
     host.now = next_event_time();
 }
 

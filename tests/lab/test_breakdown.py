@@ -534,5 +534,6 @@ def test_a_run_too_long_is_refused() -> None:
         _check_size(with_value(s, f, 1), f, 1, 2_000_000)
     assert str(err.value) == (
         f"--vary T.period: at 1 tick one run lasts 2000000 ticks and releases 2002002 jobs, more than "
-        f"{MAX_JOBS_PER_RUN} (the hyperperiod grows with the period): give [system] horizon in the file"
+        f"{MAX_JOBS_PER_RUN} (the hyperperiod grows with the period): give [system] horizon in the file, "
+        "or --max-jobs 2002002"
     )

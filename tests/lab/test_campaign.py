@@ -49,7 +49,7 @@ seed = 5
 sets = 2
 protocols = ["pip", "npcs"]
 cost_model = "measured"
-cpu_hz = 200000
+cpu_hz = 1000000
 
 [campaign.axis]
 parameter = "tasks"
@@ -313,6 +313,11 @@ def test_summary_and_plots(capsys: pytest.CaptureFixture[str], tmp_path: Path) -
         (
             "[campaign]\ncpu_hz = 1000\n",
             '[campaign] cpu_hz: only with cost_model = "measured" (it converts instruction counts to time)',
+        ),
+        (
+            '[campaign]\ncost_model = "measured"\ncpu_hz = 200000\n[campaign.axis]\nparameter = "tasks"\npoints = [2]\n',
+            "[campaign] cpu_hz: 200000 Hz: the tick costs 460000 ns, not less than the tick period (100000 ns at "
+            "tick_hz 10000): the tick interrupt would take all the time and nothing else would ever run",
         ),
         ("[campaign]\n", "[campaign.axis]: missing: a campaign needs this table"),
         (

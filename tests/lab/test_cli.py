@@ -400,7 +400,16 @@ def test_gantt_and_trace_are_written(
         str(trace),
     )
     assert status == 0
-    assert calls == [chart, trace]
+    # Each written to a temporary file beside it, with its suffix, then renamed (priora.outputs).
+    assert [
+        (p.parent, p.name.startswith(f".{want.name}."), p.suffix)
+        for p, want in zip(calls, (chart, trace), strict=True)
+    ] == [
+        (tmp_path, True, ".SVG"),
+        (tmp_path, True, ".json"),
+    ]
+    assert (chart.read_text(), trace.read_text()) == ("written", "written")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["chart.SVG", "inversion.toml", "trace.json"]
     assert json.loads(out)["system"]["jobs"] == 3  # the report is still printed
 
 
@@ -586,8 +595,14 @@ def test_python_dash_m(inversion: Path) -> None:
 def test_the_commands_names_are_the_modules_names() -> None:
     """The CLI spells these out so that it starts without importing their
     modules (benchmarks/cli_startup.py): they must stay the same."""
-    from priora import cli, model
+    from priora import bounds, breakdown, cli, model
     from priora.analysis import blocking
 
     assert cli.PROTOCOLS == model.PROTOCOLS
     assert cli.ANALYSIS_PROTOCOLS == blocking.PROTOCOLS
+    assert (cli.DEFAULT_MAX_JOBS, cli.DEFAULT_MAX_TICKS, cli.DEFAULT_MAX_ACTIONS) == (
+        bounds.DEFAULT_MAX_JOBS,
+        bounds.DEFAULT_MAX_TICKS,
+        bounds.DEFAULT_MAX_ACTIONS,
+    )
+    assert cli.BREAKDOWN_MAX_JOBS == breakdown.MAX_JOBS_PER_RUN

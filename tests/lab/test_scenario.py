@@ -452,7 +452,7 @@ def test_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "dir.toml").mkdir()
     with pytest.raises(ScenarioError) as e:
         load("dir.toml")
-    assert str(e.value) == "dir.toml: cannot read the file: Is a directory"
+    assert str(e.value) == "dir.toml: not a regular file (a directory)"
 
 
 def test_not_utf8(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -994,6 +994,16 @@ BAD_FILES = [
     (
         "action_bad_time",
         'action_bad_time.toml: [tasks.T] body[0]: compute time must be a number, got "1ms"',
+    ),
+    (
+        "action_non_ascii_digits",
+        'action_non_ascii_digits.toml: [tasks.T] body[0]: compute time must be a number, got "\\u0661\\u0662"',
+    ),
+    (
+        "cost_model_tick_stalls",
+        "cost_model_tick_stalls.toml: [system.cost_model] tick_ns: the tick costs 1000000 ns, not less than the "
+        "tick period (1000000 ns at tick_hz 1000): the tick interrupt would take all the time and nothing else "
+        "would ever run",
     ),
     (
         "compute_zero",

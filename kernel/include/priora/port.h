@@ -153,6 +153,16 @@ void pr_kernel_tick_isr(void);
 /* Number of timers armed (0 with nothing ready means nothing can happen). */
 int pr_kernel_timers_armed(void);
 
+/* The tick at which the earliest armed timer is due (0: none armed). */
+pr_ticks_t pr_kernel_next_timer(void);
+
+/* Counts `count` ticks at once, as many ticks that have nothing to do: from
+ * the idle task (not in an interrupt), with no timer due in them, on a port
+ * whose stamps never wrap (PR_PORT_STAMP_FOLD_TICKS 0). A port may call it
+ * instead of taking every tick of an idle stretch. Errors: PR_EINVAL
+ * (nothing changed) when one of those conditions does not hold. */
+int pr_kernel_skip_ticks(pr_ticks_t count);
+
 /* Slot of the running context. */
 int pr_kernel_current_slot(void);
 

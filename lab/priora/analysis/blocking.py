@@ -20,6 +20,7 @@ task i under that protocol:
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -286,17 +287,32 @@ def abort_cost(ts: TaskSet, aborter: TaskInfo, floor: int) -> int:
     with priority >= floor delay a task of priority `floor` so. The
     recoveries the aborter waits for (recovery_waits) run at its priority,
     whoever holds the mutex: they delay every task at or below it."""
-    cost = sum(t.ticks for t in recovery_waits(ts, aborter))
-    for section in aborter.sections:
-        cost += max(
+    key = ("abort", aborter.name, floor)
+    if key in ts.memo:
+        return ts.memo[key]
+    cost = 0
+    locks = Counter(section.mutex for section in aborter.sections)
+    for mutex, count in locks.items():  # the same for every lock of one mutex
+        wait = _lock_wait(ts, aborter, mutex)  # recovery_waits, summed by mutex
+        cost += count * (wait.ticks if wait is not None else 0)
+        cost += count * max(
             (
-                k.longest_section(section.mutex) + _replay_waits(ts, k, section.mutex)
+                k.longest_section(mutex) + _replay_waits_memo(ts, k, mutex)
                 for k in ts.tasks
                 if k is not aborter and floor <= k.priority < aborter.priority
             ),
             default=0,
         )
+    ts.memo[key] = cost
     return cost
+
+
+def _replay_waits_memo(ts: TaskSet, task: TaskInfo, mutex: str) -> int:
+    """_replay_waits, computed once per task and mutex (it walks the body)."""
+    key = ("replay " + mutex, task.name, 0)
+    if key not in ts.memo:
+        ts.memo[key] = _replay_waits(ts, task, mutex) if mutex in task.locks() else 0
+    return ts.memo[key]
 
 
 def longest_critical_section(ts: TaskSet) -> Term | None:

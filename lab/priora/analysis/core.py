@@ -83,16 +83,11 @@ def _protocol(ts: TaskSet, protocol: str, asked: set[str]) -> ProtocolResult:
         return ProtocolResult(protocol, problem, tasks, tests)
     rule = BLOCKING[protocol]
     blockings = {t.name: rule(ts, t) for t in ts.tasks}
-    aborts: dict[tuple[str, int], int] = {}  # rcs: abort_cost by (aborter, floor), asked again and again
 
     def wcet(j: TaskInfo, i: TaskInfo) -> int:
-        """j's execution as it delays i: under rcs, with the work its aborts make others redo."""
-        if protocol != "rcs":
-            return j.wcet
-        key = (j.name, i.priority)
-        if key not in aborts:
-            aborts[key] = abort_cost(ts, j, i.priority)
-        return j.wcet + aborts[key]
+        """j's execution as it delays i: under rcs, with the work its aborts
+        make others redo (abort_cost keeps what it computed in ts.memo)."""
+        return j.wcet + (abort_cost(ts, j, i.priority) if protocol == "rcs" else 0)
 
     tasks = {t.name: _task(protocol, t, blockings[t.name], ts.interfering(t), wcet) for t in ts.tasks}
     terms = {name: b.ticks for name, b in blockings.items()}

@@ -16,7 +16,7 @@ task and read the steps through `stretches` and `charges`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from priora.errors import PrioraError
@@ -68,13 +68,22 @@ class TaskInfo:
     # job's last action; 0 when the job can be preempted before it ends
     # (`final_region`).
     final_region: int = 0
+    # Per mutex it locks, its longest section there: computed once, so that
+    # the rules read it in constant time whatever the body's length.
+    _longest: Mapping[str, int] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        longest: dict[str, int] = {}
+        for s in self.sections:
+            longest[s.mutex] = max(longest.get(s.mutex, 0), s.ticks)
+        object.__setattr__(self, "_longest", longest)
 
     def locks(self) -> frozenset[str]:
-        return frozenset(s.mutex for s in self.sections)
+        return frozenset(self._longest)
 
     def longest_section(self, mutex: str) -> int:
         """The longest section of this task on `mutex` (0 when it never locks it)."""
-        return max((s.ticks for s in self.sections if s.mutex == mutex), default=0)
+        return self._longest.get(mutex, 0)
 
 
 @dataclass(frozen=True)
@@ -128,6 +137,9 @@ class TaskSet:
     # service's, the interrupts', inheritance through a queue).
     unbounded_waits: tuple[UnboundedWait, ...] = ()
     not_counted: tuple[str, ...] = ()
+    # What the rules compute once per task set and read many times (rcs's
+    # abort costs, per aborter and floor): blocking.py fills it.
+    memo: dict[tuple[str, str, int], int] = field(default_factory=dict, repr=False, compare=False)
 
     def task(self, name: str) -> TaskInfo:
         return next(t for t in self.tasks if t.name == name)
@@ -211,7 +223,7 @@ def _steps(task: Task) -> tuple[tuple[Step, ...], tuple[Section, ...], list[tupl
     held: list[str] = []
     steps = [Step(0, ())]
     open_sections: dict[str, int] = {}  # mutex -> compute so far inside it
-    lock_order: list[tuple[str, int]] = []  # (mutex, index in sections) per lock, in body order
+    open_index: dict[str, int] = {}  # mutex -> index in sections of its open lock (never nested on itself)
     sections: list[Section] = []
     pairs: list[tuple[str, str]] = []
     for action in task.body:
@@ -223,13 +235,13 @@ def _steps(task: Task) -> tuple[tuple[Step, ...], tuple[Section, ...], list[tupl
             pairs.extend((h, action.resource) for h in held)
             held.append(action.resource)
             open_sections[action.resource] = 0
-            lock_order.append((action.resource, len(sections)))
+            open_index[action.resource] = len(sections)
             sections.append(Section(action.resource, 0))
             steps.append(Step(0, tuple(held)))
         elif action.kind == "unlock" and action.resource is not None:
             name = action.resource
             held.remove(name)
-            index = max(i for m, i in lock_order if m == name)
+            index = open_index.pop(name)
             sections[index] = Section(name, open_sections.pop(name))
             steps.append(Step(0, tuple(held)))
         # up, and a down that never waits (timeout 0), take no time and hold nothing.

@@ -156,6 +156,7 @@ def _simulation(scenario: Scenario, horizon: int) -> Row:
     import numpy as np
 
     from priora import native
+    from priora.bounds import DEFAULT_MAX_TICKS, estimate
     from priora.breakdown import window
     from priora.simulate import simulate
 
@@ -164,6 +165,9 @@ def _simulation(scenario: Scenario, horizon: int) -> Row:
     jobs_needed = sum((w.run - t.phase) // t.period + 1 for t in scenario.tasks if t.period is not None)
     if jobs_needed > MAX_JOBS_PER_RUN:
         return {"error": f"the run would release {jobs_needed} jobs, more than {MAX_JOBS_PER_RUN}"}
+    ticks = estimate(scenario.with_horizon(w.run)).busy_ticks
+    if ticks > DEFAULT_MAX_TICKS:
+        return {"error": f"the run would compute for up to {ticks} ticks, more than {DEFAULT_MAX_TICKS}"}
     result = simulate(scenario, w.run)
     jobs = result.jobs[result.jobs["release"] < np.uint64(scenario.ticks_to_ns(w.judged))]
     unfinished = jobs["finish"] == native.NEVER

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal, TypeVar
 
+from priora import costs
 from priora.errors import SpecError, describe_value
 from priora.generate import AXIS_KEYS, Params, Reader, parse_params
 from priora.model import PROTOCOLS, Protocol
@@ -120,6 +121,11 @@ def parse_campaign(source: str, text: str, doc: Mapping[str, object]) -> Campaig
     for i, value in enumerate(values):
         place = f"[campaign.axis] points[{i}] ({parameter} = {value})"
         params.append(parse_params(source, {**generator, parameter: value}, {parameter: place}))
+    if cost_model == "measured":  # a model whose tick takes the whole tick period never progresses
+        for p in params:
+            problem = costs.stalls(costs.named(cost_model, cpu_hz, tick_hz=p.tick_hz), p.tick_hz)
+            if problem is not None:
+                r.fail("cpu_hz", f"{cpu_hz} Hz: {problem}")
     first = params[0]
     horizon = _horizon(r, first)
     if "simulation" in runs and horizon == "hyperperiod":

@@ -18,9 +18,9 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
-from priora import costs
+from priora import costs, inputs, outputs
 from priora.errors import PrioraError
 from priora.experiments import minix, rtmach
 from priora.model import PROTOCOLS
@@ -36,20 +36,59 @@ def bench_figures(path: Path | None) -> Mapping[str, Any]:
     if path is None:
         return costs.measured_figures()
     try:
-        raw = json.loads(path.read_text())
-        doc = costs.measured_from_bench(raw)
-        if costs.DEFAULT_BUILD not in doc["builds"]:
-            raise KeyError(f"no {costs.DEFAULT_BUILD} build")
-        for build in doc["builds"]:
-            costs.measured(1_000_000_000, build, doc)
+        raw = json.loads(inputs.read_bytes(path))
     except OSError as exc:
         raise ExperimentError(f"--bench: cannot read {path}: {exc.strerror or exc}") from None
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise ExperimentError(
-            f"--bench: {path} is not the output of scripts/bench.sh --json (all four builds): {exc!r}"
-        ) from None
+    except inputs.InputError as exc:
+        raise ExperimentError(f"--bench: {exc}") from None
+    except ValueError as exc:  # not JSON, or not UTF-8
+        raise ExperimentError(f"--bench: {path}: not JSON: {exc}") from None
+    _check_bench(path, raw)
+    doc = costs.measured_from_bench(raw)
+    for build in doc["builds"]:
+        costs.measured(1_000_000_000, build, doc)
     doc["source"] = f"{path} ({doc['source']})"
     return doc
+
+
+def _check_bench(path: Path, raw: object) -> None:
+    """Refuses, in one line naming the file and the field, a document that is
+    not bench.py's --json output with every figure the cost model reads."""
+
+    def fail(where: str, reason: str) -> NoReturn:
+        raise ExperimentError(
+            f"--bench: {path}: {where}: {reason} (expected the output of scripts/bench.sh --json)"
+        )
+
+    if not isinstance(raw, dict):
+        fail("the document", "must be a JSON object of builds")
+    builds: object = raw
+    if "provenance" in raw:  # schema 2: the builds under "builds"; schema 1: the builds alone
+        builds = raw.get("builds")
+        if not isinstance(builds, dict):
+            fail("builds", "missing, or not an object")
+    assert isinstance(builds, dict)
+    label = costs.DEFAULT_BUILD.replace("-", " ")  # "rv32 trace on"
+    if label not in builds:
+        fail(json.dumps(label), "missing: the default build's figures")
+    for name, build in builds.items():
+        words = name.split() if isinstance(name, str) else []
+        if (
+            len(words) != 3
+            or words[0] not in ("rv32", "rv64")
+            or words[1:] not in (["trace", "on"], ["trace", "off"])
+        ):
+            fail(json.dumps(name), 'not a build (expected "rv32 trace on", "rv64 trace off", ...)')
+        figures = build.get("figures") if isinstance(build, dict) else None
+        if not isinstance(figures, dict):
+            fail(f"{json.dumps(name)} figures", "missing, or not an object")
+        for bench_name, key in costs.BENCH_FIGURES.values():
+            value = (
+                figures.get(bench_name, {}).get(key) if isinstance(figures.get(bench_name), dict) else None
+            )
+            number = isinstance(value, int | float) and not isinstance(value, bool)
+            if not (number or (isinstance(value, str) and inputs.is_decimal(value))):  # bench.py writes text
+                fail(f"{json.dumps(name)} figures {bench_name} {key}", "missing, or not a number")
 
 
 def run_all(quick: bool = False, bench: Path | None = None) -> tuple[str, dict[str, Any]]:
@@ -103,8 +142,8 @@ def write(out: Path, text: str, doc: Mapping[str, Any]) -> list[Path]:
     try:
         out.mkdir(parents=True, exist_ok=True)
         md, js = out / "experiments.md", out / "experiments.json"
-        md.write_text(text)
-        js.write_text(json.dumps(doc, indent=1) + "\n")
+        outputs.write_text(md, text)
+        outputs.write_text(js, json.dumps(doc, indent=1) + "\n")
     except OSError as exc:
         raise ExperimentError(f"--out: cannot write into {out}: {exc.strerror or exc}") from None
     return [md, js]
