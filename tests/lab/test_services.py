@@ -19,7 +19,7 @@ import jsonschema
 import pytest
 from test_examples import Job, example, job_table
 
-from priora import chrome_trace, gantt, native
+from priora import bounds, chrome_trace, gantt, native
 from priora.analysis import analysis_json, analysis_text, analyze
 from priora.analysis import schema as analysis_schema
 from priora.errors import ScenarioError
@@ -660,3 +660,13 @@ def test_timeline_waits_on_queues_and_event_flags() -> None:
     (ax,) = fig.axes
     assert sum(1 for p in ax.patches if p.get_gid() == "wait") == 3
     assert "waiting on a queue or event flags" in [t.get_text() for t in ax.get_legend().get_texts()]
+
+
+def test_work_estimate_counts_timer_and_interrupt_bodies() -> None:
+    # timer_release: worker 3 jobs of 2 actions, urgent and background 1 of 1,
+    # and the timer's body of 1 action 3 times (2, 6, 10 ms): 11 actions.
+    assert bounds.estimate(example("timer_release")) == bounds.Work(jobs=5, busy_ticks=12, actions=11)
+    # interrupt_event: handler 3 jobs of 2, background 1 of 1, the interrupt's
+    # body 3 times (3, 8, 13 ms); with interrupts the host port takes every
+    # tick of the horizon (15) one by one.
+    assert bounds.estimate(example("interrupt_event")) == bounds.Work(jobs=4, busy_ticks=15, actions=10)
