@@ -778,3 +778,69 @@ def test_the_smoke_tests_decoder_reads_the_runner(
     out = capsys.readouterr().out
     assert out.startswith("== run run: 28 records, tick 1000 Hz (times in ticks)\n")
     assert "SWITCH H<-L" in out and "PRIO L 1->3 inherit S" in out
+
+
+# What the examples of queues, event flags, timers and interrupts do not
+# use: FIFO messages, sends with a given priority and a timeout, a wait for
+# all flags and a receive with timeouts (one of W's fires), a clear, a
+# one-shot timer, calls of timer and interrupt bodies that fail (a full
+# queue, a semaphore at its max).
+SERVICES = """
+[system]
+horizon = 20
+timer_service_priority = 3
+
+[resources.Q]
+kind = "queue"
+length = 1
+message_order = "fifo"
+
+[resources.E]
+kind = "events"
+
+[resources.go]
+kind = "binary"
+initial = 1
+
+[timers.once]
+phase = 3
+body = ["set E 0x2", "up go"]
+
+[timers.tick]
+period = 4
+priority = 1
+body = ["send Q priority 9"]
+
+[interrupts.irq]
+phase = 5
+period = 5
+body = ["set E 0x1", "send Q"]
+
+[tasks.W]
+priority = 2
+period = 10
+body = ["wait E 0x3 all clear timeout 8", "receive Q timeout 2", "compute 1", "clear E 0xff"]
+
+[tasks.S]
+priority = 1
+period = 20
+body = ["compute 2", "send Q priority 4 timeout 1", "receive Q", "compute 1"]
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_services_on_qemu_are_the_hosts(target: str) -> None:
+    s = parse(SERVICES, "services.toml")
+    mine, theirs = qemu_run.run(s, target).result, simulate(s, costs=COSTS)
+    assert keys(mine) == keys(theirs)
+    assert (mine.queues, mine.events, mine.timers, mine.interrupts) == (
+        theirs.queues,
+        theirs.events,
+        theirs.timers,
+        theirs.interrupts,
+    )
+    assert [(c.timeouts, c.errors) for c in mine.scripts] == [(c.timeouts, c.errors) for c in theirs.scripts]
+    # The run uses what it is there for.
+    assert theirs.timers[0].failed == 1  # "up go" at its max
+    assert theirs.interrupts[0].failed > 0  # a send to a full queue
+    assert sum(c.timeouts for c in theirs.scripts) > 0
