@@ -21,19 +21,19 @@
 #define INVERSION_TASKS 3
 
 static const pr_action_t inversion_L[] = {
-    {PR_ACT_LOCK, 0, PR_FOREVER, 0},
-    {PR_ACT_COMPUTE, 0, 0, INVERSION_TICKS(4)},
-    {PR_ACT_UNLOCK, 0, 0, 0},
-    {PR_ACT_COMPUTE, 0, 0, INVERSION_TICKS(1)},
+    {PR_ACT_LOCK, 0, PR_FOREVER, 0, 0},
+    {PR_ACT_COMPUTE, 0, 0, 0, INVERSION_TICKS(4)},
+    {PR_ACT_UNLOCK, 0, 0, 0, 0},
+    {PR_ACT_COMPUTE, 0, 0, 0, INVERSION_TICKS(1)},
 };
 static const pr_action_t inversion_H[] = {
-    {PR_ACT_COMPUTE, 0, 0, INVERSION_TICKS(1)},
-    {PR_ACT_LOCK, 0, PR_FOREVER, 0},
-    {PR_ACT_COMPUTE, 0, 0, INVERSION_TICKS(1)},
-    {PR_ACT_UNLOCK, 0, 0, 0},
-    {PR_ACT_COMPUTE, 0, 0, INVERSION_TICKS(1)},
+    {PR_ACT_COMPUTE, 0, 0, 0, INVERSION_TICKS(1)},
+    {PR_ACT_LOCK, 0, PR_FOREVER, 0, 0},
+    {PR_ACT_COMPUTE, 0, 0, 0, INVERSION_TICKS(1)},
+    {PR_ACT_UNLOCK, 0, 0, 0, 0},
+    {PR_ACT_COMPUTE, 0, 0, 0, INVERSION_TICKS(1)},
 };
-static const pr_action_t inversion_M[] = {{PR_ACT_COMPUTE, 0, 0, INVERSION_TICKS(5)}};
+static const pr_action_t inversion_M[] = {{PR_ACT_COMPUTE, 0, 0, 0, INVERSION_TICKS(5)}};
 
 typedef struct inversion_task {
     const char *name;

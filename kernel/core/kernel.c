@@ -14,18 +14,36 @@ static void idle_start(void)
         pr_port_idle();
 }
 
-/* The round-robin quantum, and with it which ticks have work besides their
- * timers: every tick while the quantum is on (its charge), else every
+/* The program's own code in the tick interrupt (pr_kernel_set_tick_hook). */
+static void (*tick_hook)(void *arg);
+static void *tick_hook_arg;
+
+/* Which ticks have work besides their timers: every tick while the quantum
+ * is on (its charge) or a tick hook is set, else every
  * PR_PORT_STAMP_FOLD_TICKS-th (the fold of CPU time), else none (a mask of
  * all ones: the tick count 0 mod 2^32 still goes to the full tick, which
- * then finds nothing to do). */
-static void set_quantum(pr_ticks_t quantum)
+ * then finds nothing to do). The hook costs the ticks nothing without it. */
+static void set_tick_work(void)
 {
-    pr_k.quantum = quantum;
-    if (quantum != 0)
+    if (pr_k.quantum != 0 || tick_hook != NULL)
         pr_k.tick_work_mask = 0;
     else
         pr_k.tick_work_mask = PR_PORT_STAMP_FOLD_TICKS != 0 ? PR_PORT_STAMP_FOLD_TICKS - 1u : UINT32_MAX;
+}
+
+static void set_quantum(pr_ticks_t quantum)
+{
+    pr_k.quantum = quantum;
+    set_tick_work();
+}
+
+void pr_kernel_set_tick_hook(void (*fn)(void *arg), void *arg)
+{
+    pr_irq_state_t irq = pr_port_irq_save();
+    tick_hook = fn;
+    tick_hook_arg = arg;
+    set_tick_work();
+    pr_port_irq_restore(irq);
 }
 
 int pr_kernel_init(const pr_kernel_config_t *config)
@@ -37,6 +55,8 @@ int pr_kernel_init(const pr_kernel_config_t *config)
     memset(pr_tasks, 0, sizeof pr_tasks);
     memset(&pr_idle, 0, sizeof pr_idle);
     pr_k.tick_hz = config->tick_hz;
+    tick_hook = NULL;
+    tick_hook_arg = NULL;
     set_quantum(config->quantum);
     pr_k.outside = 1;
     sched_reset();
@@ -140,6 +160,8 @@ static __attribute__((noinline)) void tick_work(uint32_t now)
     timers_fire_due(pr_k.ticks);
     sched_tick();
     sched_fold(now);
+    if (tick_hook != NULL) /* after the tick's own work, as a device's handler would run */
+        tick_hook(tick_hook_arg);
     pr_isr_exit();
 }
 

@@ -287,11 +287,13 @@ static int msgq_free(pr_id_t id)
         return err;
     if (q->senders > 0 || q->receivers > 0)
         return PR_EBUSY;
-    if (q->lender.holder != NULL)
-        serve(q, NULL, PRIO_NONE, PR_CAUSE_RELEASE);
     q->allocated = 0;
     q->fast_words = 0;
     list_push_back(&free_list, &q->pool_link);
+    if (q->lender.holder != NULL) { /* its server keeps nothing, and may no longer be the most urgent */
+        serve(q, NULL, PRIO_NONE, PR_CAUSE_RELEASE);
+        sched_reschedule();
+    }
     return PR_OK;
 }
 
@@ -393,8 +395,10 @@ static int msgq_receive(pr_id_t id, void *msg, int *prio_out, pr_timeout_t timeo
             sched_make_ready(sender);
             woken = 1;
         }
-        if (inherits(q))
+        if (inherits(q)) {
             serve(q, me, prio, PR_CAUSE_MESSAGE);
+            woken = 1; /* a less urgent message than its last lowers the server: others may run first */
+        }
     } else if (err == PR_OK && timeout == PR_NO_WAIT) {
         err = PR_EAGAIN;
     } else if (err == PR_OK && me == NULL) {
@@ -408,7 +412,7 @@ static int msgq_receive(pr_id_t id, void *msg, int *prio_out, pr_timeout_t timeo
     trace_emit(PR_EV_MSGQ_RECEIVE, caller_trace_id(), msgq_trace_id(id), err, (uint8_t)(err == PR_OK ? prio : 0),
                (uint8_t)waited, q != NULL ? q->messages : 0);
     if (woken)
-        sched_reschedule();
+        sched_reschedule(); /* in an interrupt, deferred to its end */
     return err;
 }
 

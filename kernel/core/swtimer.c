@@ -117,8 +117,11 @@ static void service_body(void *arg)
 {
     (void)arg;
     pr_task_t *me = pr_k.current;
+    pr_irq_state_t irq = pr_port_irq_save();
+    service = me; /* before its starter hears of it, if it runs first */
+    pr_port_irq_restore(irq);
     for (;;) {
-        pr_irq_state_t irq = pr_port_irq_save();
+        irq = pr_port_irq_save();
         while (plist_empty(&due_list)) {
             sched_make_unready(me, PR_TASK_WAIT_RELEASE);
             sched_reschedule(); /* returns when a timer is due */
@@ -139,30 +142,44 @@ static void service_body(void *arg)
     }
 }
 
+/* 1 if a service task exists: a live task whose body is the service's,
+ * whether it has run yet or not. O(PR_CONFIG_MAX_TASKS): a start is rare. */
+static int service_exists(void)
+{
+    for (int i = 0; i < PR_CONFIG_MAX_TASKS; i++)
+        if (pr_tasks[i].state != PR_TASK_FREE && pr_tasks[i].entry == service_body)
+            return 1;
+    return 0;
+}
+
+/*
+ * The check and the creation are one step with interrupts masked: the new
+ * service may be more urgent than its starter and run at once, inside
+ * pr_task_create, and its actions (or a task it lets run) may try to start
+ * another; they find it, by its body, whatever became of the starter.
+ */
 int pr_timer_service_start(pr_prio_t priority, pr_id_t *task)
 {
     if (priority < 0 || priority > PR_PRIO_MAX)
         return PR_EINVAL;
     pr_irq_state_t irq = pr_port_irq_save();
-    int started = service != NULL && service->entry == service_body && service->state != PR_TASK_FREE;
-    pr_port_irq_restore(irq);
-    if (started)
+    if (service_exists()) {
+        pr_port_irq_restore(irq);
         return PR_ESTATE;
+    }
     pr_task_attr_t attr;
     pr_task_attr_init(&attr);
     attr.name = "timers";
     attr.priority = priority;
     attr.entry = service_body;
     pr_id_t id = PR_NO_TASK;
-    int err = pr_task_create(&attr, &id); /* it may run at once, before service is set: */
-    if (err != PR_OK)
-        return err;                       /* it reads pr_k.current, never `service` */
-    irq = pr_port_irq_save();
-    service = &pr_tasks[id];
+    int err = pr_task_create(&attr, &id);
+    if (err == PR_OK)
+        service = &pr_tasks[id];
     pr_port_irq_restore(irq);
-    if (task != NULL)
+    if (err == PR_OK && task != NULL)
         *task = id;
-    return PR_OK;
+    return err;
 }
 
 /* ---- the calls ---- */

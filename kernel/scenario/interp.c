@@ -14,6 +14,43 @@ static uint32_t matching_unlock(const pr_script_t *sc, uint32_t lock)
     return sc->count;
 }
 
+/* The ranges of a SEND's priority and of an event mask and its options. */
+static int object_action_ok(const pr_action_t *a)
+{
+    switch (a->kind) {
+    case PR_ACT_SEND:
+        return (a->options & ~PR_ACT_SEND_PRIORITY) == 0 &&
+               (!(a->options & PR_ACT_SEND_PRIORITY) || a->amount <= PR_PRIO_MAX);
+    case PR_ACT_EVENTS_SET:
+    case PR_ACT_EVENTS_CLEAR:
+        return a->options == 0 && a->amount <= UINT32_MAX;
+    case PR_ACT_EVENTS_WAIT:
+        return (a->options & ~(PR_EVENTS_ALL | PR_EVENTS_CLEAR)) == 0 && a->amount != 0 &&
+               a->amount <= UINT32_MAX;
+    default:
+        return 0;
+    }
+}
+
+int pr_script_check_once(const pr_script_t *sc, uint32_t *bad_action)
+{
+    if (sc == NULL || (sc->actions == NULL && sc->count > 0))
+        return PR_EINVAL;
+    for (uint32_t i = 0; i < sc->count; i++) {
+        const pr_action_t *a = &sc->actions[i];
+        int ok = a->kind == PR_ACT_UP || a->kind == PR_ACT_SEND || a->kind == PR_ACT_EVENTS_SET ||
+                 a->kind == PR_ACT_EVENTS_CLEAR;
+        if (ok && a->kind != PR_ACT_UP)
+            ok = object_action_ok(a);
+        if (!ok) {
+            if (bad_action != NULL)
+                *bad_action = i;
+            return PR_EINVAL;
+        }
+    }
+    return PR_OK;
+}
+
 int pr_script_check(const pr_script_t *sc, uint32_t *bad_action)
 {
     if (sc == NULL || (sc->actions == NULL && sc->count > 0))
@@ -51,6 +88,13 @@ int pr_script_check(const pr_script_t *sc, uint32_t *bad_action)
         case PR_ACT_COMPUTE:
         case PR_ACT_DOWN:
         case PR_ACT_UP:
+        case PR_ACT_RECEIVE:
+            break;
+        case PR_ACT_SEND:
+        case PR_ACT_EVENTS_SET:
+        case PR_ACT_EVENTS_CLEAR:
+        case PR_ACT_EVENTS_WAIT:
+            ok = object_action_ok(a);
             break;
         default:
             ok = 0;
@@ -177,7 +221,8 @@ static int ends_job(const pr_script_t *sc, uint32_t i)
 static int may_yield_the_cpu(pr_action_kind_t kind)
 {
     return kind == PR_ACT_LOCK || kind == PR_ACT_UNLOCK || kind == PR_ACT_DOWN || kind == PR_ACT_UP ||
-           kind == PR_ACT_SET_PRIORITY;
+           kind == PR_ACT_SET_PRIORITY || kind == PR_ACT_SEND || kind == PR_ACT_RECEIVE ||
+           kind == PR_ACT_EVENTS_SET || kind == PR_ACT_EVENTS_WAIT;
 }
 
 /*
@@ -202,6 +247,62 @@ static int lock_for_job_end(const pr_script_t *sc, uint32_t i)
     if (a->kind == PR_ACT_UNLOCK && pr_sem_aborted() != 0 && held_by_me(a->sem))
         return 0;
     return pr_sched_lock() == PR_OK;
+}
+
+/* The calls on queues and event flags, with the given timeout (the bodies
+ * that run once pass PR_NO_WAIT). */
+static int object_call(const pr_action_t *a, pr_timeout_t timeout)
+{
+    switch (a->kind) {
+    case PR_ACT_SEND: {
+        const pr_id_t self = pr_task_self();
+        const uint32_t msg = (uint32_t)self; /* PR_NO_TASK from an interrupt */
+        const int priority = (a->options & PR_ACT_SEND_PRIORITY) ? (int)a->amount : PR_MSG_PRIO_SENDER;
+        return pr_msgq_send(a->sem, &msg, priority, timeout);
+    }
+    case PR_ACT_RECEIVE: {
+        uint32_t msg;
+        return pr_msgq_receive(a->sem, &msg, NULL, timeout);
+    }
+    case PR_ACT_EVENTS_SET:
+        return pr_events_set(a->sem, (uint32_t)a->amount);
+    case PR_ACT_EVENTS_CLEAR:
+        return pr_events_clear(a->sem, (uint32_t)a->amount);
+    case PR_ACT_EVENTS_WAIT:
+        return pr_events_wait(a->sem, (uint32_t)a->amount, a->options, timeout, NULL);
+    default:
+        return PR_EINVAL;
+    }
+}
+
+void pr_script_run_once(pr_script_t *sc)
+{
+    for (uint32_t i = 0; i < sc->count; i++) {
+        const pr_action_t *a = &sc->actions[i];
+        const int err = a->kind == PR_ACT_UP ? pr_sem_up(a->sem) : object_call(a, PR_NO_WAIT);
+        note_result(sc, i, err);
+    }
+}
+
+void pr_script_timer_action(pr_id_t timer, void *script)
+{
+    (void)timer;
+    pr_script_run_once(script);
+}
+
+void pr_script_interrupts_tick(void *arg)
+{
+    pr_script_interrupts_t *irqs = arg;
+    const pr_ticks_t now = pr_ticks_now();
+    for (uint32_t i = 0; i < irqs->count; i++) {
+        pr_script_interrupt_t *irq = &irqs->list[i];
+        const int due = now == irq->phase ||
+                        (irq->period != 0 && now > irq->phase && (now - irq->phase) % irq->period == 0);
+        if (due) {
+            irq->fired++;
+            pr_script_run_once(&irq->script);
+        }
+    }
 }
 
 void pr_script_recover(pr_id_t mutex, void *arg)
@@ -273,6 +374,13 @@ void pr_script_body(void *arg)
                 break;
             case PR_ACT_SET_PRIORITY:
                 err = pr_task_set_priority(pr_task_self(), (pr_prio_t)a->amount);
+                break;
+            case PR_ACT_SEND:
+            case PR_ACT_RECEIVE:
+            case PR_ACT_EVENTS_SET:
+            case PR_ACT_EVENTS_CLEAR:
+            case PR_ACT_EVENTS_WAIT:
+                err = object_call(a, a->timeout);
                 break;
             }
             if (locked && i != at && a->kind != PR_ACT_WAIT_PERIOD) /* a restart: the job goes on */

@@ -424,6 +424,12 @@ size_t pr_lab_sizeof(int which)
     case 9: return sizeof(pr_script_t);
     case 10: return sizeof(pr_kernel_stats_t);
     case 11: return sizeof(pr_sem_recovery_t);
+    case 12: return sizeof(pr_msgq_attr_t);
+    case 13: return sizeof(pr_msgq_status_t);
+    case 14: return sizeof(pr_events_status_t);
+    case 15: return sizeof(pr_timer_attr_t);
+    case 16: return sizeof(pr_timer_status_t);
+    case 17: return sizeof(pr_script_interrupt_t);
     }
     return 0;
 }

@@ -66,7 +66,8 @@ long pr_lab_limit(int which);
 /* sizeof of the structures the Python binding mirrors, to check its layout
  * (0 trace record, 1 job, 2 totals, 3 kernel config, 4 task attr, 5 task
  * status, 6 sem attr, 7 sem stats, 8 action, 9 script, 10 kernel stats,
- * 11 sem recovery). */
+ * 11 sem recovery, 12 msgq attr, 13 msgq status, 14 events status, 15
+ * timer attr, 16 timer status, 17 script interrupt). */
 size_t pr_lab_sizeof(int which);
 
 #endif

@@ -3,15 +3,24 @@ memory (docs/qemu-run.md). QEMU's generic loader puts it at ADDRESS, where
 the RISC-V scenario runner (ports/riscv/apps/scenario_runner.c) checks it
 and creates the kernel objects, so no image is relinked per scenario.
 
-Version 3, every field little-endian:
+Version 4, every field little-endian:
 
     header     64 bytes   magic "PRSB", version, sizes, CRC-32, tick_hz,
-                          counts, quantum, horizon
+                          counts, quantum, horizon, trace limit; the counts
+                          of queues, event flags, timers and interrupts and
+                          the timer service's priority (version 3 had zeros)
     semaphores 48 bytes each, in id order (version 2 had 40: no recovery;
                version 1 had 32: no ceiling)
+    queues     32 bytes each, in id order: name, length, flags
+    events     16 bytes each, in id order: name
     tasks      64 bytes each, in id order
-    actions    24 bytes each (the kernel's pr_action_t), every task's
-               body in task order; a task names its first action and count
+    timers and interrupts
+               48 bytes each, timers first, in file order: name, priority,
+               first action, count, phase, period
+    actions    24 bytes each (the kernel's pr_action_t), every task's body
+               in task order, then every timer's and interrupt's; each
+               names its first action and count. Version 4 gives the
+               action's offset 12 to pr_action_t.options (0 before).
 """
 
 from __future__ import annotations
@@ -19,23 +28,33 @@ from __future__ import annotations
 import struct
 import zlib
 
-from priora.compiled import KernelAction, KernelScenario, KernelSemaphore, KernelTask
+from priora.compiled import (
+    KernelAction,
+    KernelPeriodic,
+    KernelQueue,
+    KernelScenario,
+    KernelSemaphore,
+    KernelTask,
+)
 from priora.errors import PrioraError
 
 MAGIC = b"PRSB"
-VERSION = 3
+VERSION = 4
 ADDRESS = 0x8700_0000  # in QEMU virt's RAM (0x8000_0000 .. 0x8800_0000 with -m 128M)
 LIMIT = 16 * 1024 * 1024  # the blob may use RAM from ADDRESS to the end: 16 MiB
 
 # magic, version, header bytes, total bytes, crc32 of bytes 16.., tick_hz,
 # tasks, semaphores, actions, flags (0), quantum, horizon (0 = until quiescent),
-# trace limit (records the runner keeps in RAM; 0 = as many as fit), 12
-# reserved bytes (0).
-HEADER = struct.Struct("<4sHHIIIHHIIQQI12x")
+# trace limit (records the runner keeps in RAM; 0 = as many as fit), queues,
+# event flags, timers, interrupts, the timer service's priority.
+HEADER = struct.Struct("<4sHHIIIHHIIQQIHHHHI")
 # name, value, max (0 = none), flags, protocol, ceiling, 0, recovery (ns; rcs only)
 SEMAPHORE = struct.Struct("<16siiIiIIQ")
 TASK = struct.Struct("<16siIIIQQQ8x")  # name, priority, first action, count, 0, period, phase, deadline
-ACTION = struct.Struct("<IiIIQ")  # kind, sem, timeout, 0, amount: pr_action_t
+QUEUE = struct.Struct("<16sII8x")  # name, length, flags (PR_MSGQ_*)
+EVENTS = struct.Struct("<16s")  # name
+PERIODIC = struct.Struct("<16sIIIIQQ")  # name, priority, first action, count, 0, phase, period
+ACTION = struct.Struct("<IiIIQ")  # kind, object, timeout, options, amount: pr_action_t
 CRC_FROM = 16  # the checksum covers everything after itself
 
 U32 = 2**32 - 1
@@ -67,22 +86,32 @@ def encode(kernel: KernelScenario, horizon_ticks: int | None, *, trace_limit: in
         SEMAPHORE.pack(_name(s.name), s.value, s.max, s.flags, s.protocol, s.ceiling, 0, s.recovery)
         for s in kernel.semaphores
     )
+    queues = b"".join(QUEUE.pack(_name(q.name), q.length, q.flags) for q in kernel.queues)
+    events = b"".join(EVENTS.pack(_name(name)) for name in kernel.events)
     tasks: list[bytes] = []
+    periodics: list[bytes] = []
     actions: list[bytes] = []
     first = 0
     for t in kernel.tasks:
         tasks.append(
             TASK.pack(_name(t.name), t.priority, first, len(t.actions), 0, t.period, t.phase, t.deadline)
         )
-        actions.extend(ACTION.pack(a.kind, a.sem, a.timeout, 0, a.amount) for a in t.actions)
+        actions.extend(ACTION.pack(a.kind, a.sem, a.timeout, a.options, a.amount) for a in t.actions)
         first += len(t.actions)
-    body = sems + b"".join(tasks) + b"".join(actions)
+    for p in (*kernel.timers, *kernel.interrupts):
+        periodics.append(
+            PERIODIC.pack(_name(p.name), p.priority, first, len(p.actions), 0, p.phase, p.period)
+        )
+        actions.extend(ACTION.pack(a.kind, a.sem, a.timeout, a.options, a.amount) for a in p.actions)
+        first += len(p.actions)
+    body = sems + queues + events + b"".join(tasks) + b"".join(periodics) + b"".join(actions)
     total = HEADER.size + len(body)
     if total > LIMIT:
         raise BlobError(f"the scenario takes {total} bytes as a blob, the target has room for {LIMIT}")
     header = HEADER.pack(
         MAGIC, VERSION, HEADER.size, total, 0, kernel.tick_hz, len(kernel.tasks), len(kernel.semaphores),
-        first, 0, kernel.quantum, horizon, trace_limit,
+        first, 0, kernel.quantum, horizon, trace_limit, len(kernel.queues), len(kernel.events),
+        len(kernel.timers), len(kernel.interrupts), kernel.timer_service_priority,
     )  # fmt: skip
     blob = header + body
     crc = zlib.crc32(blob[CRC_FROM:])
@@ -95,14 +124,18 @@ def decode(blob: bytes) -> tuple[KernelScenario, int | None]:
     if len(blob) < HEADER.size:
         raise BlobError(f"{len(blob)} bytes: shorter than the header")
     (magic, version, header_bytes, total, crc, tick_hz, ntasks, nsems, nactions, flags, quantum,
-     horizon, _trace_limit) = HEADER.unpack_from(blob)  # fmt: skip
+     horizon, _trace_limit, nqueues, nevents, ntimers, ninterrupts,
+     service) = HEADER.unpack_from(blob)  # fmt: skip
     if magic != MAGIC:
         raise BlobError(f"magic {magic!r}, expected {MAGIC!r}")
     if version != VERSION or header_bytes != HEADER.size or flags != 0:
         raise BlobError(
             f"version {version}, header {header_bytes} bytes, flags {flags}: not a version {VERSION} blob"
         )
-    expected = HEADER.size + SEMAPHORE.size * nsems + TASK.size * ntasks + ACTION.size * nactions
+    expected = (
+        HEADER.size + SEMAPHORE.size * nsems + QUEUE.size * nqueues + EVENTS.size * nevents
+        + TASK.size * ntasks + PERIODIC.size * (ntimers + ninterrupts) + ACTION.size * nactions
+    )  # fmt: skip
     if total != len(blob) or total != expected:
         raise BlobError(f"total size {total}, the blob has {len(blob)} bytes and its counts give {expected}")
     if zlib.crc32(blob[CRC_FROM:]) != crc:
@@ -116,19 +149,41 @@ def decode(blob: bytes) -> tuple[KernelScenario, int | None]:
         text = name.rstrip(b"\0").decode("ascii")
         sems.append(KernelSemaphore(text, value, limit, sem_flags, protocol, ceiling, recovery))
         at += SEMAPHORE.size
+    queues = []
+    for _ in range(nqueues):
+        name, length, queue_flags = QUEUE.unpack_from(blob, at)
+        queues.append(KernelQueue(name.rstrip(b"\0").decode("ascii"), length, queue_flags))
+        at += QUEUE.size
+    events = []
+    for _ in range(nevents):
+        (name,) = EVENTS.unpack_from(blob, at)
+        events.append(name.rstrip(b"\0").decode("ascii"))
+        at += EVENTS.size
     entries = []
     for _ in range(ntasks):
         entries.append(TASK.unpack_from(blob, at))
         at += TASK.size
+    periodic_entries = []
+    for _ in range(ntimers + ninterrupts):
+        periodic_entries.append(PERIODIC.unpack_from(blob, at))
+        at += PERIODIC.size
     actions = []
     for _ in range(nactions):
-        kind, sem, timeout, _zero, amount = ACTION.unpack_from(blob, at)
-        actions.append(KernelAction(kind, sem, timeout, amount))
+        kind, sem, timeout, options, amount = ACTION.unpack_from(blob, at)
+        actions.append(KernelAction(kind, sem, timeout, amount, options))
         at += ACTION.size
     tasks = tuple(
         KernelTask(name.rstrip(b"\0").decode("ascii"), priority, period, phase, deadline,
                    tuple(actions[first : first + count]))
         for name, priority, first, count, _zero, period, phase, deadline in entries
     )  # fmt: skip
-    kernel = KernelScenario(tick_hz, quantum, tuple(sems), tasks)
+    periodics = [
+        KernelPeriodic(name.rstrip(b"\0").decode("ascii"), phase, period, priority,
+                       tuple(actions[first : first + count]))
+        for name, priority, first, count, _zero, phase, period in periodic_entries
+    ]  # fmt: skip
+    kernel = KernelScenario(
+        tick_hz, quantum, tuple(sems), tasks, tuple(queues), tuple(events), tuple(periodics[:ntimers]),
+        tuple(periodics[ntimers:]), service,
+    )  # fmt: skip
     return kernel, (horizon if horizon != 0 else None)

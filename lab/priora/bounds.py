@@ -14,7 +14,10 @@ Three figures bound a run of the kernel on the host port:
 - the ticks during which a task computes, which the host port takes one by
   one (about 25 ns each): the busy time of every job, stretched by the tick
   interrupt's cost. Idle stretches (phases, delays, the gaps between jobs)
-  cost nothing: the port skips them (ports/host/clock.c).
+  cost nothing: the port skips them (ports/host/clock.c), except in a
+  scenario with interrupts, whose tick hook takes every tick.
+
+The bodies of timers and interrupts count as actions, once per run.
 
 The estimate is an upper bound computed from the model alone, in time
 linear in the bodies.
@@ -26,7 +29,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from priora.errors import PrioraError
-from priora.model import NS_PER_SECOND, Scenario, Task
+from priora.model import NS_PER_SECOND, Periodic, Scenario, Task
 
 DEFAULT_MAX_JOBS = 1_000_000  # about 2 GB and 10 s from model to text report
 DEFAULT_MAX_ACTIONS = 10_000_000  # about 0.8 GB of trace
@@ -68,6 +71,16 @@ def task_jobs(task: Task, horizon: int | None) -> int:
     if task.period is None or horizon is None:
         return 1
     return (horizon - 1 - task.phase) // task.period + 1
+
+
+def periodic_runs(p: Periodic, horizon: int | None) -> int:
+    """The runs of a timer's or an interrupt's body before `horizon` ticks
+    (None: no end, one-shot timers only then)."""
+    if horizon is not None and p.phase >= horizon:
+        return 0
+    if p.period == 0 or horizon is None:
+        return 1
+    return (horizon - 1 - p.phase) // p.period + 1
 
 
 def jobs_released(scenario: Scenario, horizon: int | None) -> int:
@@ -116,12 +129,15 @@ def estimate(scenario: Scenario) -> Work:
         jobs += n
         actions += n * len(t.body)
         busy += n * (_job_ticks(scenario, i) + _overhead_ns(scenario, len(t.body)) / tick_ns + 1)
+    for p in (*scenario.timers, *scenario.interrupts):
+        actions += periodic_runs(p, horizon) * len(p.body)
     model = scenario.system.cost_model
     if model is not None and model.tick:
         busy *= tick_ns / (tick_ns - model.tick)  # checked < tick_ns (priora.costs.check_progress)
     ticks = int(busy) + 1
     if horizon is not None:
-        ticks = min(ticks, horizon)
+        # Interrupts: the port takes every tick (its tick hook runs them).
+        ticks = horizon if scenario.interrupts else min(ticks, horizon)
     return Work(jobs, ticks, actions)
 
 

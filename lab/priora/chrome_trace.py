@@ -45,7 +45,7 @@ from typing import Any
 
 from priora import __version__
 from priora.simulate import SimResult
-from priora.timeline import Interval, TaskTimeline, Timeline, extract
+from priora.timeline import Interval, ServiceMark, TaskTimeline, Timeline, extract
 
 PID = 1
 CPU_TID = 1_000_000  # the CPU lane
@@ -78,6 +78,7 @@ def to_events(result: SimResult) -> list[Event]:
     timed: list[Event] = _cpu_lane(timeline) + _mutex_lanes(timeline) + _flows(timeline)
     for task in timeline.tasks:
         timed += _slices(task) + _instants(task) + _priority_counter(task)
+    timed += [_interrupt_instant(m) for m in timeline.interrupt_marks]
     # Stable: at one instant the order of each task's events is kept (a slice
     # before the slices nested in it).
     timed.sort(key=lambda e: e["ts"])
@@ -376,4 +377,23 @@ def _instants(task: TaskTimeline) -> list[Event]:
         }
         name = f"refused {f.call} {f.resource} ({f.error})"
         events.append(_instant(task, name, "refusal", f.time, args))
+    for m in task.services:
+        events.append(_instant(task, *_service(m), m.time, _service_args(m)))
     return events
+
+
+def _service(m: ServiceMark) -> tuple[str, str]:
+    """(name, category) of a message sent or received, flags set, a timer expiring."""
+    return f"{m.kind} {m.object}", "service"
+
+
+def _service_args(m: ServiceMark) -> dict[str, Any]:
+    detail = {"send": "priority", "receive": "priority", "set": "flags", "expire": "tick"}[m.kind]
+    return {"object": m.object, detail: m.detail}
+
+
+def _interrupt_instant(m: ServiceMark) -> Event:
+    """A call made in an interrupt: on the CPU lane, no task's."""
+    name, cat = _service(m)
+    return {"name": f"interrupt: {name}", "cat": cat, "ph": "i", "s": "t", "pid": PID, "tid": CPU_TID,
+            "ts": _us(m.time), "args": _service_args(m)}  # fmt: skip

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from priora import native
-from priora.model import CEILING_PROTOCOLS, Action, Resource, Scenario, Task
+from priora.model import CEILING_PROTOCOLS, Action, Periodic, Queue, Resource, Scenario, Task
 
 
 @dataclass(frozen=True)
@@ -37,9 +37,10 @@ class KernelAction:
     """pr_action_t of one body action."""
 
     kind: int  # PR_ACT_*
-    sem: int  # the semaphore's id; 0 when the action uses none
+    sem: int  # the object's id (semaphore, queue or event flags); 0 when the action uses none
     timeout: int  # ticks; PR_FOREVER, or 0 for PR_NO_WAIT
-    amount: int  # compute: ns; delay: ticks; else 0
+    amount: int  # compute: ns; delay: ticks; send: the message's priority; set, clear, wait: the mask; else 0
+    options: int = 0  # send: PR_ACT_SEND_PRIORITY; wait: PR_EVENTS_ALL | PR_EVENTS_CLEAR; else 0
 
 
 @dataclass(frozen=True)
@@ -55,24 +56,62 @@ class KernelTask:
 
 
 @dataclass(frozen=True)
+class KernelQueue:
+    """pr_msgq_attr_t of one queue (msg_size PR_SCRIPT_MSG_SIZE)."""
+
+    name: str
+    length: int
+    flags: int  # PR_MSGQ_FIFO_MESSAGES | PR_MSGQ_INHERIT
+
+
+@dataclass(frozen=True)
+class KernelPeriodic:
+    """A software timer (pr_timer_attr_t, started with delay = phase) or a
+    scenario interrupt (pr_script_interrupt_t), and its body."""
+
+    name: str
+    phase: int  # ticks
+    period: int  # ticks; 0 = once
+    priority: int  # timers only
+    actions: tuple[KernelAction, ...]
+
+
+@dataclass(frozen=True)
 class KernelScenario:
     tick_hz: int
     quantum: int  # ticks: round robin among equal priorities ([system] quantum); 0 = none
     semaphores: tuple[KernelSemaphore, ...]
     tasks: tuple[KernelTask, ...]
+    queues: tuple[KernelQueue, ...] = ()
+    events: tuple[str, ...] = ()  # the names of the event flags objects
+    timers: tuple[KernelPeriodic, ...] = ()
+    interrupts: tuple[KernelPeriodic, ...] = ()
+    timer_service_priority: int = 0  # the service task's priority, when there are timers
 
 
 def kernel_action(scenario: Scenario, a: Action) -> KernelAction:
     """The interpreter's action for `a` (pr_action_t)."""
-    sem = scenario.resource_index(a.resource) if a.resource is not None else 0
     timeout = native.PR_FOREVER if a.timeout is None else a.timeout  # 0 is PR_NO_WAIT
+    if a.resource is None:
+        sem = 0
+    elif a.kind in ("send", "receive"):
+        sem = scenario.queue_index(a.resource)
+    elif a.kind in ("set", "clear", "wait"):
+        sem = scenario.events_index(a.resource)
+    else:
+        sem = scenario.resource_index(a.resource)
+    options = amount = 0
     if a.kind == "compute":
         amount = scenario.ticks_to_ns(a.ticks)
     elif a.kind == "delay":
         amount = a.ticks
-    else:
-        amount = 0
-    return KernelAction(native.ACTION_NUMBER[a.kind], sem, timeout, amount)
+    elif a.kind == "send" and a.priority is not None:
+        options, amount = native.PR_ACT_SEND_PRIORITY, a.priority
+    elif a.kind in ("set", "clear", "wait"):
+        amount = a.mask
+        if a.kind == "wait":
+            options = (native.PR_EVENTS_ALL if a.wait_all else 0) | (native.PR_EVENTS_CLEAR if a.clear else 0)
+    return KernelAction(native.ACTION_NUMBER[a.kind], sem, timeout, amount, options)
 
 
 def kernel_semaphore(scenario: Scenario, r: Resource) -> KernelSemaphore:
@@ -102,6 +141,18 @@ def kernel_task(scenario: Scenario, t: Task) -> KernelTask:
     return KernelTask(t.name, t.priority, t.period or 0, t.phase, t.deadline or 0, actions)
 
 
+def kernel_queue(q: Queue) -> KernelQueue:
+    flags = native.PR_MSGQ_FIFO_MESSAGES if q.message_order == "fifo" else 0
+    if q.inherit:
+        flags |= native.PR_MSGQ_INHERIT
+    return KernelQueue(q.name, q.length, flags)
+
+
+def kernel_periodic(scenario: Scenario, p: Periodic) -> KernelPeriodic:
+    actions = tuple(kernel_action(scenario, a) for a in p.body)
+    return KernelPeriodic(p.name, p.phase, p.period, p.priority, actions)
+
+
 def compile_scenario(scenario: Scenario) -> KernelScenario:
     """Every kernel object of `scenario`, in id order."""
     return KernelScenario(
@@ -109,4 +160,9 @@ def compile_scenario(scenario: Scenario) -> KernelScenario:
         quantum=scenario.system.quantum,
         semaphores=tuple(kernel_semaphore(scenario, r) for r in scenario.resources),
         tasks=tuple(kernel_task(scenario, t) for t in scenario.tasks),
+        queues=tuple(kernel_queue(q) for q in scenario.queues),
+        events=tuple(e.name for e in scenario.events),
+        timers=tuple(kernel_periodic(scenario, t) for t in scenario.timers),
+        interrupts=tuple(kernel_periodic(scenario, i) for i in scenario.interrupts),
+        timer_service_priority=scenario.system.timer_service_priority if scenario.timers else 0,
     )

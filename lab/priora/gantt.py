@@ -236,6 +236,17 @@ def _draw_spans(ax: Any, drawn: Plan, spans: Spans, colours: dict[str, str]) -> 
             lw=1.0,
             zorder=2,
         )
+    elif kind == "wait":  # on a queue or event flags: grey, no resource's colour
+        boxes = PolyCollection(
+            _boxes(spans, -BAR / 2, BAR),
+            facecolors="none",
+            edgecolors=WAIT_COLOUR,
+            hatch=WAIT_HATCH,
+            linestyles="--" if spans.variant == "timed out" else "-",
+            lw=1.0,
+            zorder=2,
+        )
+        boxes.set_gid("wait")  # found by tests and in the SVG
     elif kind == "running":
         boxes = PolyCollection(_boxes(spans, -BAR / 2, BAR), facecolors=colour, lw=0, zorder=3)
     elif kind in ("lost", "recovery"):
@@ -318,6 +329,11 @@ def _draw_instants(ax: Any, drawn: Plan, instants: Instants) -> None:
         ax.add_line(Line2D(x, below, ls="none", marker="x", ms=7, mew=1.5, color=MISS_COLOUR, zorder=6))
     elif kind == "abort":
         ax.add_line(Line2D(x, y + _bar(drawn) / 2, ls="none", marker="X", ms=7, color="black", zorder=6))
+    elif kind in SERVICE_MARKERS:  # small marks above the bar
+        marker = SERVICE_MARKERS[kind][0]
+        mark = Line2D(x, y + _bar(drawn) / 2 + 0.08, ls="none", marker=marker, ms=5, color="black", zorder=7)
+        mark.set_gid(kind)  # found by tests and in the SVG
+        ax.add_line(mark)
     else:  # refusal
         marker = Line2D(
             x, y, ls="none", marker="D", color=REFUSAL_COLOUR, mec="black", mew=1.0, ms=8, zorder=7
@@ -451,11 +467,29 @@ def legend_handles(drawn: Plan) -> list[tuple[Any, set[Element]]]:
         add(_marker("v", MISS_COLOUR, "deadline missed"), {("missed deadline", "", "")})
     add(_marker("x", MISS_COLOUR, "miss (at the deadline)"), {("miss", "", "")})
     add(Patch(facecolor=MISS_COLOUR, label="late: deadline to finish"), {("overrun", "", "")})
+    label = "waiting on a queue or event flags"
+    add(Patch(fill=False, hatch=WAIT_HATCH, edgecolor=WAIT_COLOUR, label=label), {("wait", "", "")})
+    label = "wait on a queue or event flags timed out"
+    timed_wait = Patch(fill=False, hatch=WAIT_HATCH, edgecolor=WAIT_COLOUR, linestyle="--", label=label)
+    add(timed_wait, {("wait", "", "timed out")})
+    for kind, (marker, label) in SERVICE_MARKERS.items():
+        add(_marker(marker, "black", label), {(kind, "", ""), (kind, "", "tick")})
     label = "call refused by the kernel (its error)"
     refused = Line2D([], [], color=REFUSAL_COLOUR, marker="D", mec="black", ls="none", label=label)
     add(refused, {("refusal", "", "")})
     return out
 
+
+WAIT_COLOUR = "#888888"  # waits on queues and event flags: grey, no resource's colour
+WAIT_HATCH = ".."
+# Small marks above the bar: a message sent (right caret), received (left
+# caret), flags set (star), a timer expiring (on the timer service's row).
+SERVICE_MARKERS: dict[str, tuple[Any, str]] = {
+    "send": (5, "send"),
+    "receive": (4, "receive"),
+    "set": ("*", "set flags"),
+    "expire": ("d", "timer expiry"),
+}
 
 _VARIANTS = ("", "timed out", "ceiling", "ceiling, timed out")
 

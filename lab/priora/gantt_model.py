@@ -64,8 +64,11 @@ _NUMBER = re.compile(r"\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
 _SIZE = re.compile(r"(\d+(?:\.\d+)?)[xX](\d+(?:\.\d+)?)")
 
 Window = tuple[int, int | None] | Literal["miss"]  # ns (None: the end of the run), or "miss"
-SpanKind = Literal["hold", "running", "lost", "recovery", "blocked", "boost", "overrun"]
-InstantKind = Literal["release", "deadline", "missed deadline", "miss", "abort", "refusal"]
+SpanKind = Literal["hold", "running", "lost", "recovery", "blocked", "wait", "boost", "overrun"]
+InstantKind = Literal[
+    "release", "deadline", "missed deadline", "miss", "abort", "refusal", "send", "receive", "set", "expire"
+]
+SERVICE_KINDS: tuple[InstantKind, ...] = ("send", "receive", "set", "expire")  # ServiceMark.kind
 LabelKind = Literal["semaphore", "boost", "error"]
 
 
@@ -464,6 +467,13 @@ class _Builder:
             "missed deadline", y, [d.time for d in task.deadlines if d.job in missed], aggregated
         )
         self.add_instants("abort", y, [a.time for a in task.aborts], aggregated)
+        # Waits on queues and event flags (a grey outline), and the marks of
+        # messages sent and received, flags set, timers expiring.
+        for variant in ("", "timed out"):
+            waits = [w for w in task.waits if w.timed_out == (variant == "timed out")]
+            self.add_spans("wait", "", variant, y, self.clip(waits))
+        for kind in SERVICE_KINDS:
+            self.add_instants(kind, y, [m.time for m in task.services if m.kind == kind], aggregated)
         self.add_instants("refusal", y, [f.time for f in task.refusals], aggregated)
         if not aggregated:
             self._blocked_labels(task, y)

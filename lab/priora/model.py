@@ -10,6 +10,7 @@ All times in the model are in ticks; `Scenario.to_unit` converts kernel times
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Literal
@@ -23,7 +24,9 @@ TimeUnit = Literal["tick", "us", "ms"]
 Protocol = Literal["none", "pip", "pcp", "ipcp", "npcs", "rcs"]
 ResourceKind = Literal["mutex", "counting", "binary"]
 Order = Literal["priority", "fifo"]
-ActionKind = Literal["compute", "lock", "unlock", "down", "up", "delay"]
+ActionKind = Literal[
+    "compute", "lock", "unlock", "down", "up", "delay", "send", "receive", "set", "clear", "wait"
+]
 
 TIME_UNITS: tuple[TimeUnit, ...] = ("tick", "us", "ms")
 PROTOCOLS: tuple[Protocol, ...] = ("none", "pip", "pcp", "ipcp", "npcs", "rcs")
@@ -36,6 +39,9 @@ NEEDS_PRIORITY_ORDER: tuple[Protocol, ...] = ("pip", "pcp", "ipcp", "rcs")
 CEILING_PROTOCOLS: tuple[Protocol, ...] = ("pcp", "ipcp")
 RESOURCE_KINDS: tuple[ResourceKind, ...] = ("mutex", "counting", "binary")
 ORDERS: tuple[Order, ...] = ("priority", "fifo")
+# The actions that may wait for another task (or an interrupt) on a message
+# queue or event flags: what the analysis does not bound.
+SERVICE_WAITS: tuple[ActionKind, ...] = ("send", "receive", "wait")
 
 PRIORITY_MIN = 0
 PRIORITY_MAX = 31  # the kernel's PR_PRIO_MAX with the default 32 levels
@@ -48,16 +54,46 @@ UNITS_PER_SECOND: dict[str, int] = {"us": 1_000_000, "ms": 1_000}
 class Action:
     """One step of a task body.
 
-    kind     compute | lock | unlock | down | up | delay
-    resource the resource named by lock/unlock/down/up, else None
+    kind     compute | lock | unlock | down | up | delay | send | receive |
+             set | clear | wait
+    resource the object named: a semaphore (lock/unlock/down/up), a queue
+             (send/receive), event flags (set/clear/wait); else None
     ticks    compute and delay: the amount, in ticks; else 0
-    timeout  lock and down: ticks to wait, None = forever
+    timeout  lock, down, send, receive, wait: ticks to wait, None = forever
+    priority send: the message's priority; None = the sender's
+    mask     set, clear, wait: the event flags (1 .. 2^32-1)
+    wait_all wait: every flag of the mask (else any)
+    clear    wait: clear the mask's flags when satisfied
     """
 
     kind: ActionKind
     resource: str | None = None
     ticks: int = 0
     timeout: int | None = None
+    priority: int | None = None
+    mask: int = 0
+    wait_all: bool = False
+    clear: bool = False
+
+    def text(self, time: Callable[[int], object] = str) -> str:
+        """The action as a file writes it; `time` writes a time given in
+        ticks (default: the ticks)."""
+        words: list[str] = [self.kind]
+        if self.resource is not None:
+            words.append(self.resource)
+        if self.kind in ("set", "clear", "wait"):
+            words.append(f"0x{self.mask:x}")
+        if self.kind == "wait":
+            words.append("all" if self.wait_all else "any")
+            if self.clear:
+                words.append("clear")
+        if self.kind in ("compute", "delay"):
+            words.append(str(time(self.ticks)))
+        if self.priority is not None:
+            words += ["priority", str(self.priority)]
+        if self.timeout is not None:
+            words += ["timeout", str(time(self.timeout))]
+        return " ".join(words)
 
 
 @dataclass(frozen=True)
@@ -78,6 +114,39 @@ class Resource:
     # requester takes the mutex over at once. Kept under --protocol, used
     # only while the mutex is rcs.
     recovery: int = 0
+
+
+@dataclass(frozen=True)
+class Queue:
+    """A message queue ([resources.NAME] kind = "queue"): kernel queue i is
+    the i-th queue of the file. Messages are PR_SCRIPT_MSG_SIZE bytes."""
+
+    name: str
+    length: int  # messages it holds
+    message_order: Order  # which message leaves first: the most urgent, or the oldest
+    inherit: bool  # PR_MSGQ_INHERIT: its server inherits its senders' priorities
+
+
+@dataclass(frozen=True)
+class EventFlags:
+    """Event flags ([resources.NAME] kind = "events"): 32 flags, all clear
+    at the start; kernel event flags i are the i-th of the file."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Periodic:
+    """A software timer ([timers.NAME]) or an interrupt ([interrupts.NAME]):
+    its body runs at ticks phase, phase + period, ... (period 0: once),
+    never waiting. A timer's body runs in the timer service task, most
+    urgent timer first; an interrupt's in the tick interrupt, in file order."""
+
+    name: str
+    phase: int  # ticks, >= 1
+    period: int  # ticks; 0 = once
+    priority: int  # timers: the order among timers due at once; interrupts: 0
+    body: tuple[Action, ...]
 
 
 @dataclass(frozen=True)
@@ -104,6 +173,9 @@ class System:
     # The kernel's round-robin quantum among equal priorities, in ticks
     # (pr_kernel_config_t.quantum: system-wide); 0 = none.
     quantum: int = 0
+    # The priority of the timer service task (pr_timer_service_start), which
+    # runs the timers' bodies; it exists when the file has timers.
+    timer_service_priority: int = 31
 
 
 @dataclass(frozen=True)
@@ -114,6 +186,10 @@ class Scenario:
     system: System
     resources: tuple[Resource, ...]
     tasks: tuple[Task, ...]
+    queues: tuple[Queue, ...] = ()
+    events: tuple[EventFlags, ...] = ()
+    timers: tuple[Periodic, ...] = ()
+    interrupts: tuple[Periodic, ...] = ()
 
     # ---- time ----
 
@@ -134,12 +210,16 @@ class Scenario:
         return ns * UNITS_PER_SECOND[unit] / NS_PER_SECOND
 
     def default_horizon(self) -> int | None:
-        """Ticks: the hyperperiod plus the largest phase when some task is
-        periodic; None (run until every job has finished) when none is."""
+        """Ticks: the hyperperiod plus the largest phase when some task,
+        timer or interrupt is periodic; None (run until every job has
+        finished and no timer is armed) when none is."""
+        periodics = (*self.timers, *self.interrupts)
         periods = [t.period for t in self.tasks if t.period is not None]
+        periods += [p.period for p in periodics if p.period]
         if not periods:
             return None
-        return math.lcm(*periods) + max(t.phase for t in self.tasks)
+        phases = [t.phase for t in self.tasks] + [p.phase for p in periodics]
+        return math.lcm(*periods) + max(phases)
 
     def horizon_ticks(self) -> int | None:
         return self.system.horizon if self.system.horizon is not None else self.default_horizon()
@@ -192,6 +272,18 @@ class Scenario:
 
     def with_horizon(self, ticks: int) -> Scenario:
         return replace(self, system=replace(self.system, horizon=ticks))
+
+    def queue_index(self, name: str) -> int:
+        return [q.name for q in self.queues].index(name)
+
+    def events_index(self, name: str) -> int:
+        return [e.name for e in self.events].index(name)
+
+    @property
+    def timer_service(self) -> int | None:
+        """The kernel task id of the timer service (created after the
+        file's tasks), or None without timers."""
+        return len(self.tasks) if self.timers else None
 
     def resource_index(self, name: str) -> int:
         for i, r in enumerate(self.resources):

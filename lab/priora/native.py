@@ -53,7 +53,9 @@ typedef struct {
     uint64_t time; uint32_t seq; int32_t value; uint8_t event; uint8_t task; uint8_t object;
     int8_t result; uint8_t arg0; uint8_t arg1; uint16_t reserved;
 } pr_trace_record_t;
-typedef struct { int kind; pr_id_t sem; pr_timeout_t timeout; uint64_t amount; } pr_action_t;
+typedef struct {
+    int kind; pr_id_t sem; pr_timeout_t timeout; uint32_t options; uint64_t amount;
+} pr_action_t;
 typedef struct {
     const pr_action_t *actions; uint32_t count; uint32_t timeouts; uint32_t errors;
     int last_error; uint32_t last_error_action; uint32_t aborts; uint64_t lost;
@@ -66,6 +68,29 @@ typedef struct {
 typedef struct { uint64_t busy; uint64_t end; uint64_t jobs; } pr_lab_totals_t;
 
 typedef struct { uint64_t switch_ns; uint64_t tick_ns; } pr_host_costs_t;
+typedef struct {
+    const char *name; size_t msg_size; int length; unsigned flags; void *buffer; size_t buffer_bytes;
+} pr_msgq_attr_t;
+typedef struct {
+    pr_id_t index; char name[16]; size_t msg_size; int length; unsigned flags; int messages;
+    int most_messages; uint32_t sends, receives; uint32_t send_waits, receive_waits;
+    int senders_waiting; int receivers_waiting; pr_id_t server;
+} pr_msgq_status_t;
+typedef struct {
+    pr_id_t index; char name[16]; uint32_t flags; int waiters; uint32_t sets; uint32_t wakeups;
+} pr_events_status_t;
+typedef struct {
+    const char *name; void (*action)(pr_id_t timer, void *arg); void *arg; pr_prio_t priority;
+    pr_ticks_t period;
+} pr_timer_attr_t;
+typedef struct {
+    pr_id_t index; char name[16]; int armed; pr_ticks_t expiry; pr_prio_t priority; pr_ticks_t period;
+    uint32_t expiries; uint32_t dropped; pr_ticks_t max_lateness;
+} pr_timer_status_t;
+typedef struct {
+    pr_ticks_t phase; pr_ticks_t period; pr_script_t script; uint32_t fired;
+} pr_script_interrupt_t;
+typedef struct { pr_script_interrupt_t *list; uint32_t count; } pr_script_interrupts_t;
 typedef struct { void (*fn)(pr_id_t mutex, void *arg); void *arg; } pr_sem_recovery_t;
 
 const char *pr_errname(int err);
@@ -86,6 +111,20 @@ int pr_sem_alloc(const pr_sem_attr_t *attr, pr_id_t *id);
 int pr_sem_stats(pr_id_t id, pr_sem_stats_t *stats);
 int pr_sem_control(pr_id_t id, int cmd, void *arg);
 int pr_script_check(const pr_script_t *script, uint32_t *bad_action);
+int pr_script_check_once(const pr_script_t *script, uint32_t *bad_action);
+void pr_script_timer_action(pr_id_t timer, void *script);
+void pr_script_interrupts_tick(void *interrupts);
+void pr_host_set_tick_hook(void (*fn)(void *arg), void *arg);
+void pr_msgq_attr_init(pr_msgq_attr_t *attr);
+int pr_msgq_alloc(const pr_msgq_attr_t *attr, pr_id_t *id);
+int pr_msgq_status(pr_id_t id, pr_msgq_status_t *status);
+int pr_events_alloc(const char *name, pr_id_t *id);
+int pr_events_status(pr_id_t id, pr_events_status_t *status);
+void pr_timer_attr_init(pr_timer_attr_t *attr);
+int pr_timer_service_start(pr_prio_t priority, pr_id_t *task);
+int pr_timer_alloc(const pr_timer_attr_t *attr, pr_id_t *id);
+int pr_timer_start(pr_id_t id, pr_timeout_t delay);
+int pr_timer_status(pr_id_t id, pr_timer_status_t *status);
 void pr_script_body(void *script);
 void pr_script_recover(pr_id_t mutex, void *arg);
 int pr_lab_account(const pr_trace_record_t *records, size_t n, int ntasks,
@@ -110,6 +149,12 @@ MIRRORED = (
     "pr_script_t",
     "pr_kernel_stats_t",
     "pr_sem_recovery_t",
+    "pr_msgq_attr_t",
+    "pr_msgq_status_t",
+    "pr_events_status_t",
+    "pr_timer_attr_t",
+    "pr_timer_status_t",
+    "pr_script_interrupt_t",
 )
 
 # Constants of the C headers.
@@ -127,7 +172,17 @@ PR_SEM_BINARY = 0x8
 PR_SEM_CTL_RECOVERY = 2  # pr_sem_control: an rcs mutex's recovery (pr_sem_recovery_t)
 PROTOCOL_NUMBER = {"none": 0, "pip": 1, "pcp": 2, "ipcp": 3, "npcs": 4, "rcs": 5}  # pr_protocol_t
 PROTOCOL_NAME = {number: name for name, number in PROTOCOL_NUMBER.items()}
-ACTION_NUMBER = {"compute": 1, "lock": 2, "unlock": 3, "down": 4, "up": 5, "delay": 6}
+ACTION_NUMBER = {
+    "compute": 1, "lock": 2, "unlock": 3, "down": 4, "up": 5, "delay": 6, "send": 9, "receive": 10, "set": 11,
+    "clear": 12, "wait": 13,
+}  # fmt: skip
+PR_ACT_SEND_PRIORITY = 1  # pr_action_t.options of a send: amount is the message's priority
+PR_EVENTS_ALL = 1
+PR_EVENTS_CLEAR = 2
+PR_MSGQ_FIFO_MESSAGES = 1
+PR_MSGQ_INHERIT = 4
+PR_SCRIPT_MSG_SIZE = 4
+PR_OBJ_MSGQ = 1  # PR_EV_PRIO value's second byte: the lend came through a message queue
 
 EVENT = {
     "TASK_CREATE": 1, "TASK_DELETE": 2, "RELEASE": 3, "SWITCH": 4, "BLOCK": 5, "WAKE": 6, "PRIO": 7,

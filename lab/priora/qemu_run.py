@@ -22,7 +22,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -30,7 +30,16 @@ from priora import blob, native, uart_trace
 from priora.compiled import compile_scenario
 from priora.errors import PrioraError
 from priora.model import Scenario
-from priora.simulate import ScriptCounters, SemaphoreCounters, SimResult, account
+from priora.simulate import (
+    EventsCounters,
+    InterruptCounters,
+    QueueCounters,
+    ScriptCounters,
+    SemaphoreCounters,
+    SimResult,
+    TimerCounters,
+    account,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNNER = "scenario_runner"
@@ -193,6 +202,13 @@ def run_blob(t: Target, image: Path, data: bytes, timeout: float, horizon: str =
 RESULT = re.compile(r"PRIORA-RUN stop=(quiescent|horizon)((?: \w+=\d+)+)$")
 SEM = re.compile(r"PRIORA-RUN sem=(\d+) ups=(\d+) downs=(\d+) max_waiters=(\d+) aborts=(\d+)$")
 TASK = re.compile(r"PRIORA-RUN task=(\d+) timeouts=(\d+) errors=(\d+) aborts=(\d+) lost=(\d+)$")
+QUEUE = re.compile(
+    r"PRIORA-RUN queue=(\d+) sends=(\d+) receives=(\d+) most_messages=(\d+) send_waits=(\d+) "
+    r"receive_waits=(\d+) messages=(\d+)$"
+)
+EVENTS = re.compile(r"PRIORA-RUN events=(\d+) sets=(\d+) wakeups=(\d+) flags=(\d+)$")
+TIMER = re.compile(r"PRIORA-RUN timer=(\d+) expiries=(\d+) dropped=(\d+) max_lateness=(\d+) failed=(\d+)$")
+INTERRUPT = re.compile(r"PRIORA-RUN interrupt=(\d+) runs=(\d+) failed=(\d+)$")
 ERROR = re.compile(r"scenario_runner: error: (.*)$")
 
 
@@ -208,6 +224,10 @@ class RunnerOutput:
     trace_capacity: int
     semaphores: dict[int, tuple[int, int, int, int]]  # id: ups, downs, max_waiters, aborts
     scripts: dict[int, ScriptCounters]  # task id: its script's counters
+    queues: dict[int, QueueCounters] = field(default_factory=dict)
+    events: dict[int, EventsCounters] = field(default_factory=dict)
+    timers: dict[int, TimerCounters] = field(default_factory=dict)
+    interrupts: dict[int, InterruptCounters] = field(default_factory=dict)
 
 
 def _last_words(text: str) -> str:
@@ -252,7 +272,15 @@ def read_output(name: str, q: Qemu) -> RunnerOutput:
         for line in lines
         if (m := TASK.match(line))
     }
+
+    def numbers(pattern: re.Pattern[str]) -> dict[int, list[int]]:
+        return {int(m[1]): [int(g) for g in m.groups()[1:]] for line in lines if (m := pattern.match(line))}
+
     return RunnerOutput(
+        queues={i: QueueCounters(*v) for i, v in numbers(QUEUE).items()},
+        events={i: EventsCounters(*v) for i, v in numbers(EVENTS).items()},
+        timers={i: TimerCounters(*v) for i, v in numbers(TIMER).items()},
+        interrupts={i: InterruptCounters(*v) for i, v in numbers(INTERRUPT).items()},
         trace=run,
         quiescent=result[1] == "quiescent",
         end_ns=int(fields["end_ns"]),
@@ -293,12 +321,17 @@ def run(scenario: Scenario, target_name: str, *, timeout: float = DEFAULT_TIMEOU
 def result(scenario: Scenario, out: RunnerOutput) -> SimResult:
     """The SimResult of a run, from the runner's output (the job accounting
     is the lab's C pass over the trace, as for the host port)."""
+    service = 1 if scenario.timers else 0  # the timer service task, after the file's tasks
     if (
-        len(out.trace.tasks) != len(scenario.tasks)
+        len(out.trace.tasks) != len(scenario.tasks) + service
         or len(out.semaphores) != len(scenario.resources)
         or sorted(out.scripts) != list(range(len(scenario.tasks)))
+        or sorted(out.queues) != list(range(len(scenario.queues)))
+        or sorted(out.events) != list(range(len(scenario.events)))
+        or sorted(out.timers) != list(range(len(scenario.timers)))
+        or sorted(out.interrupts) != list(range(len(scenario.interrupts)))
     ):
-        raise RunError("the runner's tasks and semaphores are not the scenario's")
+        raise RunError("the runner's objects are not the scenario's")
     trace = out.trace.records
     accounted = account(native.lib(), scenario, trace, out.end_ns)
     counters = tuple(
@@ -320,4 +353,8 @@ def result(scenario: Scenario, out: RunnerOutput) -> SimResult:
         priority_changes=out.priority_changes,
         semaphores=counters,
         scripts=tuple(out.scripts[i] for i in range(len(scenario.tasks))),
+        queues=tuple(out.queues[i] for i in range(len(scenario.queues))),
+        events=tuple(out.events[i] for i in range(len(scenario.events))),
+        timers=tuple(out.timers[i] for i in range(len(scenario.timers))),
+        interrupts=tuple(out.interrupts[i] for i in range(len(scenario.interrupts))),
     )

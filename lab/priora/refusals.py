@@ -192,8 +192,8 @@ def _follow(body: tuple[Action, ...], sem_of: dict[str, int]) -> _Follower:
     i = 0
     while i < len(body):
         a = body[i]
-        sem = sem_of[a.resource] if a.resource is not None else -1
-        if a.kind in ("compute", "delay"):  # no DOWN or UP record
+        sem = sem_of.get(a.resource, -1) if a.resource is not None else -1
+        if a.kind not in ("lock", "unlock", "down", "up"):  # no DOWN or UP record
             i += 1
         elif a.kind == "lock":
             done = yield _Expect(i, EV["DOWN"], sem)
@@ -201,7 +201,7 @@ def _follow(body: tuple[Action, ...], sem_of: dict[str, int]) -> _Follower:
                 end = _matching_unlock(body, i)
                 for k in range(i + 1, end):  # skip_section
                     b = body[k]
-                    s = sem_of[b.resource] if b.resource is not None else -1
+                    s = sem_of.get(b.resource, -1) if b.resource is not None else -1
                     if b.kind == "lock":
                         skipped.add(s)
                     elif b.kind == "unlock" and s in skipped:
@@ -473,6 +473,13 @@ def action_text(scenario: Scenario, a: Action) -> str:
     if a.kind in ("compute", "delay"):
         return f"{a.kind} {in_unit(scenario, a.ticks)}"
     text = f"{a.kind} {a.resource}"
+    if a.kind in ("set", "clear", "wait"):
+        text += f" 0x{a.mask:x}"
+    if a.kind == "wait":
+        text += " all" if a.wait_all else " any"
+        text += " clear" if a.clear else ""
+    if a.priority is not None:
+        text += f" priority {a.priority}"
     if a.timeout is not None:
         text += f" timeout {in_unit(scenario, a.timeout)}"
     return text

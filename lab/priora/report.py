@@ -28,7 +28,7 @@ from typing import Any, Literal, cast, overload
 import numpy as np
 
 from priora import native, refusals
-from priora.model import NS_PER_SECOND, UNITS_PER_SECOND, Action, Scenario, Task
+from priora.model import NS_PER_SECOND, UNITS_PER_SECOND, Action, Scenario, Task, in_unit
 from priora.simulate import ScriptCounters, SimResult
 from priora.tables import Cell, Format, Lines, Pairs, Section, Table, render
 
@@ -144,6 +144,51 @@ class ResourceRow:
 
 
 @dataclass
+class QueueRow:
+    """A message queue: its attributes and the kernel's counters (pr_msgq_status)."""
+
+    length: int
+    message_order: str  # "priority" or "fifo"
+    inherit: bool
+    sends: int  # messages sent
+    receives: int  # messages received
+    most_messages: int  # the most messages waiting in it at once
+    send_waits: int  # sends that waited for room
+    receive_waits: int  # receives that waited for a message
+    left: int  # messages still in it when the run ended
+
+
+@dataclass
+class EventsRow:
+    """Event flags: the kernel's counters (pr_events_status)."""
+
+    sets: int  # set calls
+    wakeups: int  # waits a set satisfied
+    flags: int  # the flags when the run ended
+
+
+@dataclass
+class TimerRow:
+    """A software timer: its attributes and the kernel's counters (pr_timer_status)."""
+
+    phase: Number  # its first expiry
+    period: Number  # 0: one-shot
+    priority: int
+    expiries: int  # expiries whose body ran
+    dropped: int  # expiries dropped: the previous one's body had not run yet
+    max_lateness: Number  # the latest a body started after its expiry
+    failed_calls: int  # calls of its body that failed (no room, no unit, an error)
+
+
+@dataclass
+class InterruptRow:
+    phase: Number
+    period: Number  # 0: once
+    runs: int  # how many times its body ran
+    failed_calls: int  # calls of its body that failed (no room, no unit, an error)
+
+
+@dataclass
 class SystemRow:
     utilisation: float
     nominal_utilisation: float | None  # None: no periodic task
@@ -205,6 +250,13 @@ class Report:
     # shown (text) and written (JSON); without one they are all 0 and left
     # out, so that such a run's report reads as before recoveries existed.
     recoveries: bool = False
+    # Message queues, event flags, software timers and interrupts, each in
+    # file order; a report shows (text) and writes (JSON) only those the
+    # scenario has.
+    queues: dict[str, QueueRow] = field(default_factory=dict)
+    events: dict[str, EventsRow] = field(default_factory=dict)
+    timers: dict[str, TimerRow] = field(default_factory=dict)
+    interrupts: dict[str, InterruptRow] = field(default_factory=dict)
 
 
 # ---------------------------------------------------------------- building
@@ -363,6 +415,54 @@ def _resources(result: SimResult) -> dict[str, ResourceRow]:
     return rows
 
 
+def _queues(result: SimResult) -> dict[str, QueueRow]:
+    return {
+        q.name: QueueRow(
+            q.length,
+            q.message_order,
+            q.inherit,
+            c.sends,
+            c.receives,
+            c.most_messages,
+            c.send_waits,
+            c.receive_waits,
+            c.messages,
+        )  # fmt: skip
+        for q, c in zip(result.scenario.queues, result.queues, strict=True)
+    }
+
+
+def _events(result: SimResult) -> dict[str, EventsRow]:
+    return {
+        e.name: EventsRow(c.sets, c.wakeups, c.flags)
+        for e, c in zip(result.scenario.events, result.events, strict=True)
+    }
+
+
+def _timers(result: SimResult) -> dict[str, TimerRow]:
+    s = result.scenario
+    return {
+        t.name: TimerRow(
+            in_unit(s, t.phase),
+            in_unit(s, t.period),
+            t.priority,
+            c.expiries,
+            c.dropped,
+            in_unit(s, c.max_lateness),
+            c.failed,
+        )
+        for t, c in zip(s.timers, result.timers, strict=True)
+    }
+
+
+def _interrupts(result: SimResult) -> dict[str, InterruptRow]:
+    s = result.scenario
+    return {
+        i.name: InterruptRow(in_unit(s, i.phase), in_unit(s, i.period), c.runs, c.failed)
+        for i, c in zip(s.interrupts, result.interrupts, strict=True)
+    }
+
+
 def _compute_ticks(body: tuple[Action, ...]) -> int:
     return sum(a.ticks for a in body if a.kind == "compute")
 
@@ -436,6 +536,10 @@ def build_report(result: SimResult) -> Report:
         system=_system(result, len(warnings)),
         warnings=warnings,
         recoveries=has_recoveries(result.scenario),
+        queues=_queues(result),
+        events=_events(result),
+        timers=_timers(result),
+        interrupts=_interrupts(result),
     )
 
 
@@ -452,7 +556,21 @@ def schema() -> dict[str, Any]:
     return loaded
 
 
-def _fields(row: TaskRow | ResourceRow | SystemRow | WarningRow, recoveries: bool = True) -> dict[str, Any]:
+Row = TaskRow | ResourceRow | SystemRow | WarningRow | QueueRow | EventsRow | TimerRow | InterruptRow
+
+
+def _services(report: Report) -> dict[str, dict[str, Row]]:
+    """The objects beyond semaphores that the scenario has, by JSON key."""
+    tables: dict[str, dict[str, Row]] = {
+        "queues": dict(report.queues),
+        "events": dict(report.events),
+        "timers": dict(report.timers),
+        "interrupts": dict(report.interrupts),
+    }
+    return {key: rows for key, rows in tables.items() if rows}
+
+
+def _fields(row: Row, recoveries: bool = True) -> dict[str, Any]:
     # The rows hold only scalars, so a shallow copy is what asdict's deep
     # copy would give, at a fraction of its cost.
     values = dict(vars(row))
@@ -486,6 +604,7 @@ def report_dict(
         **({} if summary else {"jobs": jobs}),
         "tasks": {name: _fields(t, r) for name, t in report.tasks.items()},
         "resources": {name: _fields(x, r) for name, x in report.resources.items()},
+        **{key: {name: _fields(x) for name, x in rows.items()} for key, rows in _services(report).items()},
         "system": _fields(report.system, r),
         "warnings": [_fields(w) for w in report.warnings],
     }
@@ -546,6 +665,10 @@ def report_json(report: Report, provenance: Mapping[str, Any] | None = None, sum
         *([] if summary else [_jobs_json(report)]),
         _block("tasks", {name: _fields(t, r) for name, t in report.tasks.items()}),
         _block("resources", {name: _fields(x, r) for name, x in report.resources.items()}),
+        *(
+            _block(key, {name: _fields(x) for name, x in rows.items()})
+            for key, rows in _services(report).items()
+        ),
         _block("system", _fields(report.system, r)),
         _lines("warnings", [_compact(_fields(w)) for w in report.warnings], "[]"),
     ]
@@ -615,6 +738,30 @@ def _resources_table(report: Report, unit: str) -> Table:
         row += [r.recovery] if report.recoveries else []
         rows.append(row)
     return Table("resources", "Resources", headers, list(zip(*rows, strict=True)), align="lll")
+
+
+def _services_tables(report: Report, unit: str) -> list[Table]:
+    """The tables of the queues, event flags, timers and interrupts the scenario has."""
+    tables = []
+    if report.queues:
+        headers = ["queue", "length", "order", "inherit", "sends", "receives", "most messages", "send waits"]
+        headers += ["receive waits", "left"]
+        rows: list[list[Cell]] = [[name, *vars(q).values()] for name, q in report.queues.items()]
+        tables.append(Table("queues", "Message queues", headers, list(zip(*rows, strict=True))))
+    if report.events:
+        rows = [[name, e.sets, e.wakeups, f"0x{e.flags:08x}"] for name, e in report.events.items()]
+        headers = ["events", "sets", "wakeups", "flags at end"]
+        tables.append(Table("events", "Event flags", headers, list(zip(*rows, strict=True))))
+    if report.timers:
+        headers = ["timer", f"phase ({unit})", f"period ({unit})", "priority", "expiries", "dropped"]
+        headers += [f"max lateness ({unit})", "failed calls"]
+        rows = [[name, *vars(t).values()] for name, t in report.timers.items()]
+        tables.append(Table("timers", "Timers", headers, list(zip(*rows, strict=True))))
+    if report.interrupts:
+        headers = ["interrupt", f"phase ({unit})", f"period ({unit})", "runs", "failed calls"]
+        rows = [[name, *vars(i).values()] for name, i in report.interrupts.items()]
+        tables.append(Table("interrupts", "Interrupts", headers, list(zip(*rows, strict=True))))
+    return tables
 
 
 def _system_pairs(report: Report) -> Pairs:
@@ -692,7 +839,9 @@ def report_sections(report: Report, summary: bool = False) -> list[Section]:
     warnings; `summary`: without the jobs table."""
     unit = report.system.time_unit
     sections: list[Section] = [] if summary else [_jobs_table(report, unit)]
-    sections += [_tasks_table(report, unit), _resources_table(report, unit), _system_pairs(report)]
+    sections += [_tasks_table(report, unit), _resources_table(report, unit)]
+    sections += _services_tables(report, unit)
+    sections.append(_system_pairs(report))
     if report.warnings:
         sections.append(_warnings_lines(report))
     return sections

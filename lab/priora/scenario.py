@@ -35,8 +35,11 @@ from priora.model import (
     UNITS_PER_SECOND,
     Action,
     ActionKind,
+    EventFlags,
     Order,
+    Periodic,
     Protocol,
+    Queue,
     Resource,
     ResourceKind,
     Scenario,
@@ -50,6 +53,12 @@ from priora.model import (
 NAME_MAX = 15  # PR_CONFIG_NAME_LEN - 1 (the NUL)
 MAX_TASKS = 32  # PR_CONFIG_MAX_TASKS
 MAX_RESOURCES = 64  # PR_CONFIG_MAX_SEMS
+MAX_QUEUES = 16  # PR_CONFIG_MAX_MSGQS
+MAX_EVENTS = 16  # PR_CONFIG_MAX_EVENTS
+MAX_TIMERS = 32  # PR_CONFIG_MAX_TIMERS
+MAX_INTERRUPTS = 32  # the lab's own limit: interrupt bodies run in the tick interrupt
+QUEUE_LENGTH_MAX = 1024  # the lab's limit: a queue's buffer is allocated for every run
+MASK_MAX = 2**32 - 1  # event flags are 32 bits
 PERIOD_MAX = 2**32 - 1  # period and deadline: at most UINT32_MAX ticks (pr_task_create)
 WAIT_MAX = 2**32 - 2  # timeouts and delays are pr_timeout_t; 0xFFFFFFFF is PR_FOREVER
 VALUE_MAX = 2**31 - 1  # a semaphore's value and max are C ints
@@ -66,11 +75,27 @@ _NUMBER = re.compile(r"[+-]?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _AT_LINE = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
 _AT_END = re.compile(r"\s*\(at end of document\)$")
 
-_TOP_KEYS = ("system", "resources", "tasks")
-_SYSTEM_KEYS = ("tick_hz", "time_unit", "horizon", "protocol", "quantum", "cost_model", "cpu_hz")
-_RESOURCE_KEYS = ("kind", "protocol", "ceiling", "recovery", "initial", "max", "order")
+_TOP_KEYS = ("system", "resources", "tasks", "timers", "interrupts")
+_SYSTEM_KEYS = (
+    "tick_hz", "time_unit", "horizon", "protocol", "quantum", "cost_model", "cpu_hz", "timer_service_priority"
+)  # fmt: skip
+_RESOURCE_KEYS = (
+    "kind", "protocol", "ceiling", "recovery", "initial", "max", "order", "length", "message_order", "inherit"
+)  # fmt: skip
 _TASK_KEYS = ("priority", "period", "phase", "deadline", "body")
-_ACTIONS: tuple[ActionKind, ...] = ("compute", "lock", "unlock", "down", "up", "delay")
+_TIMER_KEYS = ("phase", "period", "priority", "body")
+_INTERRUPT_KEYS = ("phase", "period", "body")
+_ACTIONS: tuple[ActionKind, ...] = (
+    "compute", "lock", "unlock", "down", "up", "delay", "send", "receive", "set", "clear", "wait"
+)  # fmt: skip
+_ACTIONS_TEXT = "compute, lock, unlock, down, up, delay, send, receive, set, clear or wait"
+# What a timer's or an interrupt's body may do: nothing that waits or computes.
+_ONCE_ACTIONS: tuple[ActionKind, ...] = ("up", "send", "set", "clear")
+# Resource kinds that are not semaphores, and the keys they take.
+_OBJECT_KINDS = ("queue", "events")
+_QUEUE_KEYS = ("kind", "length", "message_order", "inherit")
+_EVENTS_KEYS = ("kind",)
+_QUEUE_ONLY_KEYS = ("length", "message_order", "inherit")
 
 # Keys of [resources.NAME] that only some kinds take, with why the others don't.
 _NOT_FOR_KIND: dict[tuple[str, ResourceKind], str] = {
@@ -84,11 +109,16 @@ _NOT_FOR_KIND: dict[tuple[str, ResourceKind], str] = {
     ("max", "mutex"): "a mutex has no count",
     ("max", "binary"): 'its max is 1; use kind = "counting" for another max',
 }
-_KIND_NAME: dict[ResourceKind, str] = {
+_KIND_NAME: dict[str, str] = {
     "mutex": "a mutex",
     "counting": "a counting semaphore",
     "binary": "a binary semaphore",
+    "queue": "a message queue",
+    "events": "event flags",
 }
+
+# Any object a body names: a semaphore, a queue or event flags.
+_Object = Resource | Queue | EventFlags
 
 _T = TypeVar("_T", bound=str)
 
@@ -139,10 +169,34 @@ def parse(text: str, source: str, *, check_default_horizon: bool = True) -> Scen
     doc = _decode(text, source)
     _check_top_level(source, doc)
     system, clock = _system(_At(source, "[system]"), doc.get("system", {}))
-    resources = _resources(_At(source, "[resources]"), doc.get("resources", {}), system, clock)
-    tasks = _tasks(_At(source, "[tasks]"), doc.get("tasks", {}), resources, clock)
-    scenario = Scenario(source=source, system=system, resources=resources, tasks=tasks)
+    resources, queues, events = _resources(
+        _At(source, "[resources]"), doc.get("resources", {}), system, clock
+    )
+    objects: dict[str, _Object] = {r.name: r for r in resources}
+    objects.update({q.name: q for q in queues})
+    objects.update({e.name: e for e in events})
+    tasks = _tasks(_At(source, "[tasks]"), doc.get("tasks", {}), objects, clock)
+    timers = _periodics(_At(source, "[timers]"), "timers", doc.get("timers", {}), objects, clock)
+    interrupts = _periodics(
+        _At(source, "[interrupts]"), "interrupts", doc.get("interrupts", {}), objects, clock
+    )
+    if timers and len(tasks) + 1 > MAX_TASKS:
+        _At(source, "[timers]").fail(
+            f"{len(tasks)} tasks and the timer service task, the kernel has room for {MAX_TASKS}"
+        )
+    scenario = Scenario(
+        source=source, system=system, resources=resources, tasks=tasks, queues=queues, events=events,
+        timers=timers, interrupts=interrupts,
+    )  # fmt: skip
     _check_ceilings(source, scenario)
+    periodic = any(t.period for t in tasks) or any(t.period for t in timers)
+    if interrupts and not periodic:
+        # A port stops a run when nothing is ready and no kernel timer is
+        # armed: the kernel cannot know that an interrupt is still to come.
+        _At(source, "[interrupts]").fail(
+            "a scenario with interrupts needs a periodic task or a periodic timer "
+            "(a run stops when no kernel timer is armed: the kernel does not know an interrupt is to come)"
+        )
     if system.horizon is None and check_default_horizon:
         _check_default_horizon(_At(source, "[system] horizon"), scenario, clock)
     return scenario
@@ -162,7 +216,7 @@ def _check_top_level(source: str, doc: Mapping[str, object]) -> None:
     for key, value in doc.items():
         if key in _TOP_KEYS:
             continue
-        expected = "expected [system], [resources.NAME] and [tasks.NAME]"
+        expected = "expected [system], [resources.NAME], [tasks.NAME], [timers.NAME] and [interrupts.NAME]"
         if isinstance(value, dict):
             _At(source, f"[{_key(key)}]").fail(f"unknown table ({expected})")
         _At(source, _key(key)).fail(f"unknown top-level key ({expected})")
@@ -353,7 +407,10 @@ def _system(at: _At, value: object) -> tuple[System, _Clock]:
         number = _toml_number(at.field("quantum"), table["quantum"])
         quantum = _time(at.field("quantum"), number, clock, positive=False, limit=clock.max_ticks())
     cost_model = _cost_model(at, table, tick_hz)
-    return System(tick_hz, unit, horizon, protocol, cost_model, quantum), clock
+    service = PRIORITY_MAX
+    if "timer_service_priority" in table:
+        service = _priority(at.field("timer_service_priority"), table["timer_service_priority"])
+    return System(tick_hz, unit, horizon, protocol, cost_model, quantum, service), clock
 
 
 def _cost_model(at: _At, table: Mapping[str, object], tick_hz: int) -> CostModel | None:
@@ -401,28 +458,71 @@ def _check_name(at: _At, name: str) -> None:
 # ---- [resources.NAME] ----
 
 
-def _resources(at: _At, value: object, system: System, clock: _Clock) -> tuple[Resource, ...]:
+def _resources(
+    at: _At, value: object, system: System, clock: _Clock
+) -> tuple[tuple[Resource, ...], tuple[Queue, ...], tuple[EventFlags, ...]]:
+    """The semaphores, the message queues and the event flags, each in file order."""
     table = _table(at, value)
-    if len(table) > MAX_RESOURCES:
-        at.fail(f"{len(table)} resources, the kernel has room for {MAX_RESOURCES}")
-    return tuple(
+    objects = [
         _resource(_At(at.source, _label("resources", name)), name, item, system, clock)
         for name, item in table.items()
-    )
+    ]
+    sems = tuple(o for o in objects if isinstance(o, Resource))
+    queues = tuple(o for o in objects if isinstance(o, Queue))
+    events = tuple(o for o in objects if isinstance(o, EventFlags))
+    if len(sems) > MAX_RESOURCES:
+        at.fail(f"{len(sems)} semaphores, the kernel has room for {MAX_RESOURCES}")
+    if len(queues) > MAX_QUEUES:
+        at.fail(f"{len(queues)} message queues, the kernel has room for {MAX_QUEUES}")
+    if len(events) > MAX_EVENTS:
+        at.fail(f"{len(events)} event flags objects, the kernel has room for {MAX_EVENTS}")
+    return sems, queues, events
 
 
-def _resource(at: _At, name: str, value: object, system: System, clock: _Clock) -> Resource:
+def _resource(at: _At, name: str, value: object, system: System, clock: _Clock) -> _Object:
     _check_name(at, name)
     table = _table(at, value)
     _check_keys(at, table, _RESOURCE_KEYS)
+    kinds = (*RESOURCE_KINDS, *_OBJECT_KINDS)
     if "kind" not in table:
-        at.field("kind").fail(f"missing (expected {_choices(RESOURCE_KINDS)})")
-    kind = _choice(at.field("kind"), table["kind"], RESOURCE_KINDS, "kind")
+        at.field("kind").fail(f"missing (expected {_choices(kinds)})")
+    any_kind = _choice(at.field("kind"), table["kind"], kinds, "kind")
+    if any_kind == "queue":
+        return _queue(at, name, table)
+    if any_kind == "events":
+        for key in table:
+            if key not in _EVENTS_KEYS:
+                at.field(key).fail("not allowed on event flags (they take no key but kind)")
+        return EventFlags(name)
+    kind = _choice(at.field("kind"), any_kind, RESOURCE_KINDS, "kind")
+    for key in table:
+        if key in _QUEUE_ONLY_KEYS:
+            at.field(key).fail(f"not allowed on {_KIND_NAME[kind]} (only a message queue has {key})")
     _check_kind_keys(at, table, kind)
     order = _choice(at.field("order"), table.get("order", "priority"), ORDERS, "order")
     if kind == "mutex":
         return _mutex(at, name, table, order, system, clock)
     return _semaphore(at, name, table, kind, order)
+
+
+def _queue(at: _At, name: str, table: Mapping[str, object]) -> Queue:
+    for key in table:
+        if key not in _QUEUE_KEYS:
+            at.field(key).fail(f"not allowed on a message queue (expected one of: {', '.join(_QUEUE_KEYS)})")
+    if "length" not in table:
+        at.field("length").fail("missing: a queue holds 1 or more messages")
+    length = _int(at.field("length"), table["length"])
+    if not 1 <= length <= QUEUE_LENGTH_MAX:
+        at.field("length").fail(
+            f"must be in 1..{QUEUE_LENGTH_MAX} (the lab allocates every queue's buffer), got {length}"
+        )
+    order = _choice(
+        at.field("message_order"), table.get("message_order", "priority"), ORDERS, "message order"
+    )
+    inherit = table.get("inherit", False)
+    if not isinstance(inherit, bool):
+        at.field("inherit").fail(f"must be true or false, got {describe_value(inherit)}")
+    return Queue(name, length, order, inherit)
 
 
 def _check_kind_keys(at: _At, table: Mapping[str, object], kind: ResourceKind) -> None:
@@ -519,14 +619,13 @@ class _Draft:
     body: tuple[Action, ...]
 
 
-def _tasks(at: _At, value: object, resources: tuple[Resource, ...], clock: _Clock) -> tuple[Task, ...]:
+def _tasks(at: _At, value: object, objects: Mapping[str, _Object], clock: _Clock) -> tuple[Task, ...]:
     table = _table(at, value)
     if not table:
         at.fail("no tasks: a scenario needs at least one [tasks.NAME] table")
     if len(table) > MAX_TASKS:
         at.fail(f"{len(table)} tasks, the kernel has room for {MAX_TASKS}")
-    by_name = {r.name: r for r in resources}
-    drafts = [_task(_At(at.source, _label("tasks", n)), n, v, by_name, clock) for n, v in table.items()]
+    drafts = [_task(_At(at.source, _label("tasks", n)), n, v, objects, clock) for n, v in table.items()]
     priorities = _priorities(at, drafts)
     return tuple(
         Task(d.name, priority, d.period, d.phase, d.deadline, d.body)
@@ -534,7 +633,7 @@ def _tasks(at: _At, value: object, resources: tuple[Resource, ...], clock: _Cloc
     )
 
 
-def _task(at: _At, name: str, value: object, resources: Mapping[str, Resource], clock: _Clock) -> _Draft:
+def _task(at: _At, name: str, value: object, resources: Mapping[str, _Object], clock: _Clock) -> _Draft:
     _check_name(at, name)
     table = _table(at, value)
     if "quantum" in table:
@@ -552,6 +651,53 @@ def _task(at: _At, name: str, value: object, resources: Mapping[str, Resource], 
     deadline = _optional_time(at.field("deadline"), table.get("deadline"), clock, PERIOD_MAX)
     body = _body(at.field("body"), table.get("body"), resources, clock)
     return _Draft(at, name, priority, period, phase, period if deadline is None else deadline, body)
+
+
+def _periodics(
+    at: _At, table_name: str, value: object, objects: Mapping[str, _Object], clock: _Clock
+) -> tuple[Periodic, ...]:
+    """[timers.NAME] or [interrupts.NAME]: bodies run at phase, phase +
+    period, ... that never wait."""
+    table = _table(at, value)
+    limit = MAX_TIMERS if table_name == "timers" else MAX_INTERRUPTS
+    what = "timers" if table_name == "timers" else "interrupts"
+    if len(table) > limit:
+        at.fail(f"{len(table)} {what}, the {'kernel' if what == 'timers' else 'lab'} has room for {limit}")
+    return tuple(
+        _periodic(_At(at.source, _label(table_name, n)), table_name, n, v, objects, clock)
+        for n, v in table.items()
+    )
+
+
+def _periodic(
+    at: _At, table_name: str, name: str, value: object, objects: Mapping[str, _Object], clock: _Clock
+) -> Periodic:
+    _check_name(at, name)
+    table = _table(at, value)
+    is_timer = table_name == "timers"
+    _check_keys(at, table, _TIMER_KEYS if is_timer else _INTERRUPT_KEYS)
+    period = 0
+    if "period" in table:
+        number = _toml_number(at.field("period"), table["period"])
+        period = _time(at.field("period"), number, clock, positive=False, limit=PERIOD_MAX)
+    if "phase" in table:
+        number = _toml_number(at.field("phase"), table["phase"])
+        where = at.field("phase")
+        phase = _time(where, number, clock, positive=False, limit=clock.max_ticks())
+        if phase == 0:
+            where.fail("must be > 0, got 0 (tick 0 has no tick interrupt: the first is at tick 1)")
+    elif period:
+        phase = period
+    else:
+        at.field("phase").fail("missing: a body that runs once (period 0) needs the tick it runs at")
+    priority = _priority(at.field("priority"), table["priority"]) if "priority" in table else 0
+    runs_in = (
+        "a timer's body runs in the timer service task"
+        if is_timer
+        else "an interrupt's body runs in the tick interrupt"
+    )
+    body = _body(at.field("body"), table.get("body"), objects, clock, once=runs_in)
+    return Periodic(name, phase, period, priority, body)
 
 
 def _check_ceilings(source: str, scenario: Scenario) -> None:
@@ -637,7 +783,11 @@ def _rate_monotonic(at: _At, drafts: list[_Draft]) -> list[int]:
 # ---- bodies ----
 
 
-def _body(at: _At, value: object, resources: Mapping[str, Resource], clock: _Clock) -> tuple[Action, ...]:
+def _body(
+    at: _At, value: object, resources: Mapping[str, _Object], clock: _Clock, once: str | None = None
+) -> tuple[Action, ...]:
+    """A body's actions. `once` (a timer's or an interrupt's body) says where
+    it runs: it may only up, send, set and clear, never waiting."""
     if value is None:
         at.fail("missing: a task needs a body, a list of actions")
     if not isinstance(value, list):
@@ -645,21 +795,31 @@ def _body(at: _At, value: object, resources: Mapping[str, Resource], clock: _Clo
     if not value:
         at.fail("empty: a task needs at least one action")
     actions = tuple(_action(at.item(i), item, resources, clock) for i, item in enumerate(value))
+    if once is not None:
+        for i, action in enumerate(actions):
+            if action.kind not in _ONCE_ACTIONS:
+                at.item(i).fail(f"{action.kind}: {once} and never waits (expected up, send, set or clear)")
+            if action.timeout is not None:
+                at.item(i).fail(f"timeout: {once} and never waits (its calls take timeout 0)")
     _check_sections(at, actions)
     return actions
 
 
-def _action(at: _At, item: object, resources: Mapping[str, Resource], clock: _Clock) -> Action:
+def _action(at: _At, item: object, resources: Mapping[str, _Object], clock: _Clock) -> Action:
     if not isinstance(item, str):
         at.fail(f"must be a string, got {describe_value(item)}")
     words = item.split()
     if not words:
-        at.fail("empty action (expected compute, lock, unlock, down, up or delay)")
+        at.fail(f"empty action (expected {_ACTIONS_TEXT})")
     kind = _pick(words[0], _ACTIONS)
     if kind is None:
-        at.fail(f"unknown action {json.dumps(item)} (expected compute, lock, unlock, down, up or delay)")
+        at.fail(f"unknown action {json.dumps(item)} (expected {_ACTIONS_TEXT})")
     if kind in ("compute", "delay"):
         return _timed_action(at, item, kind, words[1:], clock)
+    if kind in ("send", "receive"):
+        return _queue_action(at, item, kind, words[1:], resources, clock)
+    if kind in ("set", "clear", "wait"):
+        return _events_action(at, item, kind, words[1:], resources, clock)
     return _resource_action(at, item, kind, words[1:], resources, clock)
 
 
@@ -678,6 +838,11 @@ def _malformed(at: _At, item: str, kind: ActionKind) -> NoReturn:
         "down": '"down R" or "down R timeout T"',
         "unlock": '"unlock R"',
         "up": '"up R"',
+        "send": '"send Q", "send Q priority N", "send Q timeout T" or "send Q priority N timeout T"',
+        "receive": '"receive Q" or "receive Q timeout T"',
+        "set": '"set E MASK"',
+        "clear": '"clear E MASK"',
+        "wait": '"wait E MASK any|all [clear] [timeout T]"',
     }
     at.fail(f"malformed action {json.dumps(item)} (expected {shapes[kind]})")
 
@@ -694,8 +859,93 @@ def _timed_action(at: _At, item: str, kind: ActionKind, args: list[str], clock: 
     return Action(kind, ticks=ticks)
 
 
+def _timeout(at: _At, text: str, clock: _Clock) -> int:
+    # timeout 0 is the kernel's PR_NO_WAIT: fail at once rather than wait.
+    number = _text_number(at, text, "timeout ")
+    return _time(at, number, clock, positive=False, limit=WAIT_MAX, what="timeout ")
+
+
+def _object(at: _At, kind: ActionKind, name: str, objects: Mapping[str, _Object], wanted: str) -> None:
+    """The object `name` exists and is of kind `wanted` ("queue" or "events")."""
+    found = objects.get(name)
+    if found is None:
+        at.fail(f"unknown resource {json.dumps(name)}")
+    is_kind = (
+        "queue" if isinstance(found, Queue) else "events" if isinstance(found, EventFlags) else found.kind
+    )
+    if is_kind != wanted:
+        at.fail(f"{kind} needs {_KIND_NAME[wanted]}, {json.dumps(name)} is {_KIND_NAME[is_kind]}")
+
+
+def _queue_action(
+    at: _At, item: str, kind: ActionKind, args: list[str], objects: Mapping[str, _Object], clock: _Clock
+) -> Action:
+    """send Q [priority N] [timeout T]; receive Q [timeout T]."""
+    if not args:
+        _malformed(at, item, kind)
+    rest = args[1:]
+    priority = None
+    if kind == "send" and len(rest) >= 2 and rest[0] == "priority":
+        if not re.fullmatch(r"[+-]?\d+", rest[1]):
+            at.fail(f"priority must be an integer, got {json.dumps(rest[1])}")
+        priority = int(rest[1])
+        if not PRIORITY_MIN <= priority <= PRIORITY_MAX:
+            at.fail(
+                f"priority must be in {PRIORITY_MIN}..{PRIORITY_MAX} (the kernel's range), got {priority}"
+            )
+        rest = rest[2:]
+    timeout = None
+    if len(rest) == 2 and rest[0] == "timeout":
+        timeout = _timeout(at, rest[1], clock)
+        rest = []
+    if rest:
+        _malformed(at, item, kind)
+    _object(at, kind, args[0], objects, "queue")
+    return Action(kind, resource=args[0], timeout=timeout, priority=priority)
+
+
+def _mask(at: _At, text: str) -> int:
+    """MASK: 0x... or a decimal, 1 .. 2^32-1."""
+    if re.fullmatch(r"0[xX][0-9a-fA-F]+", text):
+        mask = int(text, 16)
+    elif re.fullmatch(r"\d+", text):
+        mask = int(text)
+    else:
+        at.fail(f"mask must be a number (0x... or decimal), got {json.dumps(text)}")
+    if not 1 <= mask <= MASK_MAX:
+        at.fail(f"mask must be in 1..0xffffffff (32 flags), got {text}")
+    return mask
+
+
+def _events_action(
+    at: _At, item: str, kind: ActionKind, args: list[str], objects: Mapping[str, _Object], clock: _Clock
+) -> Action:
+    """set E MASK; clear E MASK; wait E MASK any|all [clear] [timeout T]."""
+    if len(args) < 2 or (kind != "wait" and len(args) != 2):
+        _malformed(at, item, kind)
+    rest = args[2:]
+    wait_all = clear = False
+    timeout = None
+    if kind == "wait":
+        if not rest or rest[0] not in ("any", "all"):
+            _malformed(at, item, kind)
+        wait_all = rest[0] == "all"
+        rest = rest[1:]
+        if rest and rest[0] == "clear":
+            clear = True
+            rest = rest[1:]
+        if len(rest) == 2 and rest[0] == "timeout":
+            timeout = _timeout(at, rest[1], clock)
+            rest = []
+        if rest:
+            _malformed(at, item, kind)
+    mask = _mask(at, args[1])
+    _object(at, kind, args[0], objects, "events")
+    return Action(kind, resource=args[0], timeout=timeout, mask=mask, wait_all=wait_all, clear=clear)
+
+
 def _resource_action(
-    at: _At, item: str, kind: ActionKind, args: list[str], resources: Mapping[str, Resource], clock: _Clock
+    at: _At, item: str, kind: ActionKind, args: list[str], resources: Mapping[str, _Object], clock: _Clock
 ) -> Action:
     waits = kind in ("lock", "down")
     if len(args) == 3 and waits and args[1] == "timeout":
@@ -710,10 +960,14 @@ def _resource_action(
     return Action(kind, resource=args[0], timeout=timeout)
 
 
-def _check_resource_kind(at: _At, kind: ActionKind, name: str, resources: Mapping[str, Resource]) -> None:
+def _check_resource_kind(at: _At, kind: ActionKind, name: str, resources: Mapping[str, _Object]) -> None:
     resource = resources.get(name)
     if resource is None:
         at.fail(f"unknown resource {json.dumps(name)}")
+    if not isinstance(resource, Resource):
+        other = "queue" if isinstance(resource, Queue) else "events"
+        use = "send/receive" if other == "queue" else "set/clear/wait"
+        at.fail(f"{kind} needs a semaphore, {json.dumps(name)} is {_KIND_NAME[other]} (use {use})")
     is_mutex = resource.kind == "mutex"
     if kind in ("lock", "unlock") and not is_mutex:
         at.fail(f"{kind} needs a mutex, {json.dumps(name)} is {_KIND_NAME[resource.kind]} (use down/up)")

@@ -16,7 +16,14 @@ from typing import Any
 import numpy as np
 
 from priora import native
-from priora.compiled import KernelSemaphore, KernelTask, compile_scenario
+from priora.compiled import (
+    KernelAction,
+    KernelPeriodic,
+    KernelQueue,
+    KernelSemaphore,
+    KernelTask,
+    compile_scenario,
+)
 from priora.costs import CostModel
 from priora.costs import apply as apply_costs
 from priora.errors import NativeError
@@ -52,6 +59,45 @@ class ScriptCounters:
 
 
 @dataclass(frozen=True)
+class QueueCounters:
+    """The kernel's pr_msgq_status of one queue at the end of the run."""
+
+    sends: int
+    receives: int
+    most_messages: int  # the most messages ever waiting in it at once
+    send_waits: int  # sends that waited for room
+    receive_waits: int  # receives that waited for a message
+    messages: int  # messages left in it
+
+
+@dataclass(frozen=True)
+class EventsCounters:
+    """The kernel's pr_events_status of one event flags object at the end."""
+
+    sets: int
+    wakeups: int  # waits that a set satisfied
+    flags: int  # the flags at the end
+
+
+@dataclass(frozen=True)
+class TimerCounters:
+    """The kernel's pr_timer_status of one software timer at the end."""
+
+    expiries: int  # expiries whose body ran
+    dropped: int  # expiries dropped: the previous one's body had not run yet
+    max_lateness: int  # ticks: the latest a body started after its expiry
+    failed: int = 0  # calls of its body that failed (no room, no unit, an error): its script's count
+
+
+@dataclass(frozen=True)
+class InterruptCounters:
+    """What one scenario interrupt did (pr_script_interrupt_t)."""
+
+    runs: int  # how many times its body ran
+    failed: int  # calls of its body that failed: its script's timeouts and errors
+
+
+@dataclass(frozen=True)
 class SimResult:
     """What one run produced. Times are kernel times in ns; the report converts."""
 
@@ -65,6 +111,10 @@ class SimResult:
     priority_changes: int
     semaphores: tuple[SemaphoreCounters, ...]  # per resource, in model order
     scripts: tuple[ScriptCounters, ...]  # per task, in model order
+    queues: tuple[QueueCounters, ...] = ()  # per queue, in model order
+    events: tuple[EventsCounters, ...] = ()  # per event flags object, in model order
+    timers: tuple[TimerCounters, ...] = ()  # per timer, in model order
+    interrupts: tuple[InterruptCounters, ...] = ()  # per interrupt, in model order
 
 
 def _alloc_semaphore(lib: Any, k: KernelSemaphore, keep: list[Any]) -> None:
@@ -98,20 +148,25 @@ def _set_recovery(lib: Any, sem: int, k: KernelSemaphore, keep: list[Any]) -> No
         raise NativeError(f"the kernel refused the recovery of {k.name}: {native.errname(err)}")
 
 
+def _fill_script(script: Any, body: tuple[KernelAction, ...], keep: list[Any]) -> None:
+    actions = native.ffi.new("pr_action_t[]", max(1, len(body)))
+    for i, a in enumerate(body):
+        c = actions[i]
+        c.kind, c.sem, c.timeout, c.options, c.amount = a.kind, a.sem, a.timeout, a.options, a.amount
+    script.actions = actions
+    script.count = len(body)
+    keep.append(actions)
+
+
 def _create_task(lib: Any, k: KernelTask, keep: list[Any]) -> Any:
     """Creates the task; returns its pr_script_t (the interpreter's counters)."""
-    actions = native.ffi.new("pr_action_t[]", max(1, len(k.actions)))
-    for i, a in enumerate(k.actions):
-        c = actions[i]
-        c.kind, c.sem, c.timeout, c.amount = a.kind, a.sem, a.timeout, a.amount
     script = native.ffi.new("pr_script_t *")
-    script.actions = actions
-    script.count = len(k.actions)
+    _fill_script(script, k.actions, keep)
     bad = native.ffi.new("uint32_t *")
     if lib.pr_script_check(script, bad) != native.PR_OK:
         raise NativeError(f"the kernel refused the body of task {k.name} at action {bad[0]}")
     name = native.ffi.new("char[]", k.name.encode())
-    keep.extend((actions, script, name))
+    keep.extend((script, name))
 
     attr = native.ffi.new("pr_task_attr_t *")
     lib.pr_task_attr_init(attr)
@@ -127,6 +182,121 @@ def _create_task(lib: Any, k: KernelTask, keep: list[Any]) -> Any:
     if err != native.PR_OK:
         raise NativeError(f"the kernel refused task {k.name}: {native.errname(err)}")
     return script
+
+
+def _alloc_queue(lib: Any, k: KernelQueue, keep: list[Any]) -> None:
+    attr = native.ffi.new("pr_msgq_attr_t *")
+    lib.pr_msgq_attr_init(attr)
+    name = native.ffi.new("char[]", k.name.encode())
+    place = native.PR_SCRIPT_MSG_SIZE + 2 * native.ffi.sizeof("void *") + native.ffi.sizeof("int")
+    word = native.ffi.sizeof("void *")
+    size = k.length * ((place + word - 1) // word * word)  # PR_MSGQ_BUFFER_BYTES
+    buffer = native.ffi.new("void *[]", size // word)  # aligned for a pointer
+    keep.extend((name, buffer))
+    attr.name = name
+    attr.msg_size = native.PR_SCRIPT_MSG_SIZE
+    attr.length = k.length
+    attr.flags = k.flags
+    attr.buffer = buffer
+    attr.buffer_bytes = size
+    qid = native.ffi.new("pr_id_t *")
+    err = lib.pr_msgq_alloc(attr, qid)
+    if err != native.PR_OK:
+        raise NativeError(f"the kernel refused queue {k.name}: {native.errname(err)}")
+
+
+def _alloc_events(lib: Any, name: str) -> None:
+    eid = native.ffi.new("pr_id_t *")
+    err = lib.pr_events_alloc(name.encode(), eid)
+    if err != native.PR_OK:
+        raise NativeError(f"the kernel refused event flags {name}: {native.errname(err)}")
+
+
+def _once_script(lib: Any, k: KernelPeriodic, script: Any, keep: list[Any]) -> None:
+    _fill_script(script, k.actions, keep)
+    bad = native.ffi.new("uint32_t *")
+    if lib.pr_script_check_once(script, bad) != native.PR_OK:
+        raise NativeError(f"the kernel refused the body of {k.name} at action {bad[0]}")
+
+
+def _create_timer(lib: Any, k: KernelPeriodic, keep: list[Any]) -> Any:
+    """Allocates the timer, its body run by pr_script_timer_action, and arms
+    it to expire at tick `phase` (the run starts at tick 0); returns its
+    pr_script_t (what its body counted)."""
+    script = native.ffi.new("pr_script_t *")
+    _once_script(lib, k, script, keep)
+    name = native.ffi.new("char[]", k.name.encode())
+    keep.extend((script, name))
+    attr = native.ffi.new("pr_timer_attr_t *")
+    lib.pr_timer_attr_init(attr)
+    attr.name = name
+    attr.action = lib.pr_script_timer_action
+    attr.arg = script
+    attr.priority = k.priority
+    attr.period = k.period
+    tid = native.ffi.new("pr_id_t *")
+    err = lib.pr_timer_alloc(attr, tid)
+    if err == native.PR_OK:
+        err = lib.pr_timer_start(tid[0], k.phase)
+    if err != native.PR_OK:
+        raise NativeError(f"the kernel refused timer {k.name}: {native.errname(err)}")
+    return script
+
+
+def _set_interrupts(lib: Any, interrupts: tuple[KernelPeriodic, ...], keep: list[Any]) -> Any:
+    """The scenario interrupts, run by the host port's tick hook; returns
+    their pr_script_interrupt_t array (what they counted)."""
+    if not interrupts:
+        return None
+    table = native.ffi.new("pr_script_interrupt_t[]", len(interrupts))
+    for i, k in enumerate(interrupts):
+        table[i].phase, table[i].period = k.phase, k.period
+        _once_script(lib, k, native.ffi.addressof(table[i], "script"), keep)
+    handle = native.ffi.new("pr_script_interrupts_t *", {"list": table, "count": len(interrupts)})
+    keep.extend((table, handle))
+    lib.pr_host_set_tick_hook(lib.pr_script_interrupts_tick, handle)
+    return table
+
+
+def failed_calls(script: Any) -> int:
+    """Calls of a body that runs once that did not succeed: with PR_NO_WAIT,
+    a full queue or a semaphore at its max is a failure like an error."""
+    return int(script.timeouts) + int(script.errors)
+
+
+def service_counters(lib: Any, scenario: Scenario, timer_scripts: list[Any]) -> tuple[
+    tuple[QueueCounters, ...], tuple[EventsCounters, ...], tuple[TimerCounters, ...]
+]:  # fmt: skip
+    """What the kernel counted for every queue, event flags object and timer."""
+    queues = []
+    for i in range(len(scenario.queues)):
+        q = native.ffi.new("pr_msgq_status_t *")
+        lib.pr_msgq_status(i, q)
+        queues.append(
+            QueueCounters(
+                int(q.sends),
+                int(q.receives),
+                int(q.most_messages),
+                int(q.send_waits),
+                int(q.receive_waits),
+                int(q.messages),
+            )  # fmt: skip
+        )
+    events = []
+    for i in range(len(scenario.events)):
+        e = native.ffi.new("pr_events_status_t *")
+        lib.pr_events_status(i, e)
+        events.append(EventsCounters(int(e.sets), int(e.wakeups), int(e.flags)))
+    timers = []
+    for i in range(len(scenario.timers)):
+        t = native.ffi.new("pr_timer_status_t *")
+        lib.pr_timer_status(i, t)
+        timers.append(
+            TimerCounters(
+                int(t.expiries), int(t.dropped), int(t.max_lateness), failed_calls(timer_scripts[i])
+            )
+        )
+    return tuple(queues), tuple(events), tuple(timers)
 
 
 def script_counters(script: Any) -> ScriptCounters:
@@ -146,9 +316,12 @@ class Accounting:
 def account(lib: Any, scenario: Scenario, trace: np.ndarray[Any, Any], end_ns: int) -> Accounting:
     njobs = int(np.count_nonzero(trace["event"] == native.EVENT["RELEASE"]))
     jobs = np.zeros(njobs, dtype=native.JOB_DTYPE)
+    # The timer service task (kernel task len(tasks), when there are timers)
+    # is accounted as a task with no deadline; its rows are dropped below.
+    ntasks = len(scenario.tasks) + (1 if scenario.timers else 0)
     deadlines = np.array(
         [scenario.ticks_to_ns(t.deadline or t.period or 0) if (t.deadline or t.period) else 0
-         for t in scenario.tasks],
+         for t in scenario.tasks] + [0] * (ntasks - len(scenario.tasks)),
         dtype=np.uint64,
     )  # fmt: skip
     is_mutex = np.array([r.kind == "mutex" for r in scenario.resources] + [False], dtype=np.uint8)
@@ -159,7 +332,7 @@ def account(lib: Any, scenario: Scenario, trace: np.ndarray[Any, Any], end_ns: i
     err = lib.pr_lab_account(
         ffi.cast("const pr_trace_record_t *", ffi.from_buffer(trace)),
         len(trace),
-        len(scenario.tasks),
+        ntasks,
         ffi.cast("const uint64_t *", ffi.from_buffer(deadlines)),
         len(scenario.resources),
         ffi.cast("const uint8_t *", ffi.from_buffer(is_mutex)),
@@ -173,6 +346,7 @@ def account(lib: Any, scenario: Scenario, trace: np.ndarray[Any, Any], end_ns: i
     if err != 0:
         raise NativeError("the job accounting could not read the kernel trace")
     n = len(scenario.resources)
+    jobs = jobs[jobs["task"] < len(scenario.tasks)]  # the timer service's job is no job of the file
     return Accounting(jobs, int(totals.busy), holds[:n].tolist(), recovery[:n].tolist())
 
 
@@ -214,7 +388,17 @@ def simulate(
     compiled = compile_scenario(scenario)
     for sem in compiled.semaphores:
         _alloc_semaphore(lib, sem, keep)
+    for queue in compiled.queues:
+        _alloc_queue(lib, queue, keep)
+    for events in compiled.events:
+        _alloc_events(lib, events)
     scripts = [_create_task(lib, task, keep) for task in compiled.tasks]
+    if compiled.timers:
+        err = lib.pr_timer_service_start(compiled.timer_service_priority, native.ffi.NULL)
+        if err != native.PR_OK:
+            raise NativeError(f"the kernel refused the timer service task: {native.errname(err)}")
+    timer_scripts = [_create_timer(lib, timer, keep) for timer in compiled.timers]
+    interrupts = _set_interrupts(lib, compiled.interrupts, keep)
 
     horizon = horizon_ticks if horizon_ticks is not None else scenario.horizon_ticks()
     until = scenario.ticks_to_ns(horizon) if horizon is not None else UNBOUNDED_NS
@@ -241,7 +425,13 @@ def simulate(
             SemaphoreCounters(int(s.ups), int(s.downs), int(s.max_waiters), int(s.aborts), hold, recovered)
         )
     ran = tuple(script_counters(script) for script in scripts)
-    del keep, scripts
+    queue_counters, events_counters, timer_counters = service_counters(lib, scenario, timer_scripts)
+    fired = tuple(
+        InterruptCounters(int(interrupts[i].fired), failed_calls(interrupts[i].script))
+        for i in range(len(compiled.interrupts))
+    )
+    lib.pr_host_set_tick_hook(native.ffi.NULL, native.ffi.NULL)
+    del keep, scripts, interrupts, timer_scripts
     return SimResult(
         scenario=scenario,
         trace=trace,
@@ -253,4 +443,8 @@ def simulate(
         priority_changes=int(stats.priority_changes),
         semaphores=tuple(counters),
         scripts=ran,
+        queues=queue_counters,
+        events=events_counters,
+        timers=timer_counters,
+        interrupts=fired,
     )

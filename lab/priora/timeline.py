@@ -39,6 +39,16 @@ How each kind is read (docs/trace-format.md):
                     plus those at the end.
   refusals          the calls the kernel refused (priora.refusals: the DOWN and
                     UP records with an error; the report's warnings)
+  waits             MSGQ_WAIT .. MSGQ_WAKE (a send waiting for room, a receive
+                    for a message), EVENTS_WAIT that waits .. EVENTS_WAKE
+                    (PR_ETIMEDOUT: a timeout): waits on queues and event flags
+  services          SEND and RECEIVE ok (a message sent, received: the queue
+                    and the message's priority), EVENTS_SET ok with arg0 1
+                    (flags set), on the calling task's row; TIMER_EXPIRE on the
+                    timer service's row. The same calls made in an interrupt
+                    (task 0xFF) go to Timeline.interrupt_marks.
+The timer service task (kernel task len(tasks), when the scenario has
+timers) has a row of its own, named "timers", after the file's tasks.
 Empty intervals are dropped: they mark a decision taken at one instant (a task
 switched in and out again at once), not time spent; for the same reason, an
 execution (or a boost at one value) that resumes at the instant it stopped
@@ -54,7 +64,7 @@ from typing import Any
 import numpy as np
 
 from priora import native, refusals
-from priora.model import Scenario
+from priora.model import Scenario, Task
 from priora.refusals import Refusal
 from priora.simulate import SimResult
 
@@ -152,6 +162,25 @@ class PriorityChange:
 
 
 @dataclass(frozen=True)
+class Wait(Interval):
+    """A wait on a message queue or event flags (not a semaphore: Blocked)."""
+
+    object: str  # the queue or the event flags
+    what: str  # "room" (a send), "message" (a receive) or "flags"
+    timed_out: bool = False
+
+
+@dataclass(frozen=True)
+class ServiceMark:
+    """A message sent or received, flags set, a timer expiring."""
+
+    time: int
+    kind: str  # "send", "receive", "set" or "expire"
+    object: str  # the queue, event flags or timer
+    detail: int  # send, receive: the message's priority; set: the flags after; expire: the expiry tick
+
+
+@dataclass(frozen=True)
 class TaskTimeline:
     task: int  # kernel id = index in the model
     name: str
@@ -168,6 +197,8 @@ class TaskTimeline:
     finishes: tuple[Mark, ...]
     refusals: tuple[Refusal, ...] = ()  # calls the kernel refused, in time order
     recoveries: tuple[Recovery, ...] = ()  # rcs: by start
+    services: tuple[ServiceMark, ...] = ()  # sends, receives, sets, timer expiries, in time order
+    waits: tuple[Wait, ...] = ()  # on queues and event flags, by start
 
     def job_at(self, time: int) -> int:
         """The job a task runs at `time`: one more than those finished by then."""
@@ -179,6 +210,7 @@ class Timeline:
     scenario: Scenario
     end: int  # ns, where open intervals were closed
     tasks: tuple[TaskTimeline, ...]  # in kernel id order
+    interrupt_marks: tuple[ServiceMark, ...] = ()  # sends and sets made in interrupts
 
     def by_urgency(self) -> list[TaskTimeline]:
         """Most urgent first (base priority; ties in kernel id order)."""
@@ -209,12 +241,21 @@ class _Task:
     blocked_ceiling: tuple[int, int] | None = None  # pcp: (ceiling, holder) of the current wait
     boosted_since: int | None = None
     boost_cause: str = "inherit"
+    services: list[ServiceMark] = field(default_factory=list)
+    waits: list[Wait] = field(default_factory=list)
+    waiting: tuple[str, str, int] | None = None  # (object, what, since) of the current wait
 
 
 class _Builder:
     def __init__(self, scenario: Scenario) -> None:
         self.scenario = scenario
-        self.tasks = [_Task(t.priority, t.priority) for t in scenario.tasks]
+        # The file's tasks, and the timer service task after them.
+        self.models = list(scenario.tasks)
+        if scenario.timers:
+            service = scenario.system.timer_service_priority
+            self.models.append(Task("timers", service, None, 0, None, ()))
+        self.tasks = [_Task(t.priority, t.priority) for t in self.models]
+        self.interrupt_marks: list[ServiceMark] = []
         self.running: int | None = None
         self.handlers = {
             EV["TASK_CREATE"]: self._create,
@@ -231,6 +272,14 @@ class _Builder:
             EV["ABORT"]: self._abort,
             EV["RECOVER"]: self._recover,
             EV["CEILING"]: self._ceiling,
+            EV["SEND"]: self._message,
+            EV["RECEIVE"]: self._message,
+            EV["EVENTS_SET"]: self._set,
+            EV["TIMER_EXPIRE"]: self._expire,
+            EV["MSGQ_WAIT"]: self._wait,
+            EV["EVENTS_WAIT"]: self._wait,
+            EV["MSGQ_WAKE"]: self._woken,
+            EV["EVENTS_WAKE"]: self._woken,
         }
 
     # ---- helpers ----
@@ -283,7 +332,7 @@ class _Builder:
         t.blocked_on = None
         if now > since:
             value, holder = ceiling if ceiling is not None else (None, None)
-            by = self.scenario.tasks[holder].name if holder is not None and holder < len(self.tasks) else None
+            by = self.models[holder].name if holder is not None and holder < len(self.tasks) else None
             t.blocked.append(Blocked(since, now, self._name(sem), timed_out, value, by))
 
     def _end_run(self, now: int) -> None:
@@ -317,6 +366,7 @@ class _Builder:
         for sem in list(t.recovering):
             self._end_recovery(t, sem, now)
         self._end_block(t, now, timed_out=False)
+        self._end_wait(t, now, timed_out=False)
         self._end_boost(t, now)
 
     def _release(self, r: Any, now: int) -> None:
@@ -324,7 +374,7 @@ class _Builder:
         t = self.tasks[tid]
         job = int(r["value"])
         t.releases.append(Mark(now, job))
-        model = self.scenario.tasks[tid]
+        model = self.models[tid]
         relative = model.deadline or model.period
         if relative:
             # As the job accounting (lab/native/metrics.c) computes it, so
@@ -391,7 +441,7 @@ class _Builder:
         if sem in t.holding:
             self._end_hold(t, sem, now, aborted=True)
         by = int(r["arg0"])
-        name = self.scenario.tasks[by].name if by < len(self.tasks) else "?"
+        name = self.models[by].name if by < len(self.tasks) else "?"
         t.aborts.append(Abort(now, self._name(sem), name))
 
     def _recover(self, r: Any, now: int) -> None:
@@ -400,8 +450,59 @@ class _Builder:
         if t is None or not self._is_mutex(sem):
             return
         waiter = int(r["arg0"])
-        name = self.scenario.tasks[waiter].name if waiter < len(self.tasks) else "?"
+        name = self.models[waiter].name if waiter < len(self.tasks) else "?"
         t.recovering[sem] = (now, name)
+
+    def _service(self, r: Any, mark: ServiceMark) -> None:
+        t = self._task(r)
+        if t is not None:
+            t.services.append(mark)
+        elif int(r["task"]) == native.TRACE_NONE:
+            self.interrupt_marks.append(mark)
+
+    def _message(self, r: Any, now: int) -> None:
+        queue = int(r["object"])
+        if int(r["result"]) == native.PR_OK and queue < len(self.scenario.queues):
+            kind = "send" if int(r["event"]) == EV["SEND"] else "receive"
+            self._service(r, ServiceMark(now, kind, self.scenario.queues[queue].name, int(r["arg0"])))
+
+    def _set(self, r: Any, now: int) -> None:
+        events = int(r["object"])
+        if int(r["result"]) == native.PR_OK and int(r["arg0"]) == 1 and events < len(self.scenario.events):
+            flags = int(r["value"]) & 0xFFFFFFFF
+            self._service(r, ServiceMark(now, "set", self.scenario.events[events].name, flags))
+
+    def _expire(self, r: Any, now: int) -> None:
+        timer = int(r["object"])
+        if self.scenario.timers and timer < len(self.scenario.timers):
+            mark = ServiceMark(now, "expire", self.scenario.timers[timer].name, int(r["value"]) & 0xFFFFFFFF)
+            self.tasks[len(self.scenario.tasks)].services.append(mark)
+
+    def _wait(self, r: Any, now: int) -> None:
+        t = self._task(r)
+        index = int(r["object"])
+        if int(r["event"]) == EV["MSGQ_WAIT"]:
+            names = [q.name for q in self.scenario.queues]
+            what = "room" if int(r["arg0"]) == 1 else "message"
+        elif int(r["arg1"]) == 1:  # EVENTS_WAIT that waits
+            names, what = [e.name for e in self.scenario.events], "flags"
+        else:
+            return
+        if t is not None and index < len(names):
+            t.waiting = (names[index], what, now)
+
+    def _end_wait(self, t: _Task, now: int, timed_out: bool) -> None:
+        if t.waiting is None:
+            return
+        name, what, since = t.waiting
+        t.waiting = None
+        if now > since:
+            t.waits.append(Wait(since, now, name, what, timed_out))
+
+    def _woken(self, r: Any, now: int) -> None:
+        t = self._task(r)
+        if t is not None:
+            self._end_wait(t, now, timed_out=int(r["result"]) == native.PR_ETIMEDOUT)
 
     def _prio(self, r: Any, now: int) -> None:
         t = self._task(r)
@@ -409,7 +510,11 @@ class _Builder:
             return
         sem = int(r["object"])
         cause = native.CAUSE_NAME.get(int(r["value"]) & 0xFF, "?")
-        resource = self._name(sem) if sem < len(self.scenario.resources) else None
+        if (int(r["value"]) >> 8) & 0xFF == native.PR_OBJ_MSGQ:  # lent through a message queue
+            queues = self.scenario.queues
+            resource = queues[sem].name if sem < len(queues) else None
+        else:
+            resource = self._name(sem) if sem < len(self.scenario.resources) else None
         old, new = int(r["arg0"]), int(r["arg1"])
         t.changes.append(PriorityChange(now, old, new, cause, resource))
         self._end_boost(t, now)
@@ -444,6 +549,7 @@ class _Builder:
             for sem in list(t.recovering):
                 self._end_recovery(t, sem, end)
             self._end_block(t, end, timed_out=False)
+            self._end_wait(t, end, timed_out=False)
             self._end_boost(t, end)
 
     def missed(self, jobs: np.ndarray[Any, Any]) -> None:
@@ -455,7 +561,7 @@ class _Builder:
 
     def result(self, end: int, refused: tuple[Refusal, ...]) -> Timeline:
         tasks = []
-        for i, (t, model) in enumerate(zip(self.tasks, self.scenario.tasks, strict=True)):
+        for i, (t, model) in enumerate(zip(self.tasks, self.models, strict=True)):
             tasks.append(
                 TaskTimeline(
                     task=i,
@@ -473,9 +579,11 @@ class _Builder:
                     finishes=tuple(t.finishes),
                     refusals=tuple(f for f in refused if f.task == i),
                     recoveries=tuple(sorted(t.recoveries, key=lambda c: c.start)),
+                    services=tuple(t.services),
+                    waits=tuple(t.waits),
                 )
             )
-        return Timeline(self.scenario, end, tuple(tasks))
+        return Timeline(self.scenario, end, tuple(tasks), tuple(self.interrupt_marks))
 
 
 def extract(result: SimResult) -> Timeline:

@@ -17,6 +17,7 @@
 struct riscv_clock riscv_clk;
 #define clk riscv_clk
 
+
 /* The external definitions of the inline functions (C99 inline). */
 extern uint64_t riscv_mtime(void);
 extern uint64_t riscv_kernel_mtime(void);
@@ -186,3 +187,7 @@ void riscv_timer_interrupt(void)
         set_mtimecmp(clk.until);
     pr_kernel_tick_isr(); /* may switch to another task: see vector.S */
 }
+
+/* The program's code in the tick interrupt: the kernel's tick hook, which
+ * runs it after the tick's own work, inside the interrupt. */
+void pr_riscv_set_tick_hook(void (*fn)(void *arg), void *arg) { pr_kernel_set_tick_hook(fn, arg); }

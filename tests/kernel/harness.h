@@ -77,15 +77,15 @@ typedef struct downer {
 void downer_body(void *arg);
 
 /* Script actions, for pr_script_t bodies given as data. */
-#define A_COMPUTE(n) {PR_ACT_COMPUTE, 0, 0, TICKS(n)}
-#define A_LOCK(s) {PR_ACT_LOCK, (s), PR_FOREVER, 0}
-#define A_LOCK_TO(s, t) {PR_ACT_LOCK, (s), (t), 0}
-#define A_UNLOCK(s) {PR_ACT_UNLOCK, (s), 0, 0}
-#define A_DOWN(s, t) {PR_ACT_DOWN, (s), (t), 0}
-#define A_UP(s) {PR_ACT_UP, (s), 0, 0}
-#define A_DELAY(n) {PR_ACT_DELAY, 0, 0, (n)}
-#define A_WAIT_PERIOD {PR_ACT_WAIT_PERIOD, 0, 0, 0}
-#define A_SET_PRIORITY(p) {PR_ACT_SET_PRIORITY, 0, 0, (p)}
+#define A_COMPUTE(n) {PR_ACT_COMPUTE, 0, 0, 0, TICKS(n)}
+#define A_LOCK(s) {PR_ACT_LOCK, (s), PR_FOREVER, 0, 0}
+#define A_LOCK_TO(s, t) {PR_ACT_LOCK, (s), (t), 0, 0}
+#define A_UNLOCK(s) {PR_ACT_UNLOCK, (s), 0, 0, 0}
+#define A_DOWN(s, t) {PR_ACT_DOWN, (s), (t), 0, 0}
+#define A_UP(s) {PR_ACT_UP, (s), 0, 0, 0}
+#define A_DELAY(n) {PR_ACT_DELAY, 0, 0, 0, (n)}
+#define A_WAIT_PERIOD {PR_ACT_WAIT_PERIOD, 0, 0, 0, 0}
+#define A_SET_PRIORITY(p) {PR_ACT_SET_PRIORITY, 0, 0, 0, (p)}
 #define SCRIPT(actions) ((pr_script_t){(actions), sizeof(actions) / sizeof *(actions), 0, 0, PR_OK, 0, 0, 0})
 
 #define CHECK(cond)                                                                                \

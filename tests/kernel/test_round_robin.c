@@ -91,7 +91,7 @@ static void slice_end_alone_at_level_keeps_running(void)
 static void more_urgent_task_preempts_mid_slice(void)
 {
     abc(2, compute5);
-    static const pr_action_t half[] = {{PR_ACT_COMPUTE, 0, 0, TICKS(1) / 2}};
+    static const pr_action_t half[] = {{PR_ACT_COMPUTE, 0, 0, 0, TICKS(1) / 2}};
     pr_script_t h = SCRIPT(half);
     script_task("H", 5, 3, &h);
     CHECK_EQ(pr_host_run_ticks(100), PR_HOST_QUIESCENT);

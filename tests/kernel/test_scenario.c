@@ -34,7 +34,7 @@ static void script_check_accepts_and_rejects(void)
     static const pr_action_t period_inside[] = {A_LOCK(A), A_WAIT_PERIOD, A_UNLOCK(A)};
     static const pr_action_t prio_high[] = {A_SET_PRIORITY(PR_PRIO_MAX), A_SET_PRIORITY(PR_PRIO_MAX + 1)};
     static const pr_action_t delay_forever[] = {A_DELAY(5), A_DELAY(PR_FOREVER)};
-    static const pr_action_t unknown[] = {A_COMPUTE(1), {(pr_action_kind_t)99, 0, 0, 0}};
+    static const pr_action_t unknown[] = {A_COMPUTE(1), {(pr_action_kind_t)99, 0, 0, 0, 0}};
     CHECK_SCRIPT(nested, PR_OK, 0);
     CHECK_SCRIPT(overlapping, PR_OK, 0);
     CHECK_SCRIPT(no_unlock, PR_EINVAL, 1);
@@ -212,7 +212,110 @@ static void failed_lock_skips_sections_opened_in_its_range(void)
     CHECK_EQ(status_of(yt).mutexes_held, 0);
 }
 
+/* ---- queues and event flags ---- */
+
+#define A_SEND(q, prio) {PR_ACT_SEND, (q), PR_FOREVER, PR_ACT_SEND_PRIORITY, (prio)}
+#define A_RECEIVE(q) {PR_ACT_RECEIVE, (q), PR_FOREVER, 0, 0}
+#define A_SET(e, mask) {PR_ACT_EVENTS_SET, (e), 0, 0, (mask)}
+#define A_CLEAR(e, mask) {PR_ACT_EVENTS_CLEAR, (e), 0, 0, (mask)}
+#define A_WAIT_ALL_CLEAR(e, mask) {PR_ACT_EVENTS_WAIT, (e), PR_FOREVER, PR_EVENTS_ALL | PR_EVENTS_CLEAR, (mask)}
+
+static int check_once(const pr_action_t *actions, uint32_t count, uint32_t *bad)
+{
+    pr_script_t sc = {actions, count, 0, 0, PR_OK, 0, 0, 0};
+    *bad = 999;
+    return pr_script_check_once(&sc, bad);
+}
+
+static void script_check_of_queue_and_events_actions(void)
+{
+    static const pr_action_t good[] = {A_SEND(0, PR_PRIO_MAX), A_RECEIVE(0), A_SET(0, 0xFFFFFFFFu), A_CLEAR(0, 1),
+                                       A_WAIT_ALL_CLEAR(0, 3)};
+    static const pr_action_t send_prio[] = {A_SEND(0, PR_PRIO_MAX + 1)};
+    static const pr_action_t send_options[] = {{PR_ACT_SEND, 0, PR_FOREVER, 2, 0}};
+    static const pr_action_t set_options[] = {{PR_ACT_EVENTS_SET, 0, 0, PR_EVENTS_ALL, 1}};
+    static const pr_action_t set_wide[] = {A_SET(0, UINT64_C(0x100000000))};
+    static const pr_action_t wait_zero[] = {A_RECEIVE(0), A_WAIT_ALL_CLEAR(0, 0)};
+    static const pr_action_t wait_options[] = {{PR_ACT_EVENTS_WAIT, 0, PR_FOREVER, 4, 1}};
+    CHECK_SCRIPT(good, PR_OK, 0);
+    CHECK_SCRIPT(send_prio, PR_EINVAL, 0);
+    CHECK_SCRIPT(send_options, PR_EINVAL, 0);
+    CHECK_SCRIPT(set_options, PR_EINVAL, 0);
+    CHECK_SCRIPT(set_wide, PR_EINVAL, 0);
+    CHECK_SCRIPT(wait_zero, PR_EINVAL, 1);
+    CHECK_SCRIPT(wait_options, PR_EINVAL, 0);
+
+    /* A body that runs once (a timer's, an interrupt's) never waits. */
+    static const pr_action_t once[] = {A_UP(0), A_SEND(0, 1), A_SET(0, 1), A_CLEAR(0, 1)};
+    static const pr_action_t once_receive[] = {A_UP(0), A_RECEIVE(0)};
+    static const pr_action_t once_compute[] = {A_COMPUTE(1)};
+    static const pr_action_t once_wait[] = {A_SET(0, 1), A_SET(0, 2), A_WAIT_ALL_CLEAR(0, 1)};
+    uint32_t bad;
+    CHECK_EQ(check_once(once, 4, &bad), PR_OK);
+    CHECK_EQ(check_once(once_receive, 2, &bad), PR_EINVAL);
+    CHECK_EQ(bad, 1);
+    CHECK_EQ(check_once(once_compute, 1, &bad), PR_EINVAL);
+    CHECK_EQ(bad, 0);
+    CHECK_EQ(check_once(once_wait, 3, &bad), PR_EINVAL);
+    CHECK_EQ(bad, 2);
+    CHECK_EQ(check_once(send_prio, 1, &bad), PR_EINVAL);
+    CHECK_EQ(bad, 0);
+}
+
+/*
+ * S (2): compute 1, send Q (priority 5), wait E 0x3 all clear, compute 1.
+ * R (1): receive Q, compute 1, set E 0x3.
+ * S computes 0-1 and sends at 1 (nobody waits: the message stays in Q), then
+ * waits for E; R receives it at 1, computes 1-2 and sets E at 2, which wakes
+ * S (more urgent): R's set is its last action, so R ends at 2 first (the
+ * interpreter's scheduler lock at a job's end), then S computes 2-3, its
+ * wait having cleared the flags.
+ */
+static const pr_action_t S_body[] = {A_COMPUTE(1), A_SEND(0, 5), A_WAIT_ALL_CLEAR(0, 3), A_COMPUTE(1)};
+static const pr_action_t R_body[] = {A_RECEIVE(0), A_COMPUTE(1), A_SET(0, 3)};
+
+static void queue_and_events_actions_run(void)
+{
+    harness_reset(0);
+    static void *buffer[PR_MSGQ_BUFFER_BYTES(PR_SCRIPT_MSG_SIZE, 1) / sizeof(void *)];
+    pr_msgq_attr_t attr;
+    pr_msgq_attr_init(&attr);
+    attr.name = "Q";
+    attr.msg_size = PR_SCRIPT_MSG_SIZE;
+    attr.length = 1;
+    attr.buffer = buffer;
+    attr.buffer_bytes = sizeof buffer;
+    pr_id_t q, e;
+    CHECK_EQ(pr_msgq_alloc(&attr, &q), PR_OK);
+    CHECK_EQ(pr_events_alloc("E", &e), PR_OK);
+    CHECK_EQ(q, 0);
+    CHECK_EQ(e, 0);
+    pr_script_t sc = SCRIPT(S_body), rc = SCRIPT(R_body);
+    pr_id_t st = script_task("S", 2, 0, &sc);
+    pr_id_t rt = script_task("R", 1, 0, &rc);
+    CHECK_EQ(pr_host_run_ticks(10), PR_HOST_QUIESCENT);
+    CHECK_EQ(trace_tick_of(PR_EV_MSGQ_SEND, st, 0), 1);
+    CHECK_EQ(trace_tick_of(PR_EV_EVENTS_WAIT, st, 0), 1);
+    CHECK_EQ(trace_tick_of(PR_EV_MSGQ_RECEIVE, rt, 0), 1);
+    CHECK_EQ(trace_tick_of(PR_EV_EVENTS_SET, rt, 0), 2);
+    CHECK_EQ(trace_tick_of(PR_EV_EVENTS_WAKE, st, 0), 2);
+    CHECK_EQ(trace_tick_of(PR_EV_TASK_EXIT, st, 0), 3);
+    CHECK_EQ(trace_tick_of(PR_EV_TASK_EXIT, rt, 0), 2); /* its last action ends its job (scheduler lock) */
+    pr_msgq_status_t qs;
+    CHECK_EQ(pr_msgq_status(q, &qs), PR_OK);
+    CHECK_EQ(qs.sends, 1);
+    CHECK_EQ(qs.receives, 1);
+    CHECK_EQ(qs.messages, 0);
+    pr_events_status_t es;
+    CHECK_EQ(pr_events_status(e, &es), PR_OK);
+    CHECK_EQ(es.flags, 0); /* cleared by S's wait */
+    CHECK_EQ(es.wakeups, 1);
+    CHECK_EQ(sc.errors + sc.timeouts + rc.errors + rc.timeouts, 0);
+}
+
 HARNESS_MAIN(TEST_CASE(script_check_accepts_and_rejects),
+             TEST_CASE(script_check_of_queue_and_events_actions),
+             TEST_CASE(queue_and_events_actions_run),
              TEST_CASE(failed_lock_releases_overlapping_section),
              TEST_CASE(failed_inner_lock_skips_nested_section),
              TEST_CASE(failed_lock_skips_sections_opened_in_its_range),

@@ -354,7 +354,7 @@ static void set_priority_preempts_at_once(void)
 static void preemption_inside_up(void)
 {
     harness_reset(0);
-    static const pr_action_t l_body[] = {{PR_ACT_COMPUTE, 0, 0, TICKS(1) / 2}, A_UP(S), A_COMPUTE(1)};
+    static const pr_action_t l_body[] = {{PR_ACT_COMPUTE, 0, 0, 0, TICKS(1) / 2}, A_UP(S), A_COMPUTE(1)};
     pr_script_t l = SCRIPT(l_body);
     downer_t h = DOWNER(S, PR_FOREVER, 0, TICKS(1), 0);
     CHECK_EQ(counting("S", 0, PR_SEM_PRIO), S);

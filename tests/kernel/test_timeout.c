@@ -220,7 +220,7 @@ static void up_at_timeout_instant_wins(void)
 
 /* The same with U's up half a tick later: W timed out at 4; the up at 4.5
  * finds nobody waiting and leaves the value at 1. */
-static const pr_action_t U_at4_5[] = {A_COMPUTE(4), {PR_ACT_COMPUTE, 0, 0, TICKS(1) / 2}, A_UP(S)};
+static const pr_action_t U_at4_5[] = {A_COMPUTE(4), {PR_ACT_COMPUTE, 0, 0, 0, TICKS(1) / 2}, A_UP(S)};
 static void up_after_timeout_finds_no_waiter(void)
 {
     harness_reset(0);

@@ -247,6 +247,8 @@ def test_job_table_agrees(name: str, protocol: str, target: str) -> None:
     assert [(c.timeouts, c.errors, c.aborts) for c in q.scripts] == [
         (c.timeouts, c.errors, c.aborts) for c in h.scripts
     ]
+    # Queues, event flags, timers (lateness in whole ticks) and interrupts.
+    assert (q.queues, q.events, q.timers, q.interrupts) == (h.queues, h.events, h.timers, h.interrupts)
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -350,10 +352,12 @@ def test_blob_round_trip(name: str, protocol: str) -> None:
     data = blob.encode(kernel, s.horizon_ticks())
     assert blob.decode(data) == (kernel, s.horizon_ticks())
     magic, version, header, total, crc = struct.unpack_from("<4sHHII", data)
-    assert (magic, version, header, total) == (b"PRSB", 3, 64, len(data))
+    assert (magic, version, header, total) == (b"PRSB", 4, 64, len(data))
     assert crc == zlib.crc32(data[16:])
-    actions = sum(len(t.body) for t in s.tasks)
-    assert len(data) == 64 + 48 * len(s.resources) + 64 * len(s.tasks) + 24 * actions
+    periodics = (*s.timers, *s.interrupts)
+    actions = sum(len(t.body) for t in (*s.tasks, *periodics))
+    objects = 48 * len(s.resources) + 32 * len(s.queues) + 16 * len(s.events)
+    assert len(data) == 64 + objects + 64 * len(s.tasks) + 48 * len(periodics) + 24 * actions
 
 
 def test_kernel_objects_of_a_scenario() -> None:
@@ -441,8 +445,8 @@ BAD_BLOBS: dict[str, tuple[Callable[[bytes], bytes], int, str]] = {
         10,
         'blob: no scenario blob at 0x87000000 (the magic is not "PRSB"): load one with -device loader,file=BLOB,addr=0x87000000,force-raw=on',
     ),
-    "version": (patched(4, "<H", 1), 10, "blob: unsupported version (this runner reads version 3): 1"),
-    "version 2": (patched(4, "<H", 2), 10, "blob: unsupported version (this runner reads version 3): 2"),
+    "version": (patched(4, "<H", 1), 10, "blob: unsupported version (this runner reads version 4): 1"),
+    "version 3": (patched(4, "<H", 3), 10, "blob: unsupported version (this runner reads version 4): 3"),
     "checksum": (
         lambda d: d[:-1] + bytes([d[-1] ^ 1]),
         10,
@@ -460,9 +464,19 @@ BAD_BLOBS: dict[str, tuple[Callable[[bytes], bytes], int, str]] = {
         "blob: tick_hz out of the kernel's range 1..1000000: 2000000",
     ),
     "reserved": (
+        patched(28, "<I", 7),
+        10,
+        "blob: the reserved header field (offset 28) must be 0; flags 7",
+    ),
+    "service priority": (
         patched(60, "<I", 7),
         10,
-        "blob: reserved header fields must be 0 (offset 28, 52..63); flags 0",
+        "blob: timer service priority out of range (0..31; 0 without timers): 7",
+    ),  # inversion has no timers
+    "queue count": (
+        patched(52, "<H", 17),
+        10,
+        "blob: more queues, event flags, timers or interrupts than the pools hold; queues 17",
     ),
     "sem name": (
         patched(SEMS, "<B", 0),
@@ -489,7 +503,17 @@ BAD_BLOBS: dict[str, tuple[Callable[[bytes], bytes], int, str]] = {
         "blob: task 0: its actions are not inside the action table; first 0",
     ),
     "kind": (patched(ACTIONS, "<I", 42), 10, "blob: action 0: unknown kind 42"),
-    "sem id": (patched(ACTIONS + 4, "<I", 5), 10, "blob: action 0: semaphore id out of range: 5"),
+    "sem id": (patched(ACTIONS + 4, "<I", 5), 10, "blob: action 0: object id out of range: 5"),
+    "options": (
+        patched(ACTIONS + 12, "<I", 1),
+        10,
+        "blob: action 0: options (offset 12) must be 0 for this kind, holds 1",
+    ),
+    "queue id": (
+        patched(ACTIONS, "<I", 10),
+        10,
+        "blob: action 0: object id out of range: 0",
+    ),  # a receive from queue 0, in a scenario without queues
     "kernel": (
         patched(SEMS + 16, "<i", 0),
         11,
@@ -754,3 +778,69 @@ def test_the_smoke_tests_decoder_reads_the_runner(
     out = capsys.readouterr().out
     assert out.startswith("== run run: 28 records, tick 1000 Hz (times in ticks)\n")
     assert "SWITCH H<-L" in out and "PRIO L 1->3 inherit S" in out
+
+
+# What the examples of queues, event flags, timers and interrupts do not
+# use: FIFO messages, sends with a given priority and a timeout, a wait for
+# all flags and a receive with timeouts (one of W's fires), a clear, a
+# one-shot timer, calls of timer and interrupt bodies that fail (a full
+# queue, a semaphore at its max).
+SERVICES = """
+[system]
+horizon = 20
+timer_service_priority = 3
+
+[resources.Q]
+kind = "queue"
+length = 1
+message_order = "fifo"
+
+[resources.E]
+kind = "events"
+
+[resources.go]
+kind = "binary"
+initial = 1
+
+[timers.once]
+phase = 3
+body = ["set E 0x2", "up go"]
+
+[timers.tick]
+period = 4
+priority = 1
+body = ["send Q priority 9"]
+
+[interrupts.irq]
+phase = 5
+period = 5
+body = ["set E 0x1", "send Q"]
+
+[tasks.W]
+priority = 2
+period = 10
+body = ["wait E 0x3 all clear timeout 8", "receive Q timeout 2", "compute 1", "clear E 0xff"]
+
+[tasks.S]
+priority = 1
+period = 20
+body = ["compute 2", "send Q priority 4 timeout 1", "receive Q", "compute 1"]
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_services_on_qemu_are_the_hosts(target: str) -> None:
+    s = parse(SERVICES, "services.toml")
+    mine, theirs = qemu_run.run(s, target).result, simulate(s, costs=COSTS)
+    assert keys(mine) == keys(theirs)
+    assert (mine.queues, mine.events, mine.timers, mine.interrupts) == (
+        theirs.queues,
+        theirs.events,
+        theirs.timers,
+        theirs.interrupts,
+    )
+    assert [(c.timeouts, c.errors) for c in mine.scripts] == [(c.timeouts, c.errors) for c in theirs.scripts]
+    # The run uses what it is there for.
+    assert theirs.timers[0].failed == 1  # "up go" at its max
+    assert theirs.interrupts[0].failed > 0  # a send to a full queue
+    assert sum(c.timeouts for c in theirs.scripts) > 0

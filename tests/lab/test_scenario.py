@@ -677,19 +677,19 @@ BAD_FILES = [
     # Unknown tables and keys
     (
         "unknown_table",
-        "unknown_table.toml: [task]: unknown table (expected [system], [resources.NAME] and [tasks.NAME])",
+        "unknown_table.toml: [task]: unknown table (expected [system], [resources.NAME], [tasks.NAME], [timers.NAME] and [interrupts.NAME])",
     ),
     (
         "unknown_top_level_key",
-        "unknown_top_level_key.toml: name: unknown top-level key (expected [system], [resources.NAME] and [tasks.NAME])",
+        "unknown_top_level_key.toml: name: unknown top-level key (expected [system], [resources.NAME], [tasks.NAME], [timers.NAME] and [interrupts.NAME])",
     ),
     (
         "unknown_key_system",
-        "unknown_key_system.toml: [system] tickhz: unknown key (expected one of: tick_hz, time_unit, horizon, protocol, quantum, cost_model, cpu_hz)",
+        "unknown_key_system.toml: [system] tickhz: unknown key (expected one of: tick_hz, time_unit, horizon, protocol, quantum, cost_model, cpu_hz, timer_service_priority)",
     ),
     (
         "unknown_key_resource",
-        "unknown_key_resource.toml: [resources.S] protocl: unknown key (expected one of: kind, protocol, ceiling, recovery, initial, max, order)",
+        "unknown_key_resource.toml: [resources.S] protocl: unknown key (expected one of: kind, protocol, ceiling, recovery, initial, max, order, length, message_order, inherit)",
     ),
     (
         "unknown_key_task",
@@ -769,11 +769,11 @@ BAD_FILES = [
     # [resources.NAME]
     (
         "kind_missing",
-        'kind_missing.toml: [resources.S] kind: missing (expected "mutex", "counting" or "binary")',
+        'kind_missing.toml: [resources.S] kind: missing (expected "mutex", "counting", "binary", "queue" or "events")',
     ),
     (
         "kind_unknown",
-        'kind_unknown.toml: [resources.S] kind: unknown kind "spinlock" (expected "mutex", "counting" or "binary")',
+        'kind_unknown.toml: [resources.S] kind: unknown kind "spinlock" (expected "mutex", "counting", "binary", "queue" or "events")',
     ),
     (
         "order_unknown",
@@ -882,7 +882,7 @@ BAD_FILES = [
     ),
     (
         "too_many_resources",
-        "too_many_resources.toml: [resources]: 65 resources, the kernel has room for 64",
+        "too_many_resources.toml: [resources]: 65 semaphores, the kernel has room for 64",
     ),
     # [tasks.NAME]: times
     (
@@ -973,11 +973,11 @@ BAD_FILES = [
     ),
     (
         "action_unknown",
-        'action_unknown.toml: [tasks.T] body[1]: unknown action "run 2" (expected compute, lock, unlock, down, up or delay)',
+        'action_unknown.toml: [tasks.T] body[1]: unknown action "run 2" (expected compute, lock, unlock, down, up, delay, send, receive, set, clear or wait)',
     ),
     (
         "action_empty",
-        "action_empty.toml: [tasks.T] body[1]: empty action (expected compute, lock, unlock, down, up or delay)",
+        "action_empty.toml: [tasks.T] body[1]: empty action (expected compute, lock, unlock, down, up, delay, send, receive, set, clear or wait)",
     ),
     (
         "action_malformed",

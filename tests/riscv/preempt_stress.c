@@ -20,16 +20,16 @@
 #define NTASKS 4
 
 static const pr_action_t low_body[] = {
-    {PR_ACT_LOCK, 0, PR_FOREVER, 0},
-    {PR_ACT_COMPUTE, 0, 0, US(500)},
-    {PR_ACT_UNLOCK, 0, 0, 0},
-    {PR_ACT_COMPUTE, 0, 0, US(2300)},
+    {PR_ACT_LOCK, 0, PR_FOREVER, 0, 0},
+    {PR_ACT_COMPUTE, 0, 0, 0, US(500)},
+    {PR_ACT_UNLOCK, 0, 0, 0, 0},
+    {PR_ACT_COMPUTE, 0, 0, 0, US(2300)},
 };
 static const pr_action_t high_body[] = {
-    {PR_ACT_COMPUTE, 0, 0, US(200)},
-    {PR_ACT_LOCK, 0, PR_FOREVER, 0},
-    {PR_ACT_COMPUTE, 0, 0, US(100)},
-    {PR_ACT_UNLOCK, 0, 0, 0},
+    {PR_ACT_COMPUTE, 0, 0, 0, US(200)},
+    {PR_ACT_LOCK, 0, PR_FOREVER, 0, 0},
+    {PR_ACT_COMPUTE, 0, 0, 0, US(100)},
+    {PR_ACT_UNLOCK, 0, 0, 0, 0},
 };
 
 static const struct {

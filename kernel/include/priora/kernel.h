@@ -53,6 +53,15 @@ void pr_isr_exit(void);
  * quantum. Called by the port between pr_isr_enter and pr_isr_exit. */
 void pr_kernel_tick(void);
 
+/* The program's own code in the tick interrupt, for a port whose tick
+ * handler is pr_kernel_tick_isr (port.h; the RISC-V port): fn(arg) runs at
+ * every tick, inside the interrupt, after the tick's own work and before
+ * the switch it may cause, as a device's handler would (its calls are
+ * interrupt-context calls). NULL removes it. Without a hook the ticks that
+ * have nothing to do cost what they did; with one every tick takes the
+ * full path. Any context. */
+void pr_kernel_set_tick_hook(void (*fn)(void *arg), void *arg);
+
 /* Scheduler counters (for reports). */
 typedef struct pr_kernel_stats {
     uint64_t context_switches;

@@ -59,7 +59,8 @@ void pr_msgq_attr_init(pr_msgq_attr_t *attr);
 
 /* Allocates a queue; its id goes to *id. Errors: PR_EINVAL (attr or id
  * NULL, size 0 or above PR_CONFIG_MSG_MAX_SIZE, length < 1, unknown flags,
- * no buffer, a buffer too small or misaligned, name too long), PR_ENOSPC
+ * PR_MSGQ_INHERIT with PR_MSGQ_FIFO_WAITERS, no buffer, a buffer too small
+ * or misaligned, name too long), PR_ENOSPC
  * (pool exhausted). Any context. */
 int pr_msgq_alloc(const pr_msgq_attr_t *attr, pr_id_t *id);
 

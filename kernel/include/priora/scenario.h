@@ -36,6 +36,24 @@
  *   PR_ACT_WAIT_PERIOD  end the job here and wait for the next release; the
  *                       next job continues with the next action.
  *   PR_ACT_SET_PRIORITY set the task's own base priority to `amount`.
+ *   PR_ACT_SEND         pr_msgq_send(sem = the queue, timeout) of a message of
+ *                       PR_SCRIPT_MSG_SIZE bytes (the sender's task id); its
+ *                       priority is `amount` with PR_ACT_SEND_PRIORITY in
+ *                       `options`, else the sender's (PR_MSG_PRIO_SENDER).
+ *   PR_ACT_RECEIVE      pr_msgq_receive(sem = the queue, timeout).
+ *   PR_ACT_EVENTS_SET   pr_events_set(sem = the event flags, amount = mask).
+ *   PR_ACT_EVENTS_CLEAR pr_events_clear(sem = the event flags, amount = mask).
+ *   PR_ACT_EVENTS_WAIT  pr_events_wait(sem = the event flags, amount = mask,
+ *                       options = PR_EVENTS_ANY or PR_EVENTS_ALL, | PR_EVENTS_CLEAR,
+ *                       timeout).
+ * A failed SEND, RECEIVE or EVENTS_WAIT (timeout or error) lets the job go
+ * on with the next action, like a DOWN.
+ *
+ * Bodies that never wait (pr_script_run_once): a software timer's action
+ * (pr_script_timer_action, in the timer service task) and a scenario
+ * interrupt (pr_script_interrupts_tick, in the tick interrupt) run their
+ * actions once, in order, every call with PR_NO_WAIT. They take UP, SEND,
+ * EVENTS_SET and EVENTS_CLEAR only (pr_script_check_once).
  *
  * Timeouts, errors, aborts and lost work are counted in the script (per
  * task); each result is in the kernel trace as well.
@@ -53,21 +71,37 @@ typedef enum pr_action_kind {
     PR_ACT_UP,
     PR_ACT_DELAY,
     PR_ACT_WAIT_PERIOD,
-    PR_ACT_SET_PRIORITY
+    PR_ACT_SET_PRIORITY,
+    PR_ACT_SEND,
+    PR_ACT_RECEIVE,
+    PR_ACT_EVENTS_SET,
+    PR_ACT_EVENTS_CLEAR,
+    PR_ACT_EVENTS_WAIT
 } pr_action_kind_t;
+
+/* pr_action_t.options of a PR_ACT_SEND: `amount` is the message's priority. */
+#define PR_ACT_SEND_PRIORITY 1u
+
+/* The interpreter's messages: the sending task's id as a uint32_t
+ * (PR_NO_TASK as 0xFFFFFFFF from an interrupt). Queues that scripts use are
+ * allocated with this msg_size. */
+#define PR_SCRIPT_MSG_SIZE 4u
 
 typedef struct pr_action {
     pr_action_kind_t kind;
-    pr_id_t sem;            /* LOCK, UNLOCK, DOWN, UP */
-    pr_timeout_t timeout;   /* LOCK, DOWN: PR_FOREVER, PR_NO_WAIT or ticks */
-    uint64_t amount;        /* COMPUTE: time units; DELAY: ticks; SET_PRIORITY: priority */
+    pr_id_t sem;            /* the object: LOCK, UNLOCK, DOWN, UP: a semaphore; SEND,
+                               RECEIVE: a message queue; EVENTS_*: event flags */
+    pr_timeout_t timeout;   /* LOCK, DOWN, SEND, RECEIVE, EVENTS_WAIT: PR_FOREVER, PR_NO_WAIT or ticks */
+    uint32_t options;       /* SEND: PR_ACT_SEND_PRIORITY or 0; EVENTS_WAIT: PR_EVENTS_*; else 0 */
+    uint64_t amount;        /* COMPUTE: time units; DELAY: ticks; SET_PRIORITY: priority;
+                               SEND: the message's priority; EVENTS_*: the mask */
 } pr_action_t;
 
 typedef struct pr_script {
     const pr_action_t *actions;
     uint32_t count;
     /* Filled in while it runs: */
-    uint32_t timeouts;      /* PR_ETIMEDOUT or PR_EAGAIN results of LOCK/DOWN */
+    uint32_t timeouts;      /* PR_ETIMEDOUT or PR_EAGAIN results of the calls that may wait */
     uint32_t errors;        /* any other error result */
     int last_error;         /* the latest such error (PR_OK if none) */
     uint32_t last_error_action;
@@ -82,6 +116,42 @@ typedef struct pr_script {
  * ends holding nothing. Returns PR_OK, or PR_EINVAL with the index of the
  * first bad action in *bad_action (if not NULL). */
 int pr_script_check(const pr_script_t *script, uint32_t *bad_action);
+
+/* Checks a body that runs once and never waits (a timer's action, an
+ * interrupt): UP, SEND, EVENTS_SET and EVENTS_CLEAR only, in their ranges.
+ * Returns PR_OK, or PR_EINVAL with the index of the first bad action. */
+int pr_script_check_once(const pr_script_t *script, uint32_t *bad_action);
+
+/* Runs the actions once, in order, each call with PR_NO_WAIT; results are
+ * counted in the script as a task's are. Any context. */
+void pr_script_run_once(pr_script_t *script);
+
+/* A software timer's action (swtimer.h): pr_script_run_once(script). */
+void pr_script_timer_action(pr_id_t timer, void *script);
+
+/*
+ * Scenario interrupts: bodies that the tick interrupt runs, after the
+ * tick's own work (pr_kernel_tick) and before pr_isr_exit, at the ticks
+ * phase, phase + period, ... (period 0: once). They run in interrupt
+ * context (pr_isr_enter): a task they wake runs when the interrupt ends if
+ * it is the most urgent. The port calls pr_script_interrupts_tick from its
+ * tick interrupt (the host port: pr_host_set_tick_hook).
+ */
+typedef struct pr_script_interrupt {
+    pr_ticks_t phase;   /* the first tick it fires at, >= 1 (tick 0 has no interrupt) */
+    pr_ticks_t period;  /* ticks between firings; 0 = once */
+    pr_script_t script; /* its body, checked by pr_script_check_once */
+    uint32_t fired;     /* filled in: how many times it ran */
+} pr_script_interrupt_t;
+
+typedef struct pr_script_interrupts {
+    pr_script_interrupt_t *list; /* in the order they run when due at one tick */
+    uint32_t count;
+} pr_script_interrupts_t;
+
+/* Runs every interrupt of `interrupts` (a pr_script_interrupts_t) due at
+ * the current tick (pr_ticks_now), in list order. From the tick interrupt. */
+void pr_script_interrupts_tick(void *interrupts);
 
 /* The task body: create a task with entry = pr_script_body and arg = the
  * pr_script_t (which must outlive the task). */

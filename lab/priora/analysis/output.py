@@ -103,7 +103,45 @@ def analysis_dict(analysis: Analysis, provenance: Mapping[str, Any] | None = Non
             }
             for p, result in analysis.protocols.items()
         },
+        **_left_out_dict(ts),
     }
+
+
+def _left_out_dict(ts: TaskSet) -> dict[str, Any]:
+    """What the analysis does not bound or count; present only when there is some."""
+    out: dict[str, Any] = {}
+    if ts.unbounded_waits:
+        out["unbounded_waits"] = [
+            {"task": w.task, "action": w.action, "text": w.text, "reason": w.reason}
+            for w in ts.unbounded_waits
+        ]
+    if ts.not_counted:
+        out["not_counted"] = list(ts.not_counted)
+    return out
+
+
+def _left_out_text(ts: TaskSet) -> Lines | None:
+    """The plain statement of what B and R leave out, per task; in CSV, the
+    waits not bounded (not_bounded.csv)."""
+    if not ts.unbounded_waits and not ts.not_counted:
+        return None
+    lines = [f'{w.task} body[{w.action}] "{w.text}": {w.reason}' for w in ts.unbounded_waits]
+    lines += list(ts.not_counted)
+    waits = ts.unbounded_waits
+    table = Table(
+        "not_bounded",
+        None,
+        ["task", "action", "text", "reason"],
+        [
+            [w.task for w in waits],
+            [w.action for w in waits],
+            [w.text for w in waits],
+            [w.reason for w in waits],
+        ],
+        "lrll",
+    )
+    title = "Not bounded by this analysis (the bounds above hold only if these waits end at once)"
+    return Lines(title, lines, table if waits else None)
 
 
 def analysis_json(analysis: Analysis, provenance: Mapping[str, Any] | None = None) -> str:
@@ -291,6 +329,9 @@ def analysis_sections(analysis: Analysis) -> list[Section]:
         notes = _notes(analysis)
         if notes:
             sections.append(Lines("Notes", notes))
+    left_out = _left_out_text(ts)
+    if left_out is not None:
+        sections.append(left_out)
     return sections
 
 

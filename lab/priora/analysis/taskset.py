@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from priora.errors import PrioraError
-from priora.model import UNITS_PER_SECOND, Action, Resource, Scenario, Task
+from priora.model import SERVICE_WAITS, UNITS_PER_SECOND, Action, Resource, Scenario, Task, in_unit
 
 
 class AnalysisError(PrioraError):
@@ -109,6 +109,18 @@ class Edge:
 
 
 @dataclass(frozen=True)
+class UnboundedWait:
+    """A wait of a body that the analysis does not bound: a receive, a send
+    to a queue that may be full, a wait for event flags. B and R leave it
+    out: they hold only for jobs whose such waits end at once."""
+
+    task: str
+    action: int  # index in the body
+    text: str  # the action as the file writes it (times in ticks)
+    reason: str
+
+
+@dataclass(frozen=True)
 class TaskSet:
     source: str
     tick_hz: int
@@ -120,6 +132,11 @@ class TaskSet:
     # none. The bounds do not depend on it: `interfering` counts every task
     # of equal priority whole, which holds under any order among equals.
     quantum: int = 0
+    # What the analysis leaves out, said plainly in its output: the waits on
+    # queues and event flags, and the work it does not count (the timer
+    # service's, the interrupts', inheritance through a queue).
+    unbounded_waits: tuple[UnboundedWait, ...] = ()
+    not_counted: tuple[str, ...] = ()
     # What the rules compute once per task set and read many times (rcs's
     # abort costs, per aborter and floor): blocking.py fills it.
     memo: dict[tuple[str, str, int], int] = field(default_factory=dict, repr=False, compare=False)
@@ -297,6 +314,44 @@ def _inheritance_levels(
     return level
 
 
+def _unbounded_waits(scenario: Scenario, task: Task) -> list[UnboundedWait]:
+    waits = []
+    for i, a in enumerate(task.body):
+        if a.kind not in SERVICE_WAITS or a.timeout == 0:  # timeout 0 never waits
+            continue
+        what = {
+            "receive": f"waits for a message in {a.resource}, which another task or an interrupt must send",
+            "send": f"waits for room in {a.resource} while it is full, until another task receives",
+            "wait": f"waits for flags of {a.resource}, which another task or an interrupt must set",
+        }[a.kind]
+        unit = scenario.system.time_unit
+        limit = (
+            "for ever" if a.timeout is None else f"up to its timeout of {in_unit(scenario, a.timeout)} {unit}"
+        )
+        text = a.text(lambda ticks: in_unit(scenario, ticks))
+        waits.append(UnboundedWait(task.name, i, text, f"{what}, {limit}: not bounded, left out of B and R"))
+    return waits
+
+
+def _not_counted(scenario: Scenario) -> list[str]:
+    lines = []
+    if scenario.timers:
+        names = ", ".join(t.name for t in scenario.timers)
+        lines.append(
+            f"the timer service task (priority {scenario.system.timer_service_priority}) and the bodies of "
+            f"timers {names}: not counted as interference"
+        )
+    for irq in scenario.interrupts:
+        lines.append(f"interrupt {irq.name}'s body: not counted as interference")
+    for q in scenario.queues:
+        if q.inherit:
+            lines.append(
+                f"inheritance through queue {q.name}: its receiver may run at its senders' priority, "
+                "not counted as blocking or interference"
+            )
+    return lines
+
+
 def extract(scenario: Scenario) -> TaskSet:
     """The analysis' view of `scenario`, or an AnalysisError for what it does not cover."""
     source = scenario.source
@@ -348,6 +403,8 @@ def extract(scenario: Scenario) -> TaskSet:
         mutexes=infos,
         edges=tuple(edges),
         quantum=scenario.system.quantum,
+        unbounded_waits=tuple(w for task in scenario.tasks for w in _unbounded_waits(scenario, task)),
+        not_counted=tuple(_not_counted(scenario)),
     )
 
 

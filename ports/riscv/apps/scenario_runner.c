@@ -11,10 +11,13 @@
  * The runner checks the whole blob before the kernel starts (a bad one gets
  * one "scenario_runner: error: ..." line and QEMU exit status 10, never a
  * crash), creates one semaphore per resource (an rcs mutex with its
- * recovery: pr_script_recover) and one task per task, each
- * running the kernel's scenario interpreter over its actions, runs to the
- * horizon tick (or until nothing can happen any more), and prints the trace
- * and the kernel's counters over the UART.
+ * recovery: pr_script_recover), the message queues (their buffers in the
+ * free RAM) and event flags, one task per task, each running the kernel's
+ * scenario interpreter over its actions, the timer service task and the
+ * timers (pr_script_timer_action), and sets the scenario interrupts as the
+ * port's tick hook (pr_script_interrupts_tick, as the host port does); runs
+ * to the horizon tick (or until nothing can happen any more), and prints the
+ * trace and the kernel's counters over the UART.
  *
  * The trace goes into RAM during the run (pr_riscv_trace_store): the free RAM
  * between the end of the image and the blob, about 110 MiB, 4.8 million
@@ -25,6 +28,10 @@
  *   PRIORA-RUN stop=<quiescent|horizon> end_ns=<n> ticks=<n> context_switches=<n> priority_changes=<n>
  *   PRIORA-RUN sem=<id> ups=<n> downs=<n> max_waiters=<n> aborts=<n>    (one per semaphore)
  *   PRIORA-RUN task=<id> timeouts=<n> errors=<n> aborts=<n> lost=<ns>  (one per task: its script)
+ *   PRIORA-RUN queue=<id> sends=<n> receives=<n> most_messages=<n> send_waits=<n> receive_waits=<n> messages=<n>
+ *   PRIORA-RUN events=<id> sets=<n> wakeups=<n> flags=<n>
+ *   PRIORA-RUN timer=<id> expiries=<n> dropped=<n> max_lateness=<ticks> failed=<n>
+ *   PRIORA-RUN interrupt=<i> runs=<n> failed=<n>
  *   PRIORA-RUN done
  *
  * QEMU exit status: 0 the run is complete; 10 the blob is refused; 11 the
@@ -44,15 +51,20 @@
 
 extern char __image_end[]; /* link.ld: the end of the image (its boot stack) */
 
-/* ---- the blob, version 3 (docs/qemu-run.md); every field little-endian ---- */
+/* ---- the blob, version 4 (docs/qemu-run.md); every field little-endian ---- */
 
 #define BLOB_MAGIC "PRSB"
-#define BLOB_VERSION 3u
+#define BLOB_VERSION 4u
 #define HEADER_BYTES 64u
-#define SEM_BYTES 48u /* a multiple of 8: the action table after it stays 8-aligned */
+#define SEM_BYTES 48u /* every entry a multiple of 8: the action table stays 8-aligned */
+#define QUEUE_BYTES 32u
+#define EVENTS_BYTES 16u
 #define TASK_BYTES 64u
+#define PERIODIC_BYTES 48u /* a timer or an interrupt */
 #define ACTION_BYTES 24u
 #define NAME_BYTES 16u
+#define MAX_INTERRUPTS 32u    /* the lab's limit (priora.scenario) */
+#define QUEUE_LENGTH_MAX 1024u /* the lab's limit */
 
 /* Known bits of a semaphore entry's flags. */
 #define SEM_FLAGS (PR_SEM_PRIO | PR_SEM_MUTEX | PR_SEM_RECURSIVE | PR_SEM_BINARY)
@@ -64,6 +76,7 @@ _Static_assert(sizeof(pr_action_t) == ACTION_BYTES, "pr_action_t is the blob's a
 _Static_assert(offsetof(pr_action_t, kind) == 0 && sizeof(pr_action_kind_t) == 4, "action kind");
 _Static_assert(offsetof(pr_action_t, sem) == 4 && sizeof(pr_id_t) == 4, "action sem");
 _Static_assert(offsetof(pr_action_t, timeout) == 8 && sizeof(pr_timeout_t) == 4, "action timeout");
+_Static_assert(offsetof(pr_action_t, options) == 12, "action options");
 _Static_assert(offsetof(pr_action_t, amount) == 16, "action amount");
 
 #define EXIT_BAD_BLOB 10
@@ -80,6 +93,7 @@ static uint64_t u64_at(const unsigned char *p) { return (uint64_t)u32_at(p) | (u
 /* The header's fields. */
 typedef struct {
     uint32_t total, crc, tick_hz, ntasks, nsems, nactions, trace_limit;
+    uint32_t nqueues, nevents, ntimers, ninterrupts, service_priority;
     uint64_t quantum, horizon;
 } header_t;
 
@@ -176,7 +190,7 @@ static header_t check_header(void)
         fail(EXIT_BAD_BLOB, "blob: no scenario blob at 0x87000000 (the magic is not \"PRSB\"): ",
              "load one with -device loader,file=BLOB,addr=0x87000000,force-raw=on");
     if (u16_at(blob + 4) != BLOB_VERSION)
-        bad_blob("unsupported version (this runner reads version 3): ", u16_at(blob + 4));
+        bad_blob("unsupported version (this runner reads version 4): ", u16_at(blob + 4));
     if (u16_at(blob + 6) != HEADER_BYTES)
         bad_blob("the header must be 64 bytes, it says ", u16_at(blob + 6));
     h.total = u32_at(blob + 8);
@@ -192,16 +206,27 @@ static header_t check_header(void)
     h.quantum = u64_at(blob + 32);
     h.horizon = u64_at(blob + 40);
     h.trace_limit = u32_at(blob + 48);
-    if (u32_at(blob + 28) != 0 || !all_zero(blob + 52, 12))
-        bad_blob("reserved header fields must be 0 (offset 28, 52..63); flags ", u32_at(blob + 28));
+    h.nqueues = u16_at(blob + 52);
+    h.nevents = u16_at(blob + 54);
+    h.ntimers = u16_at(blob + 56);
+    h.ninterrupts = u16_at(blob + 58);
+    h.service_priority = u32_at(blob + 60);
+    if (u32_at(blob + 28) != 0)
+        bad_blob("the reserved header field (offset 28) must be 0; flags ", u32_at(blob + 28));
+    if (h.nqueues > PR_CONFIG_MAX_MSGQS || h.nevents > PR_CONFIG_MAX_EVENTS || h.ntimers > PR_CONFIG_MAX_TIMERS ||
+        h.ninterrupts > MAX_INTERRUPTS)
+        bad_blob("more queues, event flags, timers or interrupts than the pools hold; queues ", h.nqueues);
+    if (h.service_priority > PR_PRIO_MAX || (h.ntimers == 0 && h.service_priority != 0))
+        bad_blob("timer service priority out of range (0..31; 0 without timers): ", h.service_priority);
     if (h.tick_hz == 0 || h.tick_hz > 1000000u)
         bad_blob("tick_hz out of the kernel's range 1..1000000: ", h.tick_hz);
     if (h.ntasks == 0 || h.ntasks > PR_CONFIG_MAX_TASKS)
         bad_blob("task count out of range (1 .. PR_CONFIG_MAX_TASKS): ", h.ntasks);
     if (h.nsems > PR_CONFIG_MAX_SEMS)
         bad_blob("semaphore count beyond PR_CONFIG_MAX_SEMS: ", h.nsems);
-    uint64_t size = (uint64_t)HEADER_BYTES + (uint64_t)SEM_BYTES * h.nsems + (uint64_t)TASK_BYTES * h.ntasks +
-                    (uint64_t)ACTION_BYTES * h.nactions;
+    uint64_t size = (uint64_t)HEADER_BYTES + (uint64_t)SEM_BYTES * h.nsems + (uint64_t)QUEUE_BYTES * h.nqueues +
+                    (uint64_t)EVENTS_BYTES * h.nevents + (uint64_t)TASK_BYTES * h.ntasks +
+                    (uint64_t)PERIODIC_BYTES * (h.ntimers + h.ninterrupts) + (uint64_t)ACTION_BYTES * h.nactions;
     if (size != h.total)
         bad_blob("the counts do not add up to the total size; they give ", size);
     return h;
@@ -209,15 +234,36 @@ static header_t check_header(void)
 
 static const unsigned char *sem_entry(uint32_t i) { return blob + HEADER_BYTES + SEM_BYTES * i; }
 
+static const unsigned char *queue_entry(const header_t *h, uint32_t i)
+{
+    return blob + HEADER_BYTES + SEM_BYTES * h->nsems + QUEUE_BYTES * i;
+}
+
+static const unsigned char *events_entry(const header_t *h, uint32_t i)
+{
+    return queue_entry(h, h->nqueues) + EVENTS_BYTES * i;
+}
+
 static const unsigned char *task_entry(const header_t *h, uint32_t i)
 {
-    return blob + HEADER_BYTES + SEM_BYTES * h->nsems + TASK_BYTES * i;
+    return events_entry(h, h->nevents) + TASK_BYTES * i;
+}
+
+/* Timers first, then interrupts. */
+static const unsigned char *periodic_entry(const header_t *h, uint32_t i)
+{
+    return task_entry(h, h->ntasks) + PERIODIC_BYTES * i;
 }
 
 static const pr_action_t *action_table(const header_t *h)
 {
-    return (const pr_action_t *)(const void *)(blob + HEADER_BYTES + SEM_BYTES * h->nsems +
-                                               TASK_BYTES * h->ntasks);
+    return (const pr_action_t *)(const void *)periodic_entry(h, h->ntimers + h->ninterrupts);
+}
+
+/* A body's place in the action table: first and count inside it. */
+static int body_ok(const header_t *h, uint32_t first, uint32_t count)
+{
+    return count != 0 && first <= h->nactions && count <= h->nactions - first;
 }
 
 static void check_sems(const header_t *h)
@@ -247,16 +293,72 @@ static void check_tasks(const header_t *h)
 {
     for (uint32_t i = 0; i < h->ntasks; i++) {
         const unsigned char *e = task_entry(h, i);
-        uint32_t first = u32_at(e + 20), count = u32_at(e + 24);
+        uint32_t first = u32_at(e + 20);
         if (!name_ok(e))
             bad_entry("task", i, "the name must be 1 to 15 characters, NUL-padded; first byte ", e[0]);
         if (u32_at(e + 16) > PR_PRIO_MAX)
             bad_entry("task", i, "priority out of range 0..31: ", u32_at(e + 16));
-        if (count == 0 || first > h->nactions || count > h->nactions - first)
+        if (!body_ok(h, first, u32_at(e + 24)))
             bad_entry("task", i, "its actions are not inside the action table; first ", first);
         if (u32_at(e + 28) != 0 || u64_at(e + 56) != 0)
             bad_entry("task", i, "reserved fields must be 0; offset 28 holds ", u32_at(e + 28));
     }
+}
+
+static void check_queues(const header_t *h)
+{
+    for (uint32_t i = 0; i < h->nqueues; i++) {
+        const unsigned char *e = queue_entry(h, i);
+        uint32_t length = u32_at(e + 16), flags = u32_at(e + 20);
+        if (!name_ok(e))
+            bad_entry("queue", i, "the name must be 1 to 15 characters, NUL-padded; first byte ", e[0]);
+        if (length == 0 || length > QUEUE_LENGTH_MAX)
+            bad_entry("queue", i, "length out of range 1..1024: ", length);
+        if ((flags & ~(uint32_t)(PR_MSGQ_FIFO_MESSAGES | PR_MSGQ_FIFO_WAITERS | PR_MSGQ_INHERIT)) != 0)
+            bad_entry("queue", i, "unknown flags ", flags);
+        if (!all_zero(e + 24, 8))
+            bad_entry("queue", i, "reserved field (offset 24) must be 0, holds ", u64_at(e + 24));
+    }
+    for (uint32_t i = 0; i < h->nevents; i++)
+        if (!name_ok(events_entry(h, i)))
+            bad_entry("event flags", i, "the name must be 1 to 15 characters, NUL-padded; first byte ",
+                      events_entry(h, i)[0]);
+}
+
+static void check_periodics(const header_t *h)
+{
+    for (uint32_t i = 0; i < h->ntimers + h->ninterrupts; i++) {
+        const unsigned char *e = periodic_entry(h, i);
+        const char *kind = i < h->ntimers ? "timer" : "interrupt";
+        uint32_t index = i < h->ntimers ? i : i - h->ntimers;
+        if (!name_ok(e))
+            bad_entry(kind, index, "the name must be 1 to 15 characters, NUL-padded; first byte ", e[0]);
+        if (u32_at(e + 16) > (i < h->ntimers ? (uint32_t)PR_PRIO_MAX : 0u))
+            bad_entry(kind, index, "priority out of range (0..31; 0 for an interrupt): ", u32_at(e + 16));
+        if (!body_ok(h, u32_at(e + 20), u32_at(e + 24)))
+            bad_entry(kind, index, "its actions are not inside the action table; first ", u32_at(e + 20));
+        if (u32_at(e + 28) != 0)
+            bad_entry(kind, index, "reserved field (offset 28) must be 0, holds ", u32_at(e + 28));
+        if (u64_at(e + 32) == 0 || u64_at(e + 32) >= PR_FOREVER)
+            bad_entry(kind, index, "phase out of range (1 tick .. 2^32-2): ", u64_at(e + 32));
+        if (u64_at(e + 40) > UINT32_MAX)
+            bad_entry(kind, index, "period above 2^32-1 ticks: ", u64_at(e + 40));
+    }
+}
+
+/* The size of the pool whose object an action's `sem` field names, or -1
+ * for a kind that names none (its field must be 0). */
+static int64_t objects_of(const header_t *h, uint32_t kind)
+{
+    switch (kind) {
+    case PR_ACT_LOCK: case PR_ACT_UNLOCK: case PR_ACT_DOWN: case PR_ACT_UP:
+        return h->nsems;
+    case PR_ACT_SEND: case PR_ACT_RECEIVE:
+        return h->nqueues;
+    case PR_ACT_EVENTS_SET: case PR_ACT_EVENTS_CLEAR: case PR_ACT_EVENTS_WAIT:
+        return h->nevents;
+    }
+    return -1;
 }
 
 static void check_actions(const header_t *h)
@@ -264,20 +366,23 @@ static void check_actions(const header_t *h)
     const pr_action_t *a = action_table(h);
     for (uint32_t i = 0; i < h->nactions; i++) {
         const unsigned char *e = (const unsigned char *)&a[i];
-        uint32_t kind = u32_at(e), sem = u32_at(e + 4);
-        if (kind < PR_ACT_COMPUTE || kind > PR_ACT_SET_PRIORITY)
+        uint32_t kind = u32_at(e), object = u32_at(e + 4), options = u32_at(e + 12);
+        if (kind < PR_ACT_COMPUTE || kind > PR_ACT_EVENTS_WAIT)
             bad_entry("action", i, "unknown kind ", kind);
-        int uses_sem = kind == PR_ACT_LOCK || kind == PR_ACT_UNLOCK || kind == PR_ACT_DOWN || kind == PR_ACT_UP;
-        if ((uses_sem && sem >= h->nsems) || (!uses_sem && sem != 0))
-            bad_entry("action", i, "semaphore id out of range: ", sem);
-        if (u32_at(e + 12) != 0)
-            bad_entry("action", i, "reserved field (offset 12) must be 0, holds ", u32_at(e + 12));
+        int64_t pool = objects_of(h, kind);
+        if ((pool >= 0 && object >= pool) || (pool < 0 && object != 0))
+            bad_entry("action", i, "object id out of range: ", object);
+        if (options != 0 && kind != PR_ACT_SEND && kind != PR_ACT_EVENTS_WAIT)
+            bad_entry("action", i, "options (offset 12) must be 0 for this kind, holds ", options);
     }
 }
 
 /* ---- running it ---- */
 
 static pr_script_t scripts[PR_CONFIG_MAX_TASKS];
+static pr_script_t timer_scripts[PR_CONFIG_MAX_TIMERS]; /* their calls' failures are counted here */
+static pr_script_interrupt_t interrupt_list[MAX_INTERRUPTS];
+static pr_script_interrupts_t interrupts = {interrupt_list, 0};
 static uint64_t recovery_ns[PR_CONFIG_MAX_SEMS]; /* what each mutex's recovery computes: the kernel keeps &it */
 
 /* A checked name field is a C string (the kernel copies it). */
@@ -338,12 +443,134 @@ static void create_tasks(const header_t *h)
     }
 }
 
+/* The queues' buffers come from the free RAM at *free (8-aligned), which
+ * moves past them; the trace gets the rest. */
+static void create_queues_and_events(const header_t *h, uintptr_t *free)
+{
+    for (uint32_t i = 0; i < h->nqueues; i++) {
+        const unsigned char *e = queue_entry(h, i);
+        pr_msgq_attr_t attr;
+        pr_id_t id;
+        pr_msgq_attr_init(&attr);
+        attr.name = name_of(e);
+        attr.msg_size = PR_SCRIPT_MSG_SIZE;
+        attr.length = (int)u32_at(e + 16);
+        attr.flags = u32_at(e + 20);
+        attr.buffer = (void *)*free;
+        attr.buffer_bytes = PR_MSGQ_BUFFER_BYTES(PR_SCRIPT_MSG_SIZE, attr.length);
+        *free = (*free + attr.buffer_bytes + 7u) & ~(uintptr_t)7u;
+        int err = pr_msgq_alloc(&attr, &id);
+        if (err != PR_OK)
+            refused("queue", i, err);
+        if ((uint32_t)id != i)
+            refused("queue (its id is not its index)", i, PR_EINVAL);
+    }
+    for (uint32_t i = 0; i < h->nevents; i++) {
+        pr_id_t id;
+        int err = pr_events_alloc(name_of(events_entry(h, i)), &id);
+        if (err != PR_OK)
+            refused("event flags", i, err);
+        if ((uint32_t)id != i)
+            refused("event flags (their id is not their index)", i, PR_EINVAL);
+    }
+}
+
+/* After the tasks: the timer service is kernel task ntasks. */
+static void create_timers_and_interrupts(const header_t *h)
+{
+    const pr_action_t *actions = action_table(h);
+    if (h->ntimers != 0) {
+        int err = pr_timer_service_start((pr_prio_t)h->service_priority, NULL);
+        if (err != PR_OK)
+            refused("the timer service task", 0, err);
+    }
+    for (uint32_t i = 0; i < h->ntimers; i++) {
+        const unsigned char *e = periodic_entry(h, i);
+        timer_scripts[i] = (pr_script_t){&actions[u32_at(e + 20)], u32_at(e + 24), 0, 0, 0, 0, 0, 0};
+        if (pr_script_check_once(&timer_scripts[i], NULL) != PR_OK)
+            refused("the body of timer", i, PR_EINVAL);
+        pr_timer_attr_t attr;
+        pr_id_t id;
+        pr_timer_attr_init(&attr);
+        attr.name = name_of(e);
+        attr.action = pr_script_timer_action;
+        attr.arg = &timer_scripts[i];
+        attr.priority = (pr_prio_t)u32_at(e + 16);
+        attr.period = u64_at(e + 40);
+        int err = pr_timer_alloc(&attr, &id);
+        if (err == PR_OK)
+            err = pr_timer_start(id, (pr_timeout_t)u64_at(e + 32));
+        if (err != PR_OK)
+            refused("timer", i, err);
+    }
+    for (uint32_t i = 0; i < h->ninterrupts; i++) {
+        const unsigned char *e = periodic_entry(h, h->ntimers + i);
+        pr_script_interrupt_t *irq = &interrupt_list[i];
+        irq->phase = u64_at(e + 32);
+        irq->period = u64_at(e + 40);
+        irq->script = (pr_script_t){&actions[u32_at(e + 20)], u32_at(e + 24), 0, 0, 0, 0, 0, 0};
+        if (pr_script_check_once(&irq->script, NULL) != PR_OK)
+            refused("the body of interrupt", i, PR_EINVAL);
+    }
+    interrupts.count = h->ninterrupts;
+    if (h->ninterrupts != 0)
+        pr_riscv_set_tick_hook(pr_script_interrupts_tick, &interrupts);
+}
+
 static void put_field(const char *name, uint64_t value)
 {
     pr_riscv_putc(' ');
     pr_riscv_puts(name);
     pr_riscv_putc('=');
     pr_riscv_put_dec(value);
+}
+
+static void print_services(const header_t *h)
+{
+    for (uint32_t i = 0; i < h->nqueues; i++) {
+        pr_msgq_status_t q;
+        if (pr_msgq_status((pr_id_t)i, &q) != PR_OK)
+            continue;
+        pr_riscv_puts("PRIORA-RUN");
+        put_field("queue", i);
+        put_field("sends", q.sends);
+        put_field("receives", q.receives);
+        put_field("most_messages", (uint64_t)q.most_messages);
+        put_field("send_waits", q.send_waits);
+        put_field("receive_waits", q.receive_waits);
+        put_field("messages", (uint64_t)q.messages);
+        pr_riscv_putc('\n');
+    }
+    for (uint32_t i = 0; i < h->nevents; i++) {
+        pr_events_status_t e;
+        if (pr_events_status((pr_id_t)i, &e) != PR_OK)
+            continue;
+        pr_riscv_puts("PRIORA-RUN");
+        put_field("events", i);
+        put_field("sets", e.sets);
+        put_field("wakeups", e.wakeups);
+        put_field("flags", e.flags);
+        pr_riscv_putc('\n');
+    }
+    for (uint32_t i = 0; i < h->ntimers; i++) {
+        pr_timer_status_t t;
+        if (pr_timer_status((pr_id_t)i, &t) != PR_OK)
+            continue;
+        pr_riscv_puts("PRIORA-RUN");
+        put_field("timer", i);
+        put_field("expiries", t.expiries);
+        put_field("dropped", t.dropped);
+        put_field("max_lateness", t.max_lateness);
+        put_field("failed", (uint64_t)timer_scripts[i].timeouts + timer_scripts[i].errors);
+        pr_riscv_putc('\n');
+    }
+    for (uint32_t i = 0; i < h->ninterrupts; i++) {
+        pr_riscv_puts("PRIORA-RUN");
+        put_field("interrupt", i);
+        put_field("runs", interrupt_list[i].fired);
+        put_field("failed", (uint64_t)interrupt_list[i].script.timeouts + interrupt_list[i].script.errors);
+        pr_riscv_putc('\n');
+    }
 }
 
 int main(void)
@@ -356,7 +583,9 @@ int main(void)
 
     header_t h = check_header();
     check_sems(&h);
+    check_queues(&h);
     check_tasks(&h);
+    check_periodics(&h);
     check_actions(&h);
     if (h.trace_limit != 0 && h.trace_limit < capacity)
         capacity = h.trace_limit;
@@ -365,9 +594,13 @@ int main(void)
     int err = pr_riscv_init(&cfg);
     if (err != PR_OK)
         refused("the configuration (tick_hz, quantum)", 0, err);
-    pr_riscv_trace_store((pr_trace_record_t *)free_start, capacity);
     create_sems(&h);
+    uintptr_t trace_start = free_start;
+    create_queues_and_events(&h, &trace_start);
+    capacity -= (trace_start - free_start + sizeof(pr_trace_record_t) - 1) / sizeof(pr_trace_record_t);
+    pr_riscv_trace_store((pr_trace_record_t *)trace_start, capacity);
     create_tasks(&h);
+    create_timers_and_interrupts(&h);
 
     pr_riscv_stop_t stop = pr_riscv_run(h.horizon); /* 0: no limit */
     uint64_t end = pr_riscv_now();
@@ -407,6 +640,7 @@ int main(void)
         put_field("lost", scripts[i].lost);
         pr_riscv_putc('\n');
     }
+    print_services(&h);
     pr_riscv_puts("PRIORA-RUN done\n");
     if (lost != 0) {
         say("error: the trace lost ", "", "");

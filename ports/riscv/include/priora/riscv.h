@@ -40,6 +40,13 @@ pr_riscv_stop_t pr_riscv_run(pr_ticks_t until_tick);
  * at that instant. UINT64_MAX = no limit. */
 pr_riscv_stop_t pr_riscv_run_until(uint64_t until_ns);
 
+/* Code of the program's own in the tick interrupt, as the host port's
+ * pr_host_set_tick_hook: after the tick's kernel work (pr_kernel_tick) and
+ * before pr_isr_exit, in interrupt context. NULL: none (the default, and
+ * after pr_riscv_init). With a hook every tick takes the full path
+ * (pr_isr_enter, pr_kernel_tick, the hook, pr_isr_exit). */
+void pr_riscv_set_tick_hook(void (*fn)(void *arg), void *arg);
+
 /* Port time now (ns since pr_riscv_init). */
 uint64_t pr_riscv_now(void);
 
