@@ -2,31 +2,30 @@
  * The host port finds each next tick's time with one addition and a carry
  * (next_tick_advance in ports/host/clock.c), not a division: at rates that
  * do not divide 10^9 the times it takes its ticks at must still be exactly
- * pr_host_tick_time(k) = floor(k * 10^9 / hz). A task that watches the tick
- * count while it computes sees each tick taken at that time. Host only.
+ * pr_host_tick_time(k) = floor(k * 10^9 / hz). A task computing up to each
+ * tick's time sees it come exactly then, never a ns early or late. Host only.
  */
 #include "harness.h"
 
 static pr_ticks_t last_seen;
 static long mismatches;
 
-/* Computes in steps of 1 ns and notes the time at which each new tick
- * count appears: the instant of that tick's interrupt. */
+/* Computes up to each tick's time, where the count must still be the one
+ * before (the tick has not come early), then 1 ns more, where it must be
+ * that tick's (it came at its time). Two steps a tick, whatever the rate. */
 static void watcher(void *arg)
 {
     pr_ticks_t until = *(const pr_ticks_t *)arg;
-    last_seen = pr_ticks_now();
-    while (last_seen < until) {
+    for (pr_ticks_t k = pr_ticks_now() + 1; k <= until; k++) {
+        uint64_t due = pr_host_tick_time(k);
+        pr_host_consume(due - pr_host_now());
+        if (pr_ticks_now() != k - 1)
+            mismatches++;
         pr_host_consume(1);
-        pr_ticks_t now = pr_ticks_now();
-        if (now != last_seen) {
-            /* the tick came at the instant it was due: at most 1 ns before now */
-            uint64_t due = pr_host_tick_time(now);
-            if (!(due <= pr_host_now() && pr_host_now() - due <= 1))
-                mismatches++;
-            last_seen = now;
-        }
+        if (pr_ticks_now() != k || pr_host_now() != due + 1)
+            mismatches++;
     }
+    last_seen = pr_ticks_now();
 }
 
 static void ticks_at(uint32_t hz, pr_ticks_t ticks)
