@@ -45,6 +45,12 @@ def child_env(**extra: str) -> dict[str, str]:
     return {**env, **extra}
 
 
+def fresh_venv_env() -> dict[str, str]:
+    """For the wheel's own virtual environment: child_env without PYTHONPATH,
+    which would put a checkout's lab before the installed package."""
+    return {k: v for k, v in child_env().items() if k != "PYTHONPATH"}
+
+
 def priora_child(*argv: str, **env: str) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "priora", *argv]
     return subprocess.run(command, capture_output=True, text=True, env=child_env(**env), timeout=120)
@@ -147,6 +153,7 @@ def test_the_wheel_carries_the_kernel_and_runs_in_a_fresh_venv(tmp_path: Path) -
         [str(venv / "bin" / "pip"), "install", "-q", str(wheel)],
         capture_output=True,
         text=True,
+        env=fresh_venv_env(),  # else pip finds the checkout's lab on PYTHONPATH "already installed"
         timeout=PIP_TIMEOUT,
         check=False,
     )
@@ -160,7 +167,7 @@ def test_the_wheel_carries_the_kernel_and_runs_in_a_fresh_venv(tmp_path: Path) -
         capture_output=True,
         text=True,
         cwd=elsewhere,
-        env=child_env(),
+        env=fresh_venv_env(),
         timeout=120,
     )
     assert ran.returncode == 0, ran.stderr
@@ -177,14 +184,16 @@ def test_the_wheel_carries_the_kernel_and_runs_in_a_fresh_venv(tmp_path: Path) -
         capture_output=True,
         text=True,
         cwd=elsewhere,
-        env=child_env(),
+        env=fresh_venv_env(),
         timeout=120,
     )
     assert probe.returncode == 0, probe.stderr
     library, parser_loaded = probe.stdout.split()
     assert Path(library).is_relative_to(venv) and Path(library).name == "libpriora_lab.so"
     assert parser_loaded == "False"
-    version = subprocess.run([str(venv / "bin" / "priora"), "--version"], capture_output=True, text=True)
+    version = subprocess.run(
+        [str(venv / "bin" / "priora"), "--version"], capture_output=True, text=True, env=fresh_venv_env()
+    )
     assert version.stdout == f"priora {priora.__version__}\n"
 
 
