@@ -134,6 +134,14 @@ static void format_time(uint64_t t, char *buf, size_t size)
         snprintf(buf, size, "%llu.%03llu", (unsigned long long)whole, (unsigned long long)part);
 }
 
+static const char *rtprio_name(unsigned prio, char *buf, size_t size)
+{
+    if (prio == 0xFF)
+        return "ts";
+    snprintf(buf, size, "%u", prio);
+    return buf;
+}
+
 static const char *cause_name(int cause)
 {
     switch (cause) {
@@ -145,6 +153,7 @@ static const char *cause_name(int cause)
     case PR_CAUSE_DELETE: return "delete";
     case PR_CAUSE_CEILING: return "ceiling";
     case PR_CAUSE_MESSAGE: return "message";
+    case PR_CAUSE_DECAY: return "decay";
     }
     return "?";
 }
@@ -258,6 +267,19 @@ char *pr_host_trace_line(const pr_trace_record_t *r, char *buf, size_t size)
         break;
     case PR_EV_TIMER_RUN:
         snprintf(buf, size, "%s %s %s %s late=%d", when, ev, t, timer_name(r->object, o, sizeof o), r->value);
+        break;
+    case PR_EV_RTPRIO: /* 0xFF: the time-sharing band */
+        snprintf(buf, size, "%s %s %s %s %s->%s nice=%d", when, ev, t, res, rtprio_name(r->arg0, o, sizeof o),
+                 rtprio_name(r->arg1, x, sizeof x), r->value);
+        break;
+    case PR_EV_NICE:
+        snprintf(buf, size, "%s %s %s %s %d->%d", when, ev, t, res, r->arg0 - 20, r->arg1 - 20);
+        break;
+    case PR_EV_PRIV_GROUP:
+        snprintf(buf, size, "%s %s %s group=%u %s privs=0x%x", when, ev, t, r->object, res, (unsigned)r->value);
+        break;
+    case PR_EV_TASK_GROUP:
+        snprintf(buf, size, "%s %s %s %s %u->%u", when, ev, t, res, r->arg0, r->arg1);
         break;
     default:
         snprintf(buf, size, "%s %s %s", when, ev, t);
