@@ -7,7 +7,7 @@
  *    priority is fixed by whoever sets it and never fluctuates;
  *  - levels 0 .. K-1 are the time-sharing band. A time-sharing task's
  *    priority is the kernel's, computed from its recent CPU usage and its
- *    nice value by the decay-usage rule of 4.3BSD [4.3BSD]:
+ *    nice value by the decay-usage rule of 4.3BSD [Leffler et al. 1989]:
  *
  *        usage   += 1 for each tick the task runs (at most 255)
  *        usage   := usage * 2/3 once per decay period (kernel.h:
