@@ -159,6 +159,12 @@ class Task:
     phase: int  # ticks, first release
     deadline: int | None  # ticks, relative to each release (default: the period)
     body: tuple[Action, ...]
+    # The time-sharing band (docs/semantics.md, "Two bands"): the kernel sets
+    # such a task's level from its usage and nice; `priority` is then the top
+    # of the band (System.timeshare_levels - 1), the most its level can be,
+    # which is what its ceilings and blocking terms must assume.
+    timeshare: bool = False
+    nice: int = 0
 
 
 @dataclass(frozen=True)
@@ -176,6 +182,12 @@ class System:
     # The priority of the timer service task (pr_timer_service_start), which
     # runs the timers' bodies; it exists when the file has timers.
     timer_service_priority: int = 31
+    # The time-sharing band (pr_kernel_config_t.timeshare_*): levels
+    # 0 .. timeshare_levels - 1, 0 = none; a slice and a decay period in ticks
+    # (0 = the kernel's defaults: 10 ticks, one second).
+    timeshare_levels: int = 0
+    timeshare_quantum: int = 0
+    timeshare_decay: int = 0
 
 
 @dataclass(frozen=True)

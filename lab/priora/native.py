@@ -187,6 +187,8 @@ PR_EVENTS_CLEAR = 2
 PR_MSGQ_FIFO_MESSAGES = 1
 PR_MSGQ_INHERIT = 4
 PR_SCRIPT_MSG_SIZE = 4
+PR_CLASS_REALTIME = 0  # timeshare.h
+PR_CLASS_TIMESHARE = 1
 PR_OBJ_MSGQ = 1  # PR_EV_PRIO value's second byte: the lend came through a message queue
 
 EVENT = {

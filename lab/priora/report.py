@@ -62,6 +62,9 @@ class JobRow:
 JOB_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(JobRow))
 # The fields present only when a mutex of the run has a recovery (Report.recoveries).
 RECOVERY_FIELDS = ("recovery",)
+# The bands' fields (tasks: band, CPU time and share; system: each band's
+# share), shown and written only when the scenario has time-sharing tasks.
+TIMESHARE_FIELDS = ("band", "cpu", "cpu_share", "realtime_share", "timeshare_share")
 
 
 class JobRows(Sequence[JobRow]):
@@ -128,6 +131,9 @@ class TaskRow:
     aborts: int = 0  # rcs: the interpreter's count of restarted sections (pr_script_t.aborts)
     lost: Number = 0  # rcs: the interpreter's lost work (pr_script_t.lost)
     recovery: Number = 0  # rcs with a recovery: the sum of the jobs' recovery
+    band: str = "realtime"  # "realtime" or "timeshare" (Report.timeshare)
+    cpu: Number = 0  # its CPU time over the run (Report.timeshare)
+    cpu_share: float = 0.0  # that over the run's length
 
 
 @dataclass
@@ -206,6 +212,8 @@ class SystemRow:
     recovery: Number = 0  # the sum of the jobs' recovery
     refused: int = 0  # calls the kernel refused: the entries of Report.warnings
     quantum: Number = 0  # round robin among equal priorities ([system] quantum); 0 = none
+    realtime_share: float = 0.0  # the real-time tasks' CPU time over the run's length (Report.timeshare)
+    timeshare_share: float = 0.0  # the time-sharing tasks'
 
 
 @dataclass
@@ -257,6 +265,9 @@ class Report:
     events: dict[str, EventsRow] = field(default_factory=dict)
     timers: dict[str, TimerRow] = field(default_factory=dict)
     interrupts: dict[str, InterruptRow] = field(default_factory=dict)
+    # The scenario has time-sharing tasks: the bands' fields are shown and
+    # written (TIMESHARE_FIELDS); without, the report reads as before bands.
+    timeshare: bool = False
 
 
 # ---------------------------------------------------------------- building
@@ -380,6 +391,28 @@ _TASK_COLUMNS = (
 )
 
 
+def cpu_by_task(result: SimResult) -> list[int]:
+    """Each task's CPU time in ns (model order), from the trace's SWITCH
+    records: a task runs from the record that switches it in to the next
+    SWITCH (or the end of the run). Host and QEMU alike."""
+    trace = result.trace
+    switches = trace[trace["event"] == native.EVENT["SWITCH"]]
+    times = switches["time"].astype(np.int64)
+    ends = np.append(times[1:], np.int64(result.end_ns))
+    ran = np.bincount(switches["task"], weights=(ends - times).astype(np.float64), minlength=256)
+    return [int(ran[i]) for i in range(len(result.scenario.tasks))]
+
+
+def _bands(result: SimResult, rows: dict[str, TaskRow]) -> None:
+    """The bands' fields of the task rows (a scenario with time-sharing tasks)."""
+    scenario = result.scenario
+    for t, cpu in zip(scenario.tasks, cpu_by_task(result), strict=True):
+        row = rows[t.name]
+        row.band = "timeshare" if t.timeshare else "realtime"
+        row.cpu = _time(scenario, cpu)
+        row.cpu_share = round(cpu / result.end_ns, DECIMALS) if result.end_ns > 0 else 0.0
+
+
 def _tasks(result: SimResult) -> dict[str, TaskRow]:
     scenario, jobs = result.scenario, result.jobs
     # The columns needed, grouped by task once. Stable, so that each task's
@@ -392,6 +425,8 @@ def _tasks(result: SimResult) -> dict[str, TaskRow]:
     for i, t in enumerate(scenario.tasks):
         mine = {name: values[bounds[i] : bounds[i + 1]] for name, values in by_task.items()}
         rows[t.name] = _task_row(scenario, mine, result.scripts[i])
+    if has_timeshare(scenario):
+        _bands(result, rows)
     return rows
 
 
@@ -521,6 +556,11 @@ def _system(result: SimResult, refused: int) -> SystemRow:
     )
 
 
+def has_timeshare(scenario: Scenario) -> bool:
+    """`scenario` has time-sharing tasks (Report.timeshare)."""
+    return any(t.timeshare for t in scenario.tasks)
+
+
 def has_recoveries(scenario: Scenario) -> bool:
     """A mutex of `scenario` is rcs with a recovery (Report.recoveries)."""
     return any(r.kind == "mutex" and r.protocol == "rcs" and r.recovery > 0 for r in scenario.resources)
@@ -529,17 +569,25 @@ def has_recoveries(scenario: Scenario) -> bool:
 def build_report(result: SimResult) -> Report:
     """The report of `result`, every time in the scenario file's unit."""
     warnings = _warnings(result)
+    tasks = _tasks(result)
+    system = _system(result, len(warnings))
+    timeshare = has_timeshare(result.scenario)
+    if timeshare:
+        rows = list(zip(tasks.values(), result.scenario.tasks, strict=True))
+        system.realtime_share = round(sum(r.cpu_share for r, t in rows if not t.timeshare), DECIMALS)
+        system.timeshare_share = round(sum(r.cpu_share for r, t in rows if t.timeshare), DECIMALS)
     return Report(
         jobs=_jobs(result),
-        tasks=_tasks(result),
+        tasks=tasks,
         resources=_resources(result),
-        system=_system(result, len(warnings)),
+        system=system,
         warnings=warnings,
         recoveries=has_recoveries(result.scenario),
         queues=_queues(result),
         events=_events(result),
         timers=_timers(result),
         interrupts=_interrupts(result),
+        timeshare=timeshare,
     )
 
 
@@ -570,12 +618,15 @@ def _services(report: Report) -> dict[str, dict[str, Row]]:
     return {key: rows for key, rows in tables.items() if rows}
 
 
-def _fields(row: Row, recoveries: bool = True) -> dict[str, Any]:
+def _fields(row: Row, recoveries: bool = True, timeshare: bool = True) -> dict[str, Any]:
     # The rows hold only scalars, so a shallow copy is what asdict's deep
     # copy would give, at a fraction of its cost.
     values = dict(vars(row))
     if not recoveries:
         for name in RECOVERY_FIELDS:
+            values.pop(name, None)
+    if not timeshare:
+        for name in TIMESHARE_FIELDS:
             values.pop(name, None)
     return values
 
@@ -597,15 +648,15 @@ def report_dict(
     the `recovery` fields only when a mutex has a recovery (Report.recoveries).
     `provenance` (priora.provenance) comes first when given; `summary`: no
     `jobs` key."""
-    keys, r = _job_fields(report), report.recoveries
+    keys, r, ts = _job_fields(report), report.recoveries, report.timeshare
     jobs = [dict(zip(keys, row, strict=True)) for row in zip(*_job_columns(report), strict=True)]
     return {
         **({"provenance": dict(provenance)} if provenance is not None else {}),
         **({} if summary else {"jobs": jobs}),
-        "tasks": {name: _fields(t, r) for name, t in report.tasks.items()},
+        "tasks": {name: _fields(t, r, ts) for name, t in report.tasks.items()},
         "resources": {name: _fields(x, r) for name, x in report.resources.items()},
         **{key: {name: _fields(x) for name, x in rows.items()} for key, rows in _services(report).items()},
-        "system": _fields(report.system, r),
+        "system": _fields(report.system, r, ts),
         "warnings": [_fields(w) for w in report.warnings],
     }
 
@@ -659,17 +710,17 @@ def report_json(report: Report, provenance: Mapping[str, Any] | None = None, sum
     """One JSON document (keys provenance when given, jobs unless `summary`,
     tasks, resources, system, warnings), laid out one entry per line;
     json.loads gives back report_dict(report, provenance, summary)."""
-    r = report.recoveries
+    r, ts = report.recoveries, report.timeshare
     blocks = [
         *([_block("provenance", dict(provenance))] if provenance is not None else []),
         *([] if summary else [_jobs_json(report)]),
-        _block("tasks", {name: _fields(t, r) for name, t in report.tasks.items()}),
+        _block("tasks", {name: _fields(t, r, ts) for name, t in report.tasks.items()}),
         _block("resources", {name: _fields(x, r) for name, x in report.resources.items()}),
         *(
             _block(key, {name: _fields(x) for name, x in rows.items()})
             for key, rows in _services(report).items()
         ),
-        _block("system", _fields(report.system, r)),
+        _block("system", _fields(report.system, r, ts)),
         _lines("warnings", [_compact(_fields(w)) for w in report.warnings], "[]"),
     ]
     return "{\n" + ",\n".join(blocks) + "\n}"
@@ -718,6 +769,10 @@ def _tasks_table(report: Report, unit: str) -> Table:
     rows: list[list[Cell]] = [
         [name, *list(_fields(t).values())[: len(headers) - 1]] for name, t in report.tasks.items()
     ]
+    if report.timeshare:
+        headers += ["band", f"cpu ({unit})", "cpu share"]
+        for row, t in zip(rows, report.tasks.values(), strict=True):
+            row += [t.band, t.cpu, f"{t.cpu_share:.6f}"]
     return Table("tasks", "Tasks", headers, list(zip(*rows, strict=True)))
 
 
@@ -784,8 +839,11 @@ def _system_pairs(report: Report) -> Pairs:
         pairs += [("aborts", str(s.aborts)), ("lost", f"{s.lost} {unit}")]
     if report.recoveries:
         pairs.append(("recovery", f"{s.recovery} {unit}"))
+    if report.timeshare:
+        pairs += [("real-time band CPU share", f"{s.realtime_share:.6f}")]
+        pairs += [("time-sharing band CPU share", f"{s.timeshare_share:.6f}")]
     # The CSV file: the JSON document's system entry, key by key.
-    raw = list(_fields(s, report.recoveries).items())
+    raw = list(_fields(s, report.recoveries, report.timeshare).items())
     return Pairs("system", "System", ("figure", "value"), pairs, raw)
 
 

@@ -177,6 +177,8 @@ def _create_task(lib: Any, k: KernelTask, keep: list[Any]) -> Any:
     attr.period = k.period
     attr.phase = k.phase
     attr.deadline = k.deadline
+    attr.sched_class = k.sched_class
+    attr.nice = k.nice
     tid = native.ffi.new("pr_id_t *")
     err = lib.pr_task_create(attr, tid)
     if err != native.PR_OK:
@@ -368,9 +370,14 @@ def simulate(
     scenario's horizon), charging `costs` (default: the file's cost model,
     zero without one), and returns what happened."""
     lib = native.lib()
+    system = scenario.system
     config = native.ffi.new(
-        "pr_kernel_config_t *", {"tick_hz": scenario.system.tick_hz, "quantum": scenario.system.quantum}
-    )
+        "pr_kernel_config_t *",
+        {
+            "tick_hz": system.tick_hz, "quantum": system.quantum, "timeshare_levels": system.timeshare_levels,
+            "timeshare_quantum": system.timeshare_quantum, "timeshare_decay": system.timeshare_decay,
+        },
+    )  # fmt: skip
     err = lib.pr_host_init(config)
     if err != native.PR_OK:
         raise NativeError(f"the kernel refused tick_hz {scenario.system.tick_hz}: {native.errname(err)}")

@@ -234,7 +234,7 @@ def test_rate_monotonic_beyond_the_levels(monkeypatch: pytest.MonkeyPatch) -> No
         parse(text, "rm.toml")
     assert str(e.value) == (
         "rm.toml: [tasks]: rate-monotonic order needs 33 priority levels "
-        "(one per distinct period), the kernel has 32"
+        "(one per distinct period), the kernel has 32 real-time levels"
     )
 
 
@@ -685,7 +685,7 @@ BAD_FILES = [
     ),
     (
         "unknown_key_system",
-        "unknown_key_system.toml: [system] tickhz: unknown key (expected one of: tick_hz, time_unit, horizon, protocol, quantum, cost_model, cpu_hz, timer_service_priority)",
+        "unknown_key_system.toml: [system] tickhz: unknown key (expected one of: tick_hz, time_unit, horizon, protocol, quantum, cost_model, cpu_hz, timer_service_priority, timeshare_levels, timeshare_quantum, timeshare_decay)",
     ),
     (
         "unknown_key_resource",
@@ -693,7 +693,7 @@ BAD_FILES = [
     ),
     (
         "unknown_key_task",
-        "unknown_key_task.toml: [tasks.T] deadlne: unknown key (expected one of: priority, period, phase, deadline, body)",
+        "unknown_key_task.toml: [tasks.T] deadlne: unknown key (expected one of: priority, period, phase, deadline, body, class, nice)",
     ),
     # Tables of the wrong type
     (

@@ -68,6 +68,10 @@ class TaskInfo:
     # job's last action; 0 when the job can be preempted before it ends
     # (`final_region`).
     final_region: int = 0
+    # A time-sharing task (docs/semantics.md, "Two bands"): its level moves
+    # with its CPU usage, so no response time is bounded; `priority` is the
+    # top of the band, which its sections' blocking of others assumes.
+    timeshare: bool = False
     # Per mutex it locks, its longest section there: computed once, so that
     # the rules read it in constant time whatever the body's length.
     _longest: Mapping[str, int] = field(init=False, repr=False, compare=False)
@@ -372,6 +376,7 @@ def extract(scenario: Scenario) -> TaskSet:
                 steps,
                 sections,
                 final_region(task.body),
+                task.timeshare,
             )
         )
         edges.extend(Edge(h, m, task.name) for h, m in pairs)
