@@ -133,6 +133,14 @@ int pr_lab_account(const pr_trace_record_t *records, size_t n, int ntasks,
                    pr_lab_totals_t *totals);
 size_t pr_lab_sizeof(int which);
 long pr_lab_limit(int which);
+
+/* The verdict of a run for a campaign (lab/native/verdict.h). */
+typedef struct {
+    uint64_t worst_response; uint64_t worst_blocked; uint32_t jobs; uint32_t misses;
+} pr_lab_verdict_t;
+int pr_lab_verdict(const pr_trace_record_t *records, size_t n, int ntasks, const uint64_t *rel_deadline,
+                   uint64_t end, uint64_t judged, pr_lab_verdict_t *verdict);
+size_t pr_lab_verdict_sizeof(void);
 """
 
 # Order of pr_lab_sizeof's argument (lab/native/metrics.h).
@@ -304,6 +312,8 @@ def lib() -> Any:
             raise NativeError(
                 f"{path}: {name} is {c_size} bytes in C, {py_size} in priora/native.py: {REBUILD}"
             )
+    if loaded.pr_lab_verdict_sizeof() != ffi.sizeof("pr_lab_verdict_t"):
+        raise NativeError(f"{path}: pr_lab_verdict_t's size differs from priora/native.py's: {REBUILD}")
     check_limits(path, loaded)
     if TRACE_DTYPE.itemsize != ffi.sizeof("pr_trace_record_t") or JOB_DTYPE.itemsize != ffi.sizeof(
         "pr_lab_job_t"

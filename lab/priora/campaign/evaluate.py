@@ -152,13 +152,11 @@ def _ticks(scenario: Scenario, ticks: int | None) -> float | None:
 def _simulation(scenario: Scenario, horizon: int) -> Row:
     """Runs the set until every job released before `horizon` has reached its
     deadline, and judges those jobs: misses, and per task the worst response
-    and blocking (a job still running at the end counts with its time so far)."""
-    import numpy as np
-
-    from priora import native
+    and blocking (a job still running at the end counts with its time so far).
+    Only the verdict is computed (priora.simulate.verdict), not a row per job."""
     from priora.bounds import DEFAULT_MAX_TICKS, estimate
     from priora.breakdown import window
-    from priora.simulate import simulate
+    from priora.simulate import verdict
 
     w = window(scenario.with_horizon(horizon))
     assert w.run is not None and w.judged is not None
@@ -168,22 +166,17 @@ def _simulation(scenario: Scenario, horizon: int) -> Row:
     ticks = estimate(scenario.with_horizon(w.run)).busy_ticks
     if ticks > DEFAULT_MAX_TICKS:
         return {"error": f"the run would compute for up to {ticks} ticks, more than {DEFAULT_MAX_TICKS}"}
-    result = simulate(scenario, w.run)
-    jobs = result.jobs[result.jobs["release"] < np.uint64(scenario.ticks_to_ns(w.judged))]
-    unfinished = jobs["finish"] == native.NEVER
-    finish = np.where(unfinished, np.uint64(result.end_ns), jobs["finish"])
-    response = finish - jobs["release"]
+    judged = verdict(scenario, w.run, w.judged)
     worst: dict[str, float | None] = {}
     blocked: dict[str, float | None] = {}
-    for i, task in enumerate(scenario.tasks):
-        mine = jobs["task"] == i
-        worst[task.name] = _ns(scenario, response[mine].max()) if mine.any() else None
-        blocked[task.name] = _ns(scenario, jobs["blocked"][mine].max()) if mine.any() else None
-    misses = int((jobs["missed"] == 1).sum())
+    for task, v in zip(scenario.tasks, judged.tasks, strict=True):
+        worst[task.name] = _ns(scenario, v.worst_response_ns) if v.jobs else None
+        blocked[task.name] = _ns(scenario, v.worst_blocked_ns) if v.jobs else None
+    misses = sum(v.misses for v in judged.tasks)
     return {
         "simulated": int(misses == 0),
         "misses": misses,
-        "jobs": len(jobs),
+        "jobs": sum(v.jobs for v in judged.tasks),
         "response": _json(worst),
         "blocking": _json(blocked),
     }
