@@ -143,3 +143,70 @@ def test_the_timer_service_is_no_task_of_the_verdict() -> None:
     got = verdict(scenario, horizon, horizon)
     assert len(got.tasks) == len(scenario.tasks)
     assert got.tasks == from_rows(scenario, horizon, horizon)
+
+
+CAMPAIGN = """
+[campaign]
+seed = 11
+sets = 3
+protocols = ["none", "pip", "pcp", "ipcp", "npcs", "rcs"]
+run = ["analysis", "simulation"]
+horizon = 3000
+
+[campaign.axis]
+parameter = "utilisation"
+points = [0.95]
+
+[generator]
+tasks = 6
+mutexes = 3
+sections_per_job = [1, 3]
+section_length = [0.1, 0.4]
+nesting_depth = 2
+deadlines = "constrained"
+priorities = "dm"
+"""
+
+
+def test_the_campaign_rows_are_the_full_paths(tmp_path: Path) -> None:
+    """A campaign's row: the analysis of all protocols at once equals each
+    protocol's variant analysed alone, and the verdict equals the job rows."""
+    import json
+
+    from priora.analysis import analyze
+    from priora.campaign import load as load_campaign
+    from priora.campaign.evaluate import evaluate, run_horizon, set_scenario
+    from priora.generate import derive_seed
+    from priora.model import in_unit
+
+    spec = tmp_path / "c.toml"
+    spec.write_text(CAMPAIGN)
+    campaign = load_campaign(spec)
+    misses = 0
+    for index in range(campaign.sets):
+        rows = evaluate(campaign, 0, index)
+        ts = generate(campaign.params[0], derive_seed(campaign.seed, 0, index))
+        scenario = set_scenario(campaign, 0, index, ts.toml())
+        w = window(scenario.with_horizon(run_horizon(campaign, scenario)))
+        assert w.run is not None and w.judged is not None
+        for row in rows:
+            variant = scenario.with_protocol(row["protocol"])
+            alone = analyze(variant, [row["protocol"]], tests=["response_time"]).protocols[row["protocol"]]
+            bounds = {
+                n: None if t.response is None else float(in_unit(variant, t.response))
+                for n, t in alone.tasks.items()
+            }
+            assert json.loads(row["bound_response"]) == bounds
+            test = alone.tests["response_time"]
+            assert row["analysis"] == (None if test.passes is None else int(test.passes))
+            assert row["analysis_reason"] == (alone.reason or test.reason)
+            expected = from_rows(variant, w.run, w.judged)
+            assert row["jobs"] == sum(t.jobs for t in expected)
+            assert row["misses"] == sum(t.misses for t in expected)
+            worst = {
+                task.name: round(variant.to_unit(t.worst_response_ns), 6) if t.jobs else None
+                for task, t in zip(variant.tasks, expected, strict=True)
+            }
+            assert json.loads(row["response"]) == worst
+            misses += row["misses"]
+    assert misses > 0
