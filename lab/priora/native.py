@@ -141,6 +141,11 @@ typedef struct {
 int pr_lab_verdict(const pr_trace_record_t *records, size_t n, int ntasks, const uint64_t *rel_deadline,
                    uint64_t end, uint64_t judged, pr_lab_verdict_t *verdict);
 size_t pr_lab_verdict_sizeof(void);
+
+/* The jobs block of the JSON report (lab/native/jobs_json.h). */
+int64_t pr_lab_jobs_json(size_t n, int ncols, const uint64_t *const *values, const uint8_t *kinds,
+                         const char *const *keys, const char *const *names, int nnames, const char *sep,
+                         char *out, size_t size);
 """
 
 # Order of pr_lab_sizeof's argument (lab/native/metrics.h).
@@ -206,6 +211,8 @@ EVENT_NAME = {code: name for name, code in EVENT.items()}
 CAUSE_NAME = {
     1: "set", 2: "inherit", 3: "release", 4: "acquire", 5: "timeout", 6: "delete", 7: "ceiling", 8: "message"
 }  # fmt: skip
+# pr_lab_jobs_json's kinds of column (lab/native/jobs_json.h).
+JSON_UINT, JSON_UINT_NULL, JSON_BOOL, JSON_NAME = 0, 1, 2, 3
 TRACE_NONE = 0xFF
 NEVER = 2**64 - 1  # PR_LAB_NEVER
 

@@ -67,16 +67,46 @@ RECOVERY_FIELDS = ("recovery",)
 class JobRows(Sequence[JobRow]):
     """The job rows of a report, in release order, kept as one list per field
     of JobRow (`column`). Indexing and iterating build the JobRow objects on
-    demand. Equal to any sequence of equal JobRows (a tuple of them, say)."""
+    demand. Equal to any sequence of equal JobRows (a tuple of them, say).
 
-    __slots__ = ("_columns",)
+    The rows of a run (`build_report`) keep the C rows they come from
+    (`source`) and make the lists when first asked for: `report_json` writes
+    the jobs from the C rows, without a Python object per job."""
+
+    __slots__ = ("_lists", "_length", "_source")
 
     def __init__(self, columns: Mapping[str, list[Any]]) -> None:
+        self._lists: tuple[list[Any], ...] | None = self._checked(columns)
+        self._length = len(self._lists[0])
+        self._source: tuple[Scenario, np.ndarray[Any, Any]] | None = None
+
+    @staticmethod
+    def _checked(columns: Mapping[str, list[Any]]) -> tuple[list[Any], ...]:
         if set(columns) != set(JOB_FIELDS):
             raise ValueError(f"job columns must be exactly {', '.join(JOB_FIELDS)}")
         if len({len(values) for values in columns.values()}) > 1:
             raise ValueError("job columns of different lengths")
-        self._columns: tuple[list[Any], ...] = tuple(columns[name] for name in JOB_FIELDS)
+        return tuple(columns[name] for name in JOB_FIELDS)
+
+    @classmethod
+    def of_run(cls, scenario: Scenario, jobs: np.ndarray[Any, Any]) -> JobRows:
+        """The rows of `jobs` (native.JOB_DTYPE rows of a run of `scenario`),
+        converted when first read."""
+        rows = cls.__new__(cls)
+        rows._lists, rows._length, rows._source = None, len(jobs), (scenario, jobs)
+        return rows
+
+    @property
+    def source(self) -> tuple[Scenario, np.ndarray[Any, Any]] | None:
+        """The scenario and C rows these rows convert, or None."""
+        return self._source
+
+    @property
+    def _columns(self) -> tuple[list[Any], ...]:
+        if self._lists is None:
+            assert self._source is not None
+            self._lists = self._checked(_job_lists(*self._source))
+        return self._lists
 
     @classmethod
     def from_rows(cls, rows: Iterable[JobRow]) -> JobRows:
@@ -88,7 +118,7 @@ class JobRows(Sequence[JobRow]):
         return list(self._columns[JOB_FIELDS.index(name)])
 
     def __len__(self) -> int:
-        return len(self._columns[0])
+        return self._length
 
     @overload
     def __getitem__(self, index: int) -> JobRow: ...
@@ -299,34 +329,52 @@ def _units_per_second(scenario: Scenario) -> int:
 EXACT = 2**53  # the integers below are exact in a float64
 
 
-def _column(scenario: Scenario, ns: np.ndarray[Any, Any]) -> list[Number | None]:
-    """`_column_float`, in integers when every time is a whole number of the
-    unit (always, when the unit is the tick or a multiple of it): no float or
-    object array, and the very same values. While ns * factor < 2**53, the
-    float path's product is exact, its quotient by 1e9 (exact too) is that
-    whole number, and rounding to 6 decimals keeps it."""
+def _whole(
+    scenario: Scenario, ns: np.ndarray[Any, Any]
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None:
+    """A column of ns as whole numbers of the unit (uint64) and where it is
+    NEVER, when every time is a whole number of the unit (always, when the
+    unit is the tick or a multiple of it); None otherwise. While ns * factor
+    < 2**53, the float path's product is exact, its quotient by 1e9 (exact
+    too) is that whole number, and rounding to 6 decimals keeps it."""
     factor = _units_per_second(scenario)
     never = ns == native.NEVER
-    happened = ns[~never]
-    exact = len(happened) == 0 or (
-        int(happened.max()) < EXACT // factor
-        and not np.any(happened * np.uint64(factor) % np.uint64(NS_PER_SECOND))
-    )
-    if not exact:
+    happened = np.where(never, np.uint64(0), ns)  # 0 is whole: the NEVERs change nothing
+    if len(ns) > 0 and int(happened.max()) >= EXACT // factor:
+        return None
+    product = happened * np.uint64(factor)
+    if np.any(product % np.uint64(NS_PER_SECOND)):
+        return None
+    return product // np.uint64(NS_PER_SECOND), never
+
+
+def _column(scenario: Scenario, ns: np.ndarray[Any, Any]) -> list[Number | None]:
+    """`_column_float`, in integers when every time is a whole number of the
+    unit (`_whole`): no float or object array, and the very same values."""
+    whole = _whole(scenario, ns)
+    if whole is None:
         return _column_float(scenario, ns)
-    scaled = np.where(never, np.uint64(0), ns) * np.uint64(factor) // np.uint64(NS_PER_SECOND)
+    scaled, never = whole
     converted: list[Number | None] = scaled.tolist()
     for i in np.flatnonzero(never).tolist():
         converted[i] = None
     return converted
 
 
-def _jobs(result: SimResult) -> JobRows:
-    scenario, jobs = result.scenario, result.jobs
-    names = np.array([t.name for t in scenario.tasks], dtype=object)
+def _response(jobs: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """finish - release where finished, NEVER elsewhere: NEVER - release
+    would read as a time."""
     finished = jobs["finish"] != native.NEVER
-    # finish - release only where finished: NEVER - release would read as a time.
-    response = np.where(finished, jobs["finish"] - jobs["release"], np.uint64(native.NEVER))
+    return np.where(finished, jobs["finish"] - jobs["release"], np.uint64(native.NEVER))
+
+
+def _jobs(result: SimResult) -> JobRows:
+    return JobRows.of_run(result.scenario, result.jobs)
+
+
+def _job_lists(scenario: Scenario, jobs: np.ndarray[Any, Any]) -> dict[str, list[Any]]:
+    names = np.array([t.name for t in scenario.tasks], dtype=object)
+    response = _response(jobs)
     columns: dict[str, list[Any]] = {
         "task": names[jobs["task"]].tolist(),
         "job": jobs["job"].tolist(),
@@ -344,7 +392,7 @@ def _jobs(result: SimResult) -> JobRows:
         "lost": _column(scenario, jobs["lost"]),
         "recovery": _column(scenario, jobs["recovery"]),
     }
-    return JobRows(columns)
+    return columns
 
 
 def _task_row(scenario: Scenario, rows: dict[str, np.ndarray[Any, Any]], script: ScriptCounters) -> TaskRow:
@@ -655,14 +703,106 @@ def _jobs_json(report: Report) -> str:
     return _lines("jobs", list(map(_job_object(names).format, *columns)), "[]")
 
 
+# The job fields in the file's unit (a time, or None for one that did not happen).
+_JOB_TIMES = ("release", "start", "finish", "response", "deadline", "blocked", "inverted", "lost", "recovery")
+# Where report_json's document has the jobs that lab/native/jobs_json.c
+# writes: a character json.dumps never writes (it escapes control characters).
+_JOBS_HERE = "\x00"
+
+
+class _NativeJobs:
+    """The jobs' objects of a run as `_jobs_json` writes them, separated as
+    `_lines` separates them, written by lab/native/jobs_json.c from the C
+    rows: `size` bytes of UTF-8, written by `write`."""
+
+    def __init__(
+        self,
+        scenario: Scenario,
+        columns: list[np.ndarray[Any, Any]],
+        kinds: list[int],
+        names: tuple[str, ...],
+    ) -> None:
+        ffi = native.ffi
+        self._columns = columns  # the arrays the C pointers point into
+        self._keep = [ffi.new("char[]", _compact(t.name).encode()) for t in scenario.tasks]
+        self._names = ffi.new("char *[]", self._keep)
+        keys = [
+            ffi.new("char[]", f"{'{' if i == 0 else ', '}{_compact(n)}: ".encode())
+            for i, n in enumerate(names)
+        ]
+        self._keep += keys
+        self._keys = ffi.new("char *[]", keys)
+        self._values = ffi.new("uint64_t *[]", [ffi.cast("uint64_t *", ffi.from_buffer(c)) for c in columns])
+        self._kinds = ffi.new("uint8_t[]", kinds)
+        self._sep = ffi.new("char[]", b",\n    ")
+        self._args = (
+            len(columns[0]),
+            len(columns),
+            self._values,
+            self._kinds,
+            self._keys,
+            self._names,
+            len(scenario.tasks),
+            self._sep,
+        )
+        self.size = int(native.lib().pr_lab_jobs_json(*self._args, ffi.NULL, 0))
+        if self.size < 0:
+            raise ValueError("a job's task is not a task of the scenario")
+
+    def write(self, out: bytearray, offset: int) -> None:
+        ffi = native.ffi
+        start = ffi.cast("char *", ffi.from_buffer(out)) + offset
+        written = native.lib().pr_lab_jobs_json(*self._args, start, len(out) - offset)
+        assert written == self.size
+
+
+def _native_jobs(report: Report) -> _NativeJobs | None:
+    """The jobs of a run for lab/native/jobs_json.c, or None: no C rows (rows
+    made in Python), no job, or a time that is not a whole number of the
+    unit (its float needs Python's repr)."""
+    source = report.jobs.source
+    if source is None or len(report.jobs) == 0:
+        return None
+    scenario, jobs = source
+    names = _job_fields(report)
+    columns: list[np.ndarray[Any, Any]] = []
+    kinds: list[int] = []
+    for name in names:
+        if name == "task":
+            columns.append(jobs["task"].astype(np.uint64))
+            kinds.append(native.JSON_NAME)
+        elif name == "missed":
+            columns.append((jobs["missed"] == 1).astype(np.uint64))
+            kinds.append(native.JSON_BOOL)
+        elif name in _JOB_TIMES:
+            whole = _whole(scenario, _response(jobs) if name == "response" else jobs[name])
+            if whole is None:
+                return None
+            scaled, never = whole
+            scaled[never] = np.uint64(native.NEVER)  # written null
+            columns.append(scaled)
+            kinds.append(native.JSON_UINT_NULL)
+        else:
+            columns.append(jobs[name].astype(np.uint64))
+            kinds.append(native.JSON_UINT)
+    return _NativeJobs(scenario, columns, kinds, names)
+
+
 def report_json(report: Report, provenance: Mapping[str, Any] | None = None, summary: bool = False) -> str:
     """One JSON document (keys provenance when given, jobs unless `summary`,
     tasks, resources, system, warnings), laid out one entry per line;
     json.loads gives back report_dict(report, provenance, summary)."""
     r = report.recoveries
+    jobs = None if summary else _native_jobs(report)
+    if summary:
+        jobs_block = []
+    elif jobs is not None:
+        jobs_block = [f"  {_compact('jobs')}: [\n    {_JOBS_HERE}\n  ]"]
+    else:
+        jobs_block = [_jobs_json(report)]
     blocks = [
         *([_block("provenance", dict(provenance))] if provenance is not None else []),
-        *([] if summary else [_jobs_json(report)]),
+        *jobs_block,
         _block("tasks", {name: _fields(t, r) for name, t in report.tasks.items()}),
         _block("resources", {name: _fields(x, r) for name, x in report.resources.items()}),
         *(
@@ -672,7 +812,17 @@ def report_json(report: Report, provenance: Mapping[str, Any] | None = None, sum
         _block("system", _fields(report.system, r)),
         _lines("warnings", [_compact(_fields(w)) for w in report.warnings], "[]"),
     ]
-    return "{\n" + ",\n".join(blocks) + "\n}"
+    document = "{\n" + ",\n".join(blocks) + "\n}"
+    if jobs is None:
+        return document
+    # One buffer for the whole document, the jobs written into it in place:
+    # the jobs are most of it, and each copy of them costs.
+    head, tail = (part.encode() for part in document.split(_JOBS_HERE, 1))
+    out = bytearray(len(head) + jobs.size + len(tail))
+    out[: len(head)] = head
+    jobs.write(out, len(head))
+    out[len(head) + jobs.size :] = tail
+    return out.decode()
 
 
 # ---------------------------------------------------------------- text

@@ -1,0 +1,175 @@
+"""Benchmark (not a test): this checkout against another commit, side by side.
+
+Three figures of docs/performance.md, measured for both trees in one run,
+round after round (the two trees alternate, so that a busy machine slows
+each alike), each measurement in a fresh process:
+
+  campaign   sets per second of the reference campaign set (10 tasks, 3
+             mutexes, six-protocol analysis and six 10 s runs:
+             benchmarks/campaign_speed.py's SPEC), one core
+  report     simulate + build_report + report_json of the 595,000-job set
+             (benchmarks/lab_speed.py's task set over 2,000,000 ms), jobs
+             per second, and each step's time
+  start-up   `priora simulate examples/inversion.toml`, and the interpreter
+             alone (`python -c "import json"`), wall time of the process
+
+The other tree is `git archive REV` (default: main) in a temporary
+directory, its lab library built there with CMake (target priora_lab) and
+its priora/_native_ffi.py written as a wheel's build writes it; each tree
+runs with its own lab on PYTHONPATH and its own library
+(PRIORA_NATIVE_LIB). Prints the best and the median of the rounds.
+
+    .venv/bin/python benchmarks/side_by_side.py [--base REV] [--rounds N] [--only campaign,report,startup]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCHMARKS = ROOT / "benchmarks"
+
+CAMPAIGN = """
+import importlib, json, sys, tempfile, time
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from campaign_speed import SPEC
+from priora.campaign import load
+evaluation = importlib.import_module("priora.campaign.evaluate")
+with tempfile.TemporaryDirectory() as tmp:
+    spec = Path(tmp) / "reference.toml"
+    spec.write_text(SPEC)
+    campaign = load(spec)
+evaluation.evaluate(campaign, 0, 0)
+sets = int(sys.argv[2])
+start = time.perf_counter()
+for index in range(1, sets + 1):
+    evaluation.evaluate(campaign, 0, index)
+print(json.dumps({"sets per second": sets / (time.perf_counter() - start)}))
+"""
+
+REPORT = """
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+from lab_speed import task_set
+from priora.report import build_report, report_json
+from priora.simulate import simulate
+scenario = task_set()
+report_json(build_report(simulate(scenario, 100)))
+start = time.perf_counter()
+result = simulate(scenario, 2_000_000)
+simulated = time.perf_counter()
+report = build_report(result)
+built = time.perf_counter()
+document = report_json(report)
+done = time.perf_counter()
+jobs = len(result.jobs)
+print(json.dumps({
+    "simulate (s)": simulated - start, "build_report (s)": built - simulated,
+    "report_json (s)": done - built, "total (s)": done - start, "jobs per second": jobs / (done - start),
+    "jobs": jobs, "bytes": len(document),
+}))
+"""
+
+
+def run_json(command: list[str], env: dict[str, str]) -> dict[str, float]:
+    out = subprocess.run(command, check=True, capture_output=True, text=True, env=env, cwd=ROOT).stdout
+    values: dict[str, float] = json.loads(out.splitlines()[-1])
+    return values
+
+
+def wall(command: list[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, env=env, cwd=ROOT)
+    return time.perf_counter() - start
+
+
+def build_base(rev: str, where: Path) -> Path:
+    """`git archive rev` in `where`, its lab library and _native_ffi.py built."""
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev], check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(where)], input=archive, check=True)
+    build = where / "build"
+    quiet = {"stdout": subprocess.DEVNULL, "check": True}
+    subprocess.run(["cmake", "-S", str(where), "-B", str(build), "-G", "Ninja"], **quiet)  # type: ignore[call-overload]
+    subprocess.run(["cmake", "--build", str(build), "--target", "priora_lab"], **quiet)  # type: ignore[call-overload]
+    write_ffi = (
+        "import importlib.util, sys; from pathlib import Path; "
+        "spec = importlib.util.spec_from_file_location('lab_setup', sys.argv[1] + '/lab/setup.py'); "
+        "setup = importlib.util.module_from_spec(spec); spec.loader.exec_module(setup); "
+        "setup.write_ffi_module(setup.read_cdef(Path(sys.argv[1]) / 'lab/priora/native.py'), "
+        "Path(sys.argv[1]) / 'lab/priora/_native_ffi.py')"
+    )
+    subprocess.run([sys.executable, "-c", write_ffi, str(where)], **quiet)  # type: ignore[call-overload]
+    return where
+
+
+def environment(tree: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPATH"] = str(tree / "lab")
+    env["PRIORA_NATIVE_LIB"] = str(tree / "build" / "lab" / "libpriora_lab.so")
+    return env
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--base", default="main", help="the commit to compare with (default: main)")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--sets", type=int, default=20, help="campaign sets per measurement (default: 20)")
+    parser.add_argument("--only", default="campaign,report,startup")
+    args = parser.parse_args()
+    wanted = set(args.only.split(","))
+    python = sys.executable
+    priora = str(Path(python).with_name("priora"))
+    head = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], check=True, capture_output=True, text=True
+    ).stdout.strip()
+    base_rev = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short", args.base], check=True, capture_output=True, text=True
+    ).stdout.strip()
+    with tempfile.TemporaryDirectory() as tmp:
+        trees = {f"{args.base} ({base_rev})": build_base(args.base, Path(tmp)), f"this tree ({head}+)": ROOT}
+        results: dict[str, dict[str, list[float]]] = {name: {} for name in trees}
+        example = str(ROOT / "examples" / "inversion.toml")
+        for name, tree in trees.items():  # bytecode caches written, libraries in the page cache
+            env = environment(tree)
+            wall([priora, "simulate", example], env)
+        for _ in range(args.rounds):
+            for name, tree in trees.items():
+                env = environment(tree)
+                figures: dict[str, float] = {}
+                if "campaign" in wanted:
+                    figures |= run_json([python, "-c", CAMPAIGN, str(BENCHMARKS), str(args.sets)], env)
+                if "report" in wanted:
+                    figures |= run_json([python, "-c", REPORT, str(BENCHMARKS)], env)
+                if "startup" in wanted:
+                    figures['python -c "import json" (ms)'] = 1e3 * wall([python, "-c", "import json"], env)
+                    figures["priora simulate examples/inversion.toml (ms)"] = 1e3 * wall(
+                        [priora, "simulate", example], env
+                    )
+                for key, value in figures.items():
+                    results[name].setdefault(key, []).append(value)
+    names = list(trees)
+    print(f"side by side, {args.rounds} rounds, alternating; best and median of each")
+    print(f"{'figure':48} " + " ".join(f"{n:>30}" for n in names))
+    for key in results[names[0]]:
+        higher = "per second" in key or key in ("jobs", "bytes")
+        cells = []
+        for n in names:
+            values = results[n][key]
+            best = max(values) if higher else min(values)
+            cells.append(f"{best:>14,.4g} / {statistics.median(values):>13,.4g}")
+        print(f"{key:48} " + " ".join(cells))
+
+
+if __name__ == "__main__":
+    main()
