@@ -1,23 +1,23 @@
 /*
- * The jobs block of the JSON report (jobs_json.h). Two passes: the first
- * measures the text (so the caller allocates it once, exactly), the second
- * writes it. Python's json.dumps writes an int as its decimal digits, a
- * boolean as true/false and None as null, which is all this writes.
+ * The jobs block of the JSON report (jobs_json.h). json.dumps writes an int
+ * as its decimal digits, a boolean as true/false and None as null, which is
+ * all this writes. A time is written as an integer only when the report
+ * would hold an int: priora.report._whole's rule, below 2^53 / units per
+ * second ns (so that the float conversion the report would do is exact)
+ * and a whole number of the unit; any other time stops the writing
+ * (PR_LAB_JSON_NOT_WHOLE) and the report formats the jobs in Python.
  */
 #include <string.h>
 #include "jobs_json.h"
 
-#define NULL_VALUE UINT64_MAX
-
-static size_t digits(uint64_t v)
-{
-    size_t d = 1;
-    while (v >= 10) {
-        v /= 10;
-        d++;
-    }
-    return d;
-}
+#define EXACT (UINT64_C(1) << 53)
+#define NS_PER_SECOND UINT64_C(1000000000)
+#define MAX_FIELDS PR_LAB_JSON_FIELDS
+/* Widest values: a uint32 has up to 10 digits; a whole time is below
+ * 2^53 / 1e9 (7 digits) or null (4); false has 5 letters. */
+#define UINT32_WIDTH 10
+#define TIME_WIDTH 7
+#define BOOL_WIDTH 5
 
 static char *put_uint(char *p, uint64_t v)
 {
@@ -31,83 +31,115 @@ static char *put_uint(char *p, uint64_t v)
     return p + (sizeof buf - i);
 }
 
-/* The length of one value; -1 for a name out of range. */
-static int64_t value_length(uint8_t kind, uint64_t v, const size_t *name_len, int nnames)
+static int is_time(int field)
 {
-    switch (kind) {
-    case PR_LAB_JSON_UINT_NULL:
-        if (v == NULL_VALUE)
-            return 4;
-        return (int64_t)digits(v);
-    case PR_LAB_JSON_BOOL:
-        return v ? 4 : 5;
-    case PR_LAB_JSON_NAME:
-        return v < (uint64_t)nnames ? (int64_t)name_len[v] : -1;
-    default:
-        return (int64_t)digits(v);
+    switch (field) {
+    case PR_LAB_JSON_RELEASE: case PR_LAB_JSON_START: case PR_LAB_JSON_FINISH: case PR_LAB_JSON_RESPONSE:
+    case PR_LAB_JSON_BLOCKED: case PR_LAB_JSON_INVERTED: case PR_LAB_JSON_DEADLINE: case PR_LAB_JSON_LOST:
+    case PR_LAB_JSON_RECOVERY:
+        return 1;
+    }
+    return 0;
+}
+
+static uint64_t time_ns(const pr_lab_job_t *j, int field)
+{
+    switch (field) {
+    case PR_LAB_JSON_RELEASE: return j->release;
+    case PR_LAB_JSON_START: return j->start;
+    case PR_LAB_JSON_FINISH: return j->finish;
+    case PR_LAB_JSON_RESPONSE: return j->finish == PR_LAB_NEVER ? PR_LAB_NEVER : j->finish - j->release;
+    case PR_LAB_JSON_BLOCKED: return j->blocked;
+    case PR_LAB_JSON_INVERTED: return j->inverted;
+    case PR_LAB_JSON_DEADLINE: return j->deadline;
+    case PR_LAB_JSON_LOST: return j->lost;
+    default: return j->recovery;
     }
 }
 
-static char *put_value(char *p, uint8_t kind, uint64_t v, const char *const *names, const size_t *name_len)
+static uint64_t count(const pr_lab_job_t *j, int field)
 {
-    switch (kind) {
-    case PR_LAB_JSON_UINT_NULL:
-        if (v == NULL_VALUE) {
-            memcpy(p, "null", 4);
-            return p + 4;
-        }
-        return put_uint(p, v);
-    case PR_LAB_JSON_BOOL:
-        memcpy(p, v ? "true" : "false", v ? 4 : 5);
-        return p + (v ? 4 : 5);
-    case PR_LAB_JSON_NAME:
-        memcpy(p, names[v], name_len[v]);
-        return p + name_len[v];
-    default:
-        return put_uint(p, v);
+    switch (field) {
+    case PR_LAB_JSON_JOB: return j->job;
+    case PR_LAB_JSON_TIMEOUTS: return j->timeouts;
+    case PR_LAB_JSON_ERRORS: return j->errors;
+    default: return j->aborts;
     }
 }
 
-#define MAX_COLUMNS 32
-#define MAX_NAMES 256
-
-int64_t pr_lab_jobs_json(size_t n, int ncols, const uint64_t *const *values, const uint8_t *kinds,
-                         const char *const *keys, const char *const *names, int nnames, const char *sep,
-                         char *out, size_t size)
+/* The longest job object, separator included. */
+static uint64_t job_bound(int nfields, const uint8_t *fields, const char *const *keys,
+                          const char *const *names, int nnames, const char *sep)
 {
-    size_t key_len[MAX_COLUMNS], name_len[MAX_NAMES];
-    if (ncols < 0 || ncols > MAX_COLUMNS || nnames < 0 || nnames > MAX_NAMES)
-        return -1;
-    size_t fixed = 1; /* the closing brace */
-    for (int c = 0; c < ncols; c++) {
-        key_len[c] = strlen(keys[c]);
-        fixed += key_len[c];
-    }
+    uint64_t bound = 1 + strlen(sep), longest_name = 0;
     for (int k = 0; k < nnames; k++)
-        name_len[k] = strlen(names[k]);
-    size_t sep_len = strlen(sep);
+        if (strlen(names[k]) > longest_name)
+            longest_name = strlen(names[k]);
+    for (int f = 0; f < nfields; f++) {
+        bound += strlen(keys[f]);
+        if (fields[f] == PR_LAB_JSON_TASK)
+            bound += longest_name;
+        else if (fields[f] == PR_LAB_JSON_MISSED)
+            bound += BOOL_WIDTH;
+        else
+            bound += is_time(fields[f]) ? TIME_WIDTH : UINT32_WIDTH;
+    }
+    return bound;
+}
 
-    uint64_t total = n == 0 ? 0 : (uint64_t)(n - 1) * sep_len + (uint64_t)n * fixed;
-    for (int c = 0; c < ncols; c++)
-        for (size_t j = 0; j < n; j++) {
-            int64_t len = value_length(kinds[c], values[c][j], name_len, nnames);
-            if (len < 0)
-                return -1;
-            total += (uint64_t)len;
-        }
-    if (total > size)
-        return (int64_t)total;
+uint64_t pr_lab_jobs_json_bound(size_t n, int nfields, const uint8_t *fields, const char *const *keys,
+                                const char *const *names, int nnames, const char *sep)
+{
+    return (uint64_t)n * job_bound(nfields, fields, keys, names, nnames, sep);
+}
 
-    char *p = out;
-    for (size_t j = 0; j < n; j++) {
-        if (j > 0) {
+int64_t pr_lab_jobs_json(const pr_lab_job_t *jobs, size_t n, int nfields, const uint8_t *fields,
+                         const char *const *keys, const char *const *names, int nnames,
+                         uint64_t units_per_second, const char *sep, char *out, size_t size)
+{
+    if (nfields < 0 || nfields > MAX_FIELDS || units_per_second == 0)
+        return PR_LAB_JSON_NO_ROOM;
+    size_t key_len[MAX_FIELDS], sep_len = strlen(sep);
+    for (int f = 0; f < nfields; f++)
+        key_len[f] = strlen(keys[f]);
+    uint64_t longest = job_bound(nfields, fields, keys, names, nnames, sep);
+    uint64_t limit = EXACT / units_per_second;
+    char *p = out, *end = out + size;
+    for (size_t i = 0; i < n; i++) {
+        const pr_lab_job_t *j = &jobs[i];
+        if ((uint64_t)(end - p) < longest)
+            return PR_LAB_JSON_NO_ROOM;
+        if (i > 0) {
             memcpy(p, sep, sep_len);
             p += sep_len;
         }
-        for (int c = 0; c < ncols; c++) {
-            memcpy(p, keys[c], key_len[c]);
-            p += key_len[c];
-            p = put_value(p, kinds[c], values[c][j], names, name_len);
+        for (int f = 0; f < nfields; f++) {
+            memcpy(p, keys[f], key_len[f]);
+            p += key_len[f];
+            int field = fields[f];
+            if (field == PR_LAB_JSON_TASK) {
+                if (j->task < 0 || j->task >= nnames)
+                    return PR_LAB_JSON_BAD_TASK;
+                size_t len = strlen(names[j->task]);
+                memcpy(p, names[j->task], len);
+                p += len;
+            } else if (field == PR_LAB_JSON_MISSED) {
+                memcpy(p, j->missed == 1 ? "true" : "false", j->missed == 1 ? 4 : 5);
+                p += j->missed == 1 ? 4 : 5;
+            } else if (is_time(field)) {
+                uint64_t ns = time_ns(j, field);
+                if (ns == PR_LAB_NEVER) {
+                    memcpy(p, "null", 4);
+                    p += 4;
+                    continue;
+                }
+                uint64_t scaled = ns * units_per_second;
+                if (ns >= limit || scaled % NS_PER_SECOND != 0)
+                    return PR_LAB_JSON_NOT_WHOLE;
+                p = put_uint(p, scaled / NS_PER_SECOND);
+            } else {
+                p = put_uint(p, count(j, field));
+            }
         }
         *p++ = '}';
     }

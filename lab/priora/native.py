@@ -143,9 +143,11 @@ int pr_lab_verdict(const pr_trace_record_t *records, size_t n, int ntasks, const
 size_t pr_lab_verdict_sizeof(void);
 
 /* The jobs block of the JSON report (lab/native/jobs_json.h). */
-int64_t pr_lab_jobs_json(size_t n, int ncols, const uint64_t *const *values, const uint8_t *kinds,
-                         const char *const *keys, const char *const *names, int nnames, const char *sep,
-                         char *out, size_t size);
+int64_t pr_lab_jobs_json(const pr_lab_job_t *jobs, size_t n, int nfields, const uint8_t *fields,
+                         const char *const *keys, const char *const *names, int nnames,
+                         uint64_t units_per_second, const char *sep, char *out, size_t size);
+uint64_t pr_lab_jobs_json_bound(size_t n, int nfields, const uint8_t *fields, const char *const *keys,
+                                const char *const *names, int nnames, const char *sep);
 """
 
 # Order of pr_lab_sizeof's argument (lab/native/metrics.h).
@@ -211,8 +213,7 @@ EVENT_NAME = {code: name for name, code in EVENT.items()}
 CAUSE_NAME = {
     1: "set", 2: "inherit", 3: "release", 4: "acquire", 5: "timeout", 6: "delete", 7: "ceiling", 8: "message"
 }  # fmt: skip
-# pr_lab_jobs_json's kinds of column (lab/native/jobs_json.h).
-JSON_UINT, JSON_UINT_NULL, JSON_BOOL, JSON_NAME = 0, 1, 2, 3
+JSON_NOT_WHOLE = -2  # pr_lab_jobs_json: a time is not a whole number of the unit (lab/native/jobs_json.h)
 TRACE_NONE = 0xFF
 NEVER = 2**64 - 1  # PR_LAB_NEVER
 

@@ -703,106 +703,70 @@ def _jobs_json(report: Report) -> str:
     return _lines("jobs", list(map(_job_object(names).format, *columns)), "[]")
 
 
-# The job fields in the file's unit (a time, or None for one that did not happen).
-_JOB_TIMES = ("release", "start", "finish", "response", "deadline", "blocked", "inverted", "lost", "recovery")
 # Where report_json's document has the jobs that lab/native/jobs_json.c
 # writes: a character json.dumps never writes (it escapes control characters).
 _JOBS_HERE = "\x00"
 
 
-class _NativeJobs:
-    """The jobs' objects of a run as `_jobs_json` writes them, separated as
-    `_lines` separates them, written by lab/native/jobs_json.c from the C
-    rows: `size` bytes of UTF-8, written by `write`."""
-
-    def __init__(
-        self,
-        scenario: Scenario,
-        columns: list[np.ndarray[Any, Any]],
-        kinds: list[int],
-        names: tuple[str, ...],
-    ) -> None:
-        ffi = native.ffi
-        self._columns = columns  # the arrays the C pointers point into
-        self._keep = [ffi.new("char[]", _compact(t.name).encode()) for t in scenario.tasks]
-        self._names = ffi.new("char *[]", self._keep)
-        keys = [
-            ffi.new("char[]", f"{'{' if i == 0 else ', '}{_compact(n)}: ".encode())
-            for i, n in enumerate(names)
-        ]
-        self._keep += keys
-        self._keys = ffi.new("char *[]", keys)
-        self._values = ffi.new("uint64_t *[]", [ffi.cast("uint64_t *", ffi.from_buffer(c)) for c in columns])
-        self._kinds = ffi.new("uint8_t[]", kinds)
-        self._sep = ffi.new("char[]", b",\n    ")
-        self._args = (
-            len(columns[0]),
-            len(columns),
-            self._values,
-            self._kinds,
-            self._keys,
-            self._names,
-            len(scenario.tasks),
-            self._sep,
-        )
-        self.size = int(native.lib().pr_lab_jobs_json(*self._args, ffi.NULL, 0))
-        if self.size < 0:
-            raise ValueError("a job's task is not a task of the scenario")
-
-    def write(self, out: bytearray, offset: int) -> None:
-        ffi = native.ffi
-        start = ffi.cast("char *", ffi.from_buffer(out)) + offset
-        written = native.lib().pr_lab_jobs_json(*self._args, start, len(out) - offset)
-        assert written == self.size
-
-
-def _native_jobs(report: Report) -> _NativeJobs | None:
-    """The jobs of a run for lab/native/jobs_json.c, or None: no C rows (rows
-    made in Python), no job, or a time that is not a whole number of the
+def _native_jobs(report: Report, out: Any, offset: int, size: int) -> int | None:
+    """Writes the jobs' objects of a run as `_jobs_json` writes them,
+    separated as `_lines` separates them, with lab/native/jobs_json.c from
+    the C rows, at `offset` of the `size` bytes at `out` (a char *, NULL to
+    learn the size: a bound). Returns the bytes written (the bound), or None:
+    rows made in Python, no job, or a time that is not a whole number of the
     unit (its float needs Python's repr)."""
     source = report.jobs.source
     if source is None or len(report.jobs) == 0:
         return None
     scenario, jobs = source
+    ffi, lib = native.ffi, native.lib()
     names = _job_fields(report)
-    columns: list[np.ndarray[Any, Any]] = []
-    kinds: list[int] = []
-    for name in names:
-        if name == "task":
-            columns.append(jobs["task"].astype(np.uint64))
-            kinds.append(native.JSON_NAME)
-        elif name == "missed":
-            columns.append((jobs["missed"] == 1).astype(np.uint64))
-            kinds.append(native.JSON_BOOL)
-        elif name in _JOB_TIMES:
-            whole = _whole(scenario, _response(jobs) if name == "response" else jobs[name])
-            if whole is None:
-                return None
-            scaled, never = whole
-            scaled[never] = np.uint64(native.NEVER)  # written null
-            columns.append(scaled)
-            kinds.append(native.JSON_UINT_NULL)
-        else:
-            columns.append(jobs[name].astype(np.uint64))
-            kinds.append(native.JSON_UINT)
-    return _NativeJobs(scenario, columns, kinds, names)
+    task_names = [ffi.new("char[]", _compact(t.name).encode()) for t in scenario.tasks]
+    keys = [
+        ffi.new("char[]", f"{'{' if i == 0 else ', '}{_compact(n)}: ".encode()) for i, n in enumerate(names)
+    ]
+    args = (
+        len(names),
+        ffi.new("uint8_t[]", [JOB_FIELDS.index(n) for n in names]),
+        ffi.new("char *[]", keys),
+        ffi.new("char *[]", task_names),
+        len(task_names),
+    )
+    sep = b",\n    "
+    if out == ffi.NULL:
+        return int(lib.pr_lab_jobs_json_bound(len(jobs), *args, sep))
+    rows = ffi.cast("const pr_lab_job_t *", ffi.from_buffer(jobs))
+    written = int(
+        lib.pr_lab_jobs_json(
+            rows, len(jobs), *args, _units_per_second(scenario), sep, out + offset, size - offset
+        )
+    )
+    if written == native.JSON_NOT_WHOLE:
+        return None
+    if written < 0:
+        raise ValueError(f"the jobs could not be written in C ({written})")
+    return written
 
 
 def report_json(report: Report, provenance: Mapping[str, Any] | None = None, summary: bool = False) -> str:
     """One JSON document (keys provenance when given, jobs unless `summary`,
     tasks, resources, system, warnings), laid out one entry per line;
     json.loads gives back report_dict(report, provenance, summary)."""
+    # A run's jobs are written by C into the document's buffer when they can
+    # be (_native_document): a place is kept for them.
+    if not summary and _native_jobs(report, native.ffi.NULL, 0, 0) is not None:
+        document = _native_document(report, _document(report, provenance, [_JOBS_HERE]))
+        if document is not None:
+            return document
+    return _document(report, provenance, [] if summary else [_jobs_json(report)])
+
+
+def _document(report: Report, provenance: Mapping[str, Any] | None, jobs: list[str]) -> str:
+    """report_json's document, with `jobs` as its jobs block (none, or one)."""
     r = report.recoveries
-    jobs = None if summary else _native_jobs(report)
-    if summary:
-        jobs_block = []
-    elif jobs is not None:
-        jobs_block = [f"  {_compact('jobs')}: [\n    {_JOBS_HERE}\n  ]"]
-    else:
-        jobs_block = [_jobs_json(report)]
     blocks = [
         *([_block("provenance", dict(provenance))] if provenance is not None else []),
-        *jobs_block,
+        *(f"  {_compact('jobs')}: [\n    {_JOBS_HERE}\n  ]" if j == _JOBS_HERE else j for j in jobs),
         _block("tasks", {name: _fields(t, r) for name, t in report.tasks.items()}),
         _block("resources", {name: _fields(x, r) for name, x in report.resources.items()}),
         *(
@@ -812,17 +776,28 @@ def report_json(report: Report, provenance: Mapping[str, Any] | None = None, sum
         _block("system", _fields(report.system, r)),
         _lines("warnings", [_compact(_fields(w)) for w in report.warnings], "[]"),
     ]
-    document = "{\n" + ",\n".join(blocks) + "\n}"
-    if jobs is None:
-        return document
-    # One buffer for the whole document, the jobs written into it in place:
-    # the jobs are most of it, and each copy of them costs.
+    return "{\n" + ",\n".join(blocks) + "\n}"
+
+
+def _native_document(report: Report, document: str) -> str | None:
+    """`document` with the jobs written by C at its _JOBS_HERE, or None when
+    a time is not a whole number of the unit. One buffer for the whole
+    document, the jobs written into it in place: they are most of it, and
+    each copy of them costs. numpy's memory, not a bytearray: it is not
+    zeroed first, and a large one is given in huge pages. The text is
+    decoded from that memory directly."""
+    ffi = native.ffi
+    bound = _native_jobs(report, ffi.NULL, 0, 0)
+    assert bound is not None
     head, tail = (part.encode() for part in document.split(_JOBS_HERE, 1))
-    out = bytearray(len(head) + jobs.size + len(tail))
-    out[: len(head)] = head
-    jobs.write(out, len(head))
-    out[len(head) + jobs.size :] = tail
-    return out.decode()
+    out = np.empty(len(head) + bound + len(tail), dtype=np.uint8)
+    start = ffi.cast("char *", ffi.from_buffer(out))
+    ffi.memmove(start, head, len(head))
+    written = _native_jobs(report, start, len(head), len(head) + bound)
+    if written is None:
+        return None
+    ffi.memmove(start + len(head) + written, tail, len(tail))
+    return str(out.data[: len(head) + written + len(tail)], "utf-8")
 
 
 # ---------------------------------------------------------------- text

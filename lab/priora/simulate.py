@@ -346,7 +346,8 @@ def account(lib: Any, scenario: Scenario, trace: np.ndarray[Any, Any], end_ns: i
     if err != 0:
         raise NativeError("the job accounting could not read the kernel trace")
     n = len(scenario.resources)
-    jobs = jobs[jobs["task"] < len(scenario.tasks)]  # the timer service's job is no job of the file
+    if scenario.timers:  # a copy of every row: only when some can be the timer service's
+        jobs = jobs[jobs["task"] < len(scenario.tasks)]  # the timer service's job is no job of the file
     return Accounting(jobs, int(totals.busy), holds[:n].tolist(), recovery[:n].tolist())
 
 
@@ -435,10 +436,11 @@ def simulate(
 
     count = native.ffi.new("size_t *")
     records = lib.pr_host_trace(count)
-    raw = native.ffi.buffer(records, count[0] * native.TRACE_DTYPE.itemsize)
     # Copied as bytes (one memcpy; a copy of the structured array would move
-    # it field by field): the kernel reuses its buffer.
-    trace = np.frombuffer(bytearray(raw), dtype=native.TRACE_DTYPE)
+    # it field by field): the kernel reuses its buffer. Into numpy's memory,
+    # which is not zeroed first (a bytearray's is).
+    trace = np.empty(count[0], dtype=native.TRACE_DTYPE)
+    native.ffi.memmove(native.ffi.from_buffer(trace), records, trace.nbytes)
     accounted = account(lib, scenario, trace, end_ns)
 
     stats = native.ffi.new("pr_kernel_stats_t *")

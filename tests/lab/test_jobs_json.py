@@ -34,7 +34,10 @@ def compute(ticks: int) -> Action:
 EDGES = Scenario(
     "edges",
     System(1000, "ms", 30, "pip"),
-    (Resource("C", "counting", "none", 0, None, "priority"), Resource("M", "mutex", "pip", 1, None, "priority")),
+    (
+        Resource("C", "counting", "none", 0, None, "priority"),
+        Resource("M", "mutex", "pip", 1, None, "priority"),
+    ),
     (
         Task("W", 3, None, 0, None, (compute(1), Action("down", "C"), compute(1))),
         Task("Ü", 2, 10, 0, 3, (Action("lock", "M"), compute(4), Action("unlock", "M"))),
@@ -44,7 +47,8 @@ EDGES = Scenario(
 
 
 @pytest.mark.parametrize(
-    "name", ["edges", "inversion", "protocols", "rcs/recovery", "queue_prodcons", "timer_release", "round_robin"]
+    "name",
+    ["edges", "inversion", "protocols", "rcs/recovery", "queue_prodcons", "timer_release", "round_robin"],
 )
 def test_the_c_jobs_are_the_python_jobs(name: str) -> None:
     scenario = EDGES if name == "edges" else load(ROOT / "examples" / f"{name}.toml")
