@@ -210,3 +210,19 @@ def test_the_campaign_rows_are_the_full_paths(tmp_path: Path) -> None:
             assert json.loads(row["response"]) == worst
             misses += row["misses"]
     assert misses > 0
+
+
+def test_the_variants_of_a_set_share_their_compiled_tasks_and_nothing_else_does() -> None:
+    from dataclasses import replace
+
+    from priora.compiled import compile_scenario, kernel_task
+
+    s = generated("reference", 5)
+    first = compile_scenario(s.with_protocol("pip")).tasks
+    assert compile_scenario(s.with_protocol("pcp")).tasks is first
+    # The same tasks with their mutexes in another order: other semaphore ids.
+    swapped = replace(s, resources=tuple(reversed(s.resources)))
+    again = compile_scenario(swapped).tasks
+    assert again == tuple(kernel_task(swapped, t) for t in swapped.tasks) and again != first
+    faster = replace(s, system=replace(s.system, tick_hz=20_000))
+    assert compile_scenario(faster).tasks == tuple(kernel_task(faster, t) for t in faster.tasks) != first
