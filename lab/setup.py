@@ -38,7 +38,12 @@ HOST_PORT = (
     "ports/host/switch_x86_64.S",
     "ports/host/trace_sink.c",
 )
-LAB_NATIVE = ("lab/native/metrics.c", "lab/native/verdict.c", "lab/native/jobs_json.c")
+LAB_NATIVE = (
+    "lab/native/metrics.c",
+    "lab/native/verdict.c",
+    "lab/native/jobs_json.c",
+    "lab/native/task_totals.c",
+)
 INCLUDE_DIRS = ("kernel/include", "ports/host/include", "lab/native")
 DEFINES = ("PR_PORT_TRACE_HOOK", "NDEBUG")
 # CMake's flags for priora_lab (its priora_lab_flags): -O3, link-time

@@ -148,6 +148,15 @@ int64_t pr_lab_jobs_json(const pr_lab_job_t *jobs, size_t n, int nfields, const 
                          uint64_t units_per_second, const char *sep, char *out, size_t size);
 uint64_t pr_lab_jobs_json_bound(size_t n, int nfields, const uint8_t *fields, const char *const *keys,
                                 const char *const *names, int nnames, const char *sep);
+
+/* The report's per-task figures (lab/native/task_totals.h). */
+typedef struct {
+    uint64_t jobs; uint64_t finished; uint64_t max_response; uint64_t max_blocked; uint64_t max_inverted;
+    uint64_t misses; uint64_t timeouts; uint64_t errors; uint64_t recovery; uint64_t first;
+} pr_lab_task_totals_t;
+int pr_lab_task_totals(const pr_lab_job_t *jobs, size_t n, int ntasks, pr_lab_task_totals_t *totals,
+                       double *responses);
+size_t pr_lab_task_totals_sizeof(void);
 """
 
 # Order of pr_lab_sizeof's argument (lab/native/metrics.h).
@@ -320,8 +329,9 @@ def lib() -> Any:
             raise NativeError(
                 f"{path}: {name} is {c_size} bytes in C, {py_size} in priora/native.py: {REBUILD}"
             )
-    if loaded.pr_lab_verdict_sizeof() != ffi.sizeof("pr_lab_verdict_t"):
-        raise NativeError(f"{path}: pr_lab_verdict_t's size differs from priora/native.py's: {REBUILD}")
+    for name in ("pr_lab_verdict_t", "pr_lab_task_totals_t"):
+        if getattr(loaded, name.removesuffix("_t") + "_sizeof")() != ffi.sizeof(name):
+            raise NativeError(f"{path}: {name}'s size differs from priora/native.py's: {REBUILD}")
     check_limits(path, loaded)
     if TRACE_DTYPE.itemsize != ffi.sizeof("pr_trace_record_t") or JOB_DTYPE.itemsize != ffi.sizeof(
         "pr_lab_job_t"

@@ -395,51 +395,50 @@ def _job_lists(scenario: Scenario, jobs: np.ndarray[Any, Any]) -> dict[str, list
     return columns
 
 
-def _task_row(scenario: Scenario, rows: dict[str, np.ndarray[Any, Any]], script: ScriptCounters) -> TaskRow:
-    # Responses in ns, so that the mean is converted once (no rounding twice).
-    finished = rows["finish"] != native.NEVER
-    responses = (rows["finish"][finished] - rows["release"][finished]).astype(np.float64)
-    some = len(responses) > 0
+def _task_row(
+    scenario: Scenario, totals: Any, responses: np.ndarray[Any, Any], script: ScriptCounters
+) -> TaskRow:
+    """One task's row from its pr_lab_task_totals_t and its finished
+    responses (ns, in release order). Responses in ns, so that the mean is
+    converted once (no rounding twice)."""
+    some = totals.finished > 0
     return TaskRow(
-        jobs=len(rows["task"]),
-        max_response=_time(scenario, float(responses.max())) if some else None,
+        jobs=int(totals.jobs),
+        max_response=_time(scenario, float(int(totals.max_response))) if some else None,
         mean_response=_time(scenario, float(responses.mean())) if some else None,
-        max_blocked=_time(scenario, int(rows["blocked"].max(initial=0))),
-        max_inverted=_time(scenario, int(rows["inverted"].max(initial=0))),
-        misses=int(np.count_nonzero(rows["missed"] == 1)),
-        timeouts=int(rows["timeouts"].sum()),
-        errors=int(rows["errors"].sum()),
+        max_blocked=_time(scenario, int(totals.max_blocked)),
+        max_inverted=_time(scenario, int(totals.max_inverted)),
+        misses=int(totals.misses),
+        timeouts=int(totals.timeouts),
+        errors=int(totals.errors),
         aborts=script.aborts,
         lost=_time(scenario, script.lost_ns),
-        recovery=_time(scenario, int(rows["recovery"].sum())),
+        recovery=_time(scenario, int(totals.recovery)),
     )
 
 
-_TASK_COLUMNS = (
-    "task",
-    "release",
-    "finish",
-    "blocked",
-    "inverted",
-    "missed",
-    "timeouts",
-    "errors",
-    "recovery",
-)
-
-
 def _tasks(result: SimResult) -> dict[str, TaskRow]:
+    """Every task's row, from one C pass over the job rows
+    (lab/native/task_totals.c): no sort, no column gathered."""
     scenario, jobs = result.scenario, result.jobs
-    # The columns needed, grouped by task once. Stable, so that each task's
-    # jobs stay in release order: its mean adds up the same values in the
-    # same order as one mask per task would.
-    order = np.argsort(jobs["task"], kind="stable")
-    by_task = {name: jobs[name][order] for name in _TASK_COLUMNS}
-    bounds = np.searchsorted(by_task["task"], np.arange(len(scenario.tasks) + 1)).tolist()
+    ffi = native.ffi
+    ntasks = len(scenario.tasks)
+    totals = ffi.new("pr_lab_task_totals_t[]", max(1, ntasks))
+    responses = np.empty(len(jobs), dtype=np.float64)
+    err = native.lib().pr_lab_task_totals(
+        ffi.cast("const pr_lab_job_t *", ffi.from_buffer(jobs)),
+        len(jobs),
+        ntasks,
+        totals,
+        ffi.cast("double *", ffi.from_buffer(responses)),
+    )
+    if err != 0:
+        raise ValueError("a job's task is not a task of the scenario")
     rows: dict[str, TaskRow] = {}
     for i, t in enumerate(scenario.tasks):
-        mine = {name: values[bounds[i] : bounds[i + 1]] for name, values in by_task.items()}
-        rows[t.name] = _task_row(scenario, mine, result.scripts[i])
+        first = int(totals[i].first)
+        mine = responses[first : first + int(totals[i].finished)]
+        rows[t.name] = _task_row(scenario, totals[i], mine, result.scripts[i])
     return rows
 
 
