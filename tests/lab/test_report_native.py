@@ -122,8 +122,8 @@ OVERLOADED = {
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_the_c_task_rows_are_numpy_s(protocol: str) -> None:
     seen_unfinished = 0
-    for seed in (1, 2):
-        ts = generate(parse_params("g.toml", OVERLOADED), seed)
+    for draw in (1, 2):
+        ts = generate(parse_params("g.toml", OVERLOADED), draw)
         for tick_hz in (1000, 512):  # means that are whole, and not
             scenario = parse(ts.toml(), "g", check_default_horizon=False).with_protocol(protocol)
             scenario = replace(scenario, system=replace(scenario.system, tick_hz=tick_hz)).with_horizon(3000)

@@ -39,9 +39,10 @@ GENERATORS: dict[str, dict[str, object]] = {
 }  # fmt: skip
 
 
-def generated(name: str, seed: int) -> Scenario:
-    ts = generate(parse_params("g.toml", GENERATORS[name]), seed)
-    return parse(ts.toml(), f"{name} {seed}", check_default_horizon=False)
+def generated(name: str, draw: int) -> Scenario:
+    """Task set number `draw` of generator `name`."""
+    ts = generate(parse_params("g.toml", GENERATORS[name]), draw)
+    return parse(ts.toml(), f"{name} {draw}", check_default_horizon=False)
 
 
 def from_rows(scenario: Scenario, run: int, judged: int) -> tuple[TaskVerdict, ...]:
@@ -68,15 +69,15 @@ def from_rows(scenario: Scenario, run: int, judged: int) -> tuple[TaskVerdict, .
 @pytest.mark.parametrize("name", GENERATORS)
 def test_the_verdict_equals_the_job_rows_under_every_protocol(name: str) -> None:
     seen: dict[str, int] = {"misses": 0, "blocked": 0, "unjudged": 0}
-    for seed in (1, 2, 3):
-        base = generated(name, seed)
+    for draw in (1, 2, 3):
+        base = generated(name, draw)
         for protocol in PROTOCOLS:
             scenario = base.with_protocol(protocol)
             w = window(scenario.with_horizon(min(scenario.default_horizon() or 10_000, 10_000)))
             assert w.run is not None and w.judged is not None
             expected = from_rows(scenario, w.run, w.judged)
             got = verdict(scenario, w.run, w.judged)
-            assert got.tasks == expected, (name, seed, protocol)
+            assert got.tasks == expected, (name, draw, protocol)
             assert got.judged_ns == scenario.ticks_to_ns(w.judged)
             seen["misses"] += sum(t.misses for t in got.tasks)
             seen["blocked"] += sum(t.worst_blocked_ns > 0 for t in got.tasks)
@@ -147,7 +148,6 @@ def test_the_timer_service_is_no_task_of_the_verdict() -> None:
 
 CAMPAIGN = """
 [campaign]
-seed = 11
 sets = 3
 protocols = ["none", "pip", "pcp", "ipcp", "npcs", "rcs"]
 run = ["analysis", "simulation"]
