@@ -38,10 +38,20 @@ HOST_PORT = (
     "ports/host/switch_x86_64.S",
     "ports/host/trace_sink.c",
 )
-LAB_NATIVE = ("lab/native/metrics.c",)
+LAB_NATIVE = (
+    "lab/native/metrics.c",
+    "lab/native/verdict.c",
+    "lab/native/jobs_json.c",
+    "lab/native/task_totals.c",
+)
 INCLUDE_DIRS = ("kernel/include", "ports/host/include", "lab/native")
 DEFINES = ("PR_PORT_TRACE_HOOK", "NDEBUG")
-CFLAGS = ("-std=c11", "-O2", "-fPIC", "-Wall", "-Wextra")
+# CMake's flags for priora_lab (its priora_lab_flags): -O3, link-time
+# optimisation and calls inside the library bound at link time, at compile
+# and link time alike.
+LTO_FLAGS = ("-O3", "-flto=auto", "-fno-semantic-interposition")
+CFLAGS = ("-std=c11", "-fPIC", "-Wall", "-Wextra", *LTO_FLAGS)
+LDFLAGS = (*LTO_FLAGS, "-Wl,-Bsymbolic")
 
 # What an sdist copies into native-src/: every file the build reads.
 SDIST_TREES = ("kernel", "ports/host", "lab/native")
@@ -96,7 +106,10 @@ def compile_library(root: Path, temp: Path, target: Path) -> None:
     with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
         for done in [pool.submit(compile_one, s, o) for s, o in zip(sources, objects, strict=True)]:
             done.result()
-    _run([*cc, "-shared", "-o", str(target), *map(str, objects), *shlex.split(os.environ.get("LDFLAGS", ""))])
+    _run([
+        *cc, "-shared", *LDFLAGS, "-o", str(target), *map(str, objects),
+        *shlex.split(os.environ.get("LDFLAGS", "")),
+    ])  # fmt: skip
 
 
 def _run(command: list[str]) -> None:

@@ -160,13 +160,38 @@ def kernel_periodic(scenario: Scenario, p: Periodic) -> KernelPeriodic:
     return KernelPeriodic(p.name, p.phase, p.period, p.priority, actions)
 
 
+# The tasks compiled last, and what they depend on: the tasks themselves (the
+# very tuple, held here so that it stays the same object), the names of the
+# objects their actions name, and the tick rate. A campaign runs one set under
+# each protocol: variants (Scenario.with_protocol) share their tasks.
+_last_tasks: tuple[tuple[Task, ...], tuple[tuple[str, ...], ...], int, tuple[KernelTask, ...]] | None = None
+
+
+def _kernel_tasks(scenario: Scenario) -> tuple[KernelTask, ...]:
+    global _last_tasks
+    names = tuple(
+        tuple(x.name for x in objects) for objects in (scenario.resources, scenario.queues, scenario.events)
+    )
+    last = _last_tasks
+    if (
+        last is not None
+        and last[0] is scenario.tasks
+        and last[1] == names
+        and last[2] == scenario.system.tick_hz
+    ):
+        return last[3]
+    tasks = tuple(kernel_task(scenario, t) for t in scenario.tasks)
+    _last_tasks = (scenario.tasks, names, scenario.system.tick_hz, tasks)
+    return tasks
+
+
 def compile_scenario(scenario: Scenario) -> KernelScenario:
     """Every kernel object of `scenario`, in id order."""
     return KernelScenario(
         tick_hz=scenario.system.tick_hz,
         quantum=scenario.system.quantum,
         semaphores=tuple(kernel_semaphore(scenario, r) for r in scenario.resources),
-        tasks=tuple(kernel_task(scenario, t) for t in scenario.tasks),
+        tasks=_kernel_tasks(scenario),
         queues=tuple(kernel_queue(q) for q in scenario.queues),
         events=tuple(e.name for e in scenario.events),
         timers=tuple(kernel_periodic(scenario, t) for t in scenario.timers),

@@ -138,6 +138,30 @@ int pr_lab_account(const pr_trace_record_t *records, size_t n, int ntasks,
                    pr_lab_totals_t *totals);
 size_t pr_lab_sizeof(int which);
 long pr_lab_limit(int which);
+
+/* The verdict of a run for a campaign (lab/native/verdict.h). */
+typedef struct {
+    uint64_t worst_response; uint64_t worst_blocked; uint32_t jobs; uint32_t misses;
+} pr_lab_verdict_t;
+int pr_lab_verdict(const pr_trace_record_t *records, size_t n, int ntasks, const uint64_t *rel_deadline,
+                   uint64_t end, uint64_t judged, pr_lab_verdict_t *verdict);
+size_t pr_lab_verdict_sizeof(void);
+
+/* The jobs block of the JSON report (lab/native/jobs_json.h). */
+int64_t pr_lab_jobs_json(const pr_lab_job_t *jobs, size_t n, int nfields, const uint8_t *fields,
+                         const char *const *keys, const char *const *names, int nnames,
+                         uint64_t units_per_second, const char *sep, char *out, size_t size);
+uint64_t pr_lab_jobs_json_bound(size_t n, int nfields, const uint8_t *fields, const char *const *keys,
+                                const char *const *names, int nnames, const char *sep);
+
+/* The report's per-task figures (lab/native/task_totals.h). */
+typedef struct {
+    uint64_t jobs; uint64_t finished; uint64_t max_response; uint64_t max_blocked; uint64_t max_inverted;
+    uint64_t misses; uint64_t timeouts; uint64_t errors; uint64_t recovery; uint64_t first;
+} pr_lab_task_totals_t;
+int pr_lab_task_totals(const pr_lab_job_t *jobs, size_t n, int ntasks, pr_lab_task_totals_t *totals,
+                       double *responses);
+size_t pr_lab_task_totals_sizeof(void);
 """
 
 # Order of pr_lab_sizeof's argument (lab/native/metrics.h).
@@ -206,6 +230,7 @@ CAUSE_NAME = {
     1: "set", 2: "inherit", 3: "release", 4: "acquire", 5: "timeout", 6: "delete", 7: "ceiling", 8: "message",
     9: "decay",
 }  # fmt: skip
+JSON_NOT_WHOLE = -2  # pr_lab_jobs_json: a time is not a whole number of the unit (lab/native/jobs_json.h)
 TRACE_NONE = 0xFF
 NEVER = 2**64 - 1  # PR_LAB_NEVER
 
@@ -312,6 +337,9 @@ def lib() -> Any:
             raise NativeError(
                 f"{path}: {name} is {c_size} bytes in C, {py_size} in priora/native.py: {REBUILD}"
             )
+    for name in ("pr_lab_verdict_t", "pr_lab_task_totals_t"):
+        if getattr(loaded, name.removesuffix("_t") + "_sizeof")() != ffi.sizeof(name):
+            raise NativeError(f"{path}: {name}'s size differs from priora/native.py's: {REBUILD}")
     check_limits(path, loaded)
     if TRACE_DTYPE.itemsize != ffi.sizeof("pr_trace_record_t") or JOB_DTYPE.itemsize != ffi.sizeof(
         "pr_lab_job_t"
