@@ -12,6 +12,7 @@
 #include "priora/port.h"
 #include "check.h"
 #include "list.h"
+#include "prio_bitmap.h"
 #include "timer.h"
 
 /* A condition that is rarely true, for the compiler's code layout: the
@@ -69,7 +70,7 @@ typedef struct pr_task {
     pr_prio_t base;
     pr_prio_t effective;
     uint16_t lent_count[PR_CONFIG_PRIORITIES];
-    uint32_t lent_bitmap;
+    pr_prio_bitmap_t lent_bitmap;
     int preempt_locks;          /* preemption locks held: nothing preempts it while it runs (sched.c) */
     int sched_locks;            /* of those, the ones pr_sched_lock took */
 
