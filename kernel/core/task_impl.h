@@ -57,7 +57,7 @@ typedef struct pr_task {
     int queued_level;           /* the level qlink was inserted at */
 
     pr_id_t id;
-    uint8_t trace_tag;          /* id in a trace record's byte: the id, PR_TRACE_NONE for idle */
+    pr_trace_tag_t trace_tag;   /* its id in trace records (trace_task_tag), PR_TRACE_NONE for idle */
     pr_port_ctx_t ctx;          /* its slot's context, as pr_port_switch takes it (port.h) */
     char name[PR_CONFIG_NAME_LEN];
     pr_task_state_t state;
