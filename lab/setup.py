@@ -41,6 +41,9 @@ HOST_PORT = (
 LAB_NATIVE = ("lab/native/metrics.c",)
 INCLUDE_DIRS = ("kernel/include", "ports/host/include", "lab/native")
 DEFINES = ("PR_PORT_TRACE_HOOK", "NDEBUG")
+# The lab's kernel limits: CMakeLists.txt's PRIORA_LAB_LIMITS (256 priority
+# levels, 1,024 tasks), which priora.native checks the library against.
+LAB_LIMITS = ("PR_CONFIG_MAX_TASKS=1024", "PR_CONFIG_PRIORITIES=256")
 CFLAGS = ("-std=c11", "-O2", "-fPIC", "-Wall", "-Wextra")
 
 # What an sdist copies into native-src/: every file the build reads.
@@ -80,7 +83,7 @@ def compile_library(root: Path, temp: Path, target: Path) -> None:
     cc = shlex.split(os.environ.get("CC", "cc"))
     flags = [
         *CFLAGS,
-        *(f"-D{d}" for d in DEFINES),
+        *(f"-D{d}" for d in (*DEFINES, *LAB_LIMITS)),
         *(f"-I{root / d}" for d in INCLUDE_DIRS),
         *shlex.split(os.environ.get("CFLAGS", "")),
     ]
