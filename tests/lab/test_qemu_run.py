@@ -22,6 +22,7 @@ Each QEMU run takes 0.05 to 1 s; runs are shared between tests (cached).
 from __future__ import annotations
 
 import json
+import re
 import struct
 import zlib
 from collections.abc import Callable
@@ -624,6 +625,91 @@ def test_bad_target(capsys: pytest.CaptureFixture[str]) -> None:
         qemu_run.RunError, match=r"^unknown target 'qemu-arm' \(expected qemu-rv32 or qemu-rv64\)$"
     ):
         qemu_run.run(scenario("inversion", "file"), "qemu-arm")
+
+
+# ---------------------------------------------------------------- the images' limits
+
+
+def test_the_image_limits_are_the_kernels_defaults() -> None:
+    config = (ROOT / "kernel" / "include" / "priora" / "config.h").read_text()
+    tasks = re.search(r"#define PR_CONFIG_MAX_TASKS (\d+)", config)
+    levels = re.search(r"#define PR_CONFIG_PRIORITIES (\d+)", config)
+    assert tasks and levels
+    assert (
+        (qemu_run.IMAGE_MAX_TASKS, qemu_run.IMAGE_PRIORITY_MAX + 1)
+        == (int(tasks[1]), int(levels[1]))
+        == (32, 32)
+    )
+
+
+def many_tasks(n: int, priority: int = 1, extra: str = "") -> str:
+    return extra + "".join(f'[tasks.T{i}]\npriority = {priority}\nbody = ["compute 1"]\n' for i in range(n))
+
+
+TIMER = '[resources.E]\nkind = "events"\n[timers.t]\nperiod = 2\nbody = ["set E 1"]\n'
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            many_tasks(33),
+            "33 tasks, the image's kernel has room for 32 (PR_CONFIG_MAX_TASKS); priora simulate runs up to 1024",
+        ),
+        (
+            many_tasks(32, extra=TIMER),
+            "33 tasks (the timer service task counted), the image's kernel has room for 32 "
+            "(PR_CONFIG_MAX_TASKS); priora simulate runs up to 1024",
+        ),
+        (
+            many_tasks(2, priority=32),
+            "task T0 has priority 32, the image's kernel has levels 0..31 (PR_CONFIG_PRIORITIES = 32); "
+            "priora simulate runs up to 255",
+        ),
+        (
+            many_tasks(1, extra="[system]\ntimer_service_priority = 200\n" + TIMER),
+            "the timer service has priority 200, the image's kernel has levels 0..31 "
+            "(PR_CONFIG_PRIORITIES = 32); priora simulate runs up to 255",
+        ),
+        (
+            many_tasks(1, priority=40, extra=TIMER),  # the service follows the tasks to the top, 255
+            "task T0 has priority 40, the image's kernel has levels 0..31 (PR_CONFIG_PRIORITIES = 32); "
+            "priora simulate runs up to 255",
+        ),
+        (
+            '[resources.S]\nkind = "mutex"\nprotocol = "ipcp"\nceiling = 100\n'
+            '[tasks.A]\npriority = 3\nbody = ["lock S", "compute 1", "unlock S"]\n',
+            "the ceiling of S has priority 100, the image's kernel has levels 0..31 (PR_CONFIG_PRIORITIES = 32); "
+            "priora simulate runs up to 255",
+        ),
+        (
+            '[resources.Q]\nkind = "queue"\nlength = 2\n'
+            '[tasks.A]\npriority = 3\nbody = ["send Q priority 77 timeout 0"]\n',
+            "a message sent by A has priority 77, the image's kernel has levels 0..31 "
+            "(PR_CONFIG_PRIORITIES = 32); priora simulate runs up to 255",
+        ),
+    ],
+)
+def test_a_set_beyond_the_images_limits_is_refused_in_one_line(
+    text: str, message: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # Refused before any image is built or QEMU started; the host runs it.
+    path = tmp_path / "big.toml"
+    path.write_text(text)
+    for target in TARGETS:
+        assert run_cli(capsys, "run", str(path), "--target", target) == (
+            2,
+            "",
+            f"priora: {target}: {message}\n",
+        )
+    assert len(simulate(load(path)).jobs) == text.count("[tasks.")  # one job per task
+
+
+def test_a_set_at_the_images_limits_is_not_refused() -> None:
+    # 31 tasks and the timer service at 31: 32 tasks, levels 0..31.
+    s = parse(many_tasks(31, priority=31, extra=TIMER), "full.toml")
+    assert s.system.timer_service_priority == 31
+    qemu_run.check_image_limits(qemu_run.TARGETS["qemu-rv32"], compile_scenario(s))
 
 
 def test_target_is_required(capsys: pytest.CaptureFixture[str]) -> None:
