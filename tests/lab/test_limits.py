@@ -5,9 +5,13 @@ checked exactly; task ids beyond 254 read back from the trace (12-bit tags)."""
 
 from __future__ import annotations
 
-import numpy as np
+from pathlib import Path
 
-from priora import native
+import numpy as np
+import pytest
+
+from priora import ctf, native
+from priora.ctf import CtfError
 from priora.generate import generate, parse_params
 from priora.generate.taskset import to_toml
 from priora.model import DEFAULT_PRIORITY_MAX, PRIORITY_MAX
@@ -31,7 +35,7 @@ def test_the_limits_are_the_librarys() -> None:
     assert [int(lib.pr_lab_limit(i)) for i in (0, 2)] == [MAX_TASKS, PRIORITY_MAX + 1] == [1024, 256]
 
 
-def test_a_500_task_set_simulates() -> None:
+def test_a_500_task_set_simulates(tmp_path: Path) -> None:
     s = parse(to_toml(generate(parse_params("g.toml", SPEC), 7)), "big.toml")
     assert len(s.tasks) == 500
     # Rate-monotonic over 500 tasks: 256 levels shared by neighbours, the
@@ -58,6 +62,15 @@ def test_a_500_task_set_simulates() -> None:
     # The Python reader sees the same releases as the job accounting.
     timeline = extract(result)
     assert [len(t.releases) for t in timeline.tasks] == counts
+    # CTF's event classes hold one byte per id: refused in one line, nothing written.
+    out = tmp_path / "ctf"
+    with pytest.raises(CtfError) as err:
+        ctf.write(result, out)
+    assert str(err.value) == (
+        f"--ctf: {out}: the run has task ids above 254, which this CTF layout (one byte per id) "
+        "cannot hold; write the run with --trace (Perfetto) instead"
+    )
+    assert not out.exists()
 
 
 def test_rate_monotonic_over_more_than_32_tasks_uses_the_upper_levels() -> None:
