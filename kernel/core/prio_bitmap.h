@@ -6,8 +6,9 @@
  * Its form is chosen at build time by PR_CONFIG_PRIORITIES:
  *  - up to 32 levels, one 32-bit word, bit p for level p: the highest
  *    member is one count of leading zeros (or a table look-up);
- *  - 33 to 1024 levels, two levels of words: word[g] holds levels
- *    32g .. 32g+31 and bit g of `groups` is set while word[g] is not zero.
+ *  - 33 to 256 levels (config.h's limit: a priority fits a trace record's
+ *    byte), two levels of words: word[g] holds levels 32g .. 32g+31 and
+ *    bit g of `groups` is set while word[g] is not zero.
  *    The highest member is two look-ups, the highest group then the highest
  *    bit of its word; setting a level writes two words, clearing one writes
  *    its word and, when that word empties, the group bit.
@@ -122,7 +123,7 @@ static inline int prio_bitmap_consistent(const pr_prio_bitmap_t *b)
     for (int g = 0; g < PR_PRIO_GROUPS; g++)
         if (((b->groups >> g) & 1u) != (b->word[g] != 0))
             return 0;
-    return (b->groups >> PR_PRIO_GROUPS) == 0 || PR_PRIO_GROUPS == 32;
+    return (b->groups >> PR_PRIO_GROUPS) == 0; /* no group beyond the last (PR_PRIO_GROUPS <= 8) */
 }
 #endif
 
