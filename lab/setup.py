@@ -52,6 +52,9 @@ DEFINES = ("PR_PORT_TRACE_HOOK", "NDEBUG")
 LTO_FLAGS = ("-O3", "-flto=auto", "-fno-semantic-interposition")
 CFLAGS = ("-std=c11", "-fPIC", "-Wall", "-Wextra", *LTO_FLAGS)
 LDFLAGS = (*LTO_FLAGS, "-Wl,-Bsymbolic")
+# The lab's kernel limits: CMakeLists.txt's PRIORA_LAB_LIMITS (256 priority
+# levels, 1,024 tasks), which priora.native checks the library against.
+LAB_LIMITS = ("PR_CONFIG_MAX_TASKS=1024", "PR_CONFIG_PRIORITIES=256")
 
 # What an sdist copies into native-src/: every file the build reads.
 SDIST_TREES = ("kernel", "ports/host", "lab/native")
@@ -90,7 +93,7 @@ def compile_library(root: Path, temp: Path, target: Path) -> None:
     cc = shlex.split(os.environ.get("CC", "cc"))
     flags = [
         *CFLAGS,
-        *(f"-D{d}" for d in DEFINES),
+        *(f"-D{d}" for d in (*DEFINES, *LAB_LIMITS)),
         *(f"-I{root / d}" for d in INCLUDE_DIRS),
         *shlex.split(os.environ.get("CFLAGS", "")),
     ]

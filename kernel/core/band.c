@@ -39,7 +39,7 @@ static int task_rtprio(pr_id_t id, pr_prio_t prio, pr_prio_t *old)
     if (err == PR_OK)
         err = check_rtprio(t, prio);
     if (prio != PR_RTPRIO_NOCHG || err != PR_OK)
-        trace_emit(PR_EV_RTPRIO, trace_id_of(id, PR_CONFIG_MAX_TASKS), caller_trace_id(), err,
+        trace_emit(PR_EV_RTPRIO, trace_task_id_of(id), caller_trace_id(), err,
                    t != NULL ? rtprio_byte(t) : 0, prio >= 0 ? (uint8_t)prio : RTPRIO_TRACE_TS,
                    t != NULL ? t->nice : 0);
     if (err != PR_OK)
@@ -71,7 +71,7 @@ static int task_set_nice(pr_id_t id, int nice, int *old)
         err = PR_ESTATE;
     if (err == PR_OK)
         err = caller_may_set_priority(t, nice < t->nice);
-    trace_emit(PR_EV_NICE, trace_id_of(id, PR_CONFIG_MAX_TASKS), caller_trace_id(), err,
+    trace_emit(PR_EV_NICE, trace_task_id_of(id), caller_trace_id(), err,
                t != NULL ? (uint8_t)(t->nice + 20) : 0, (uint8_t)(nice + 20), 0);
     if (err != PR_OK)
         return err;

@@ -10,7 +10,7 @@ All times in the model are in ticks; `Scenario.to_unit` converts kernel times
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Literal
@@ -44,7 +44,21 @@ ORDERS: tuple[Order, ...] = ("priority", "fifo")
 SERVICE_WAITS: tuple[ActionKind, ...] = ("send", "receive", "wait")
 
 PRIORITY_MIN = 0
-PRIORITY_MAX = 31  # the kernel's PR_PRIO_MAX with the default 32 levels
+# The kernel's PR_PRIO_MAX in the lab's build: 256 levels (CMakeLists.txt,
+# PRIORA_LAB_LIMITS; native.check_limits compares with the library).
+PRIORITY_MAX = 255
+# PR_PRIO_MAX of the default build, 32 levels, which the RISC-V images keep.
+# What the lab chooses itself (rate-monotonic order, the timer service's
+# priority) stays at or below it while the file does, so that a file runs
+# alike on the host and on QEMU.
+DEFAULT_PRIORITY_MAX = 31
+
+
+def top_level(priorities: Iterable[int]) -> int:
+    """The top level of the smallest build that holds `priorities`: 31 (the
+    default 32 levels) while every one is at most 31, else PRIORITY_MAX."""
+    return DEFAULT_PRIORITY_MAX if all(p <= DEFAULT_PRIORITY_MAX for p in priorities) else PRIORITY_MAX
+
 
 NS_PER_SECOND = 1_000_000_000
 UNITS_PER_SECOND: dict[str, int] = {"us": 1_000_000, "ms": 1_000}

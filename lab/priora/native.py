@@ -56,7 +56,7 @@ typedef struct {
 typedef struct { uint32_t ups; uint32_t downs; uint32_t max_waiters; uint32_t aborts; } pr_sem_stats_t;
 typedef struct {
     uint64_t time; uint32_t seq; int32_t value; uint8_t event; uint8_t task; uint8_t object;
-    int8_t result; uint8_t arg0; uint8_t arg1; uint16_t reserved;
+    int8_t result; uint8_t arg0; uint8_t arg1; uint16_t ids_high;
 } pr_trace_record_t;
 typedef struct {
     int kind; pr_id_t sem; pr_timeout_t timeout; uint32_t options; uint64_t amount;
@@ -232,11 +232,13 @@ CAUSE_NAME = {
 }  # fmt: skip
 JSON_NOT_WHOLE = -2  # pr_lab_jobs_json: a time is not a whole number of the unit (lab/native/jobs_json.h)
 TRACE_NONE = 0xFF
+# The record fields that may name a task, by their nibble in ids_high.
+TASK_FIELDS = {"task": 0, "object": 1, "arg0": 2, "arg1": 3}
 NEVER = 2**64 - 1  # PR_LAB_NEVER
 
 TRACE_DTYPE = np.dtype(
     [("time", "<u8"), ("seq", "<u4"), ("value", "<i4"), ("event", "u1"), ("task", "u1"),
-     ("object", "u1"), ("result", "i1"), ("arg0", "u1"), ("arg1", "u1"), ("reserved", "<u2")]
+     ("object", "u1"), ("result", "i1"), ("arg0", "u1"), ("arg1", "u1"), ("ids_high", "<u2")]
 )  # fmt: skip
 JOB_DTYPE = np.dtype(
     [("release", "<u8"), ("start", "<u8"), ("finish", "<u8"), ("deadline", "<u8"), ("blocked", "<u8"),
@@ -245,6 +247,24 @@ JOB_DTYPE = np.dtype(
 )  # fmt: skip
 
 FUNCTIONS = tuple(re.findall(r"(pr_\w+)\(", CDEF))  # checked at load: a stale library lacks some
+
+
+def task_id(record: Any, field: str = "task") -> int:
+    """The task id that `field` of one trace record names, or -1 for 0xFF
+    (none; the idle task in a SWITCH). With more than 254 tasks a record
+    holds a 12-bit tag: the byte and its nibble of ids_high, the id + 1 from
+    255 on (priora/trace.h pr_trace_task_id, docs/trace-format.md)."""
+    tag = int(record[field]) | (int(record["ids_high"]) >> (4 * TASK_FIELDS[field]) & 0xF) << 8
+    return -1 if tag == TRACE_NONE else tag if tag < TRACE_NONE else tag - 1
+
+
+def task_ids(trace: Any, field: str = "task") -> Any:
+    """task_id of every record of a trace array, as an int64 array."""
+    tags = (
+        trace[field].astype(np.int64)
+        | (trace["ids_high"].astype(np.int64) >> (4 * TASK_FIELDS[field]) & 0xF) << 8
+    )
+    return np.where(tags == TRACE_NONE, -1, tags - (tags > TRACE_NONE))
 
 
 def _declarations() -> Any:

@@ -24,6 +24,7 @@ from priora import costs, inputs
 from priora.costs import CostModel
 from priora.errors import ScenarioError, describe_value
 from priora.model import (
+    DEFAULT_PRIORITY_MAX,
     NEEDS_PRIORITY_ORDER,
     NS_PER_SECOND,
     ORDERS,
@@ -46,12 +47,13 @@ from priora.model import (
     System,
     Task,
     TimeUnit,
+    top_level,
 )
 
 # ---- the kernel's limits (kernel/include/priora/config.h, types.h, task.h) ----
 
 NAME_MAX = 15  # PR_CONFIG_NAME_LEN - 1 (the NUL)
-MAX_TASKS = 32  # PR_CONFIG_MAX_TASKS
+MAX_TASKS = 1024  # PR_CONFIG_MAX_TASKS of the lab's build (CMakeLists.txt, PRIORA_LAB_LIMITS)
 MAX_RESOURCES = 64  # PR_CONFIG_MAX_SEMS
 MAX_QUEUES = 16  # PR_CONFIG_MAX_MSGQS
 MAX_EVENTS = 16  # PR_CONFIG_MAX_EVENTS
@@ -195,6 +197,13 @@ def parse(text: str, source: str, *, check_default_horizon: bool = True) -> Scen
         timers=timers, interrupts=interrupts,
     )  # fmt: skip
     _check_ceilings(source, scenario)
+    system_table = doc.get("system", {})
+    if timers and not (isinstance(system_table, Mapping) and "timer_service_priority" in system_table):
+        # By default the service runs at the top level: 31 while the file's
+        # priorities fit the default 32 levels, else PRIORITY_MAX.
+        given = [t.priority for t in tasks] + [r.ceiling for r in resources if r.ceiling is not None]
+        service = top_level([*given, *(t.priority for t in timers)])
+        scenario = replace(scenario, system=replace(system, timer_service_priority=service))
     periodic = any(t.period for t in tasks) or any(t.period for t in timers)
     if interrupts and not periodic:
         # A port stops a run when nothing is ready and no kernel timer is
@@ -413,7 +422,7 @@ def _system(at: _At, value: object) -> tuple[System, _Clock]:
         number = _toml_number(at.field("quantum"), table["quantum"])
         quantum = _time(at.field("quantum"), number, clock, positive=False, limit=clock.max_ticks())
     cost_model = _cost_model(at, table, tick_hz)
-    service = PRIORITY_MAX
+    service = DEFAULT_PRIORITY_MAX  # or PRIORITY_MAX, once the tasks are read (load)
     if "timer_service_priority" in table:
         service = _priority(at.field("timer_service_priority"), table["timer_service_priority"])
     levels = -1  # not given: chosen from the tasks (_timeshare_band)
@@ -828,8 +837,10 @@ def _priorities(at: _At, drafts: list[_Draft], band: int) -> list[int]:
 
 
 def _rate_monotonic(at: _At, drafts: list[_Draft], band: int) -> list[int]:
-    """Shorter period = more urgent: the shortest gets PRIORITY_MAX, each longer
-    distinct period one level lower; equal periods share a level."""
+    """Shorter period = more urgent: the shortest gets the top level (31, the
+    default build's, while 32 levels are enough, else PRIORITY_MAX), each
+    longer distinct period one level lower; equal periods share a level; all
+    above the time-sharing band's `band` levels."""
     periods: list[int] = []
     for d in drafts:
         if d.period is None:
@@ -844,7 +855,8 @@ def _rate_monotonic(at: _At, drafts: list[_Draft], band: int) -> list[int]:
             f"rate-monotonic order needs {len(levels)} priority levels (one per distinct period), "
             f"the kernel has {PRIORITY_MAX - lowest + 1} real-time levels"
         )
-    level = {period: PRIORITY_MAX - rank for rank, period in enumerate(levels)}
+    top = DEFAULT_PRIORITY_MAX if len(levels) <= DEFAULT_PRIORITY_MAX - lowest + 1 else PRIORITY_MAX
+    level = {period: top - rank for rank, period in enumerate(levels)}
     return [level[p] for p in periods]
 
 

@@ -291,8 +291,8 @@ class _Builder:
         return sem < len(self.scenario.resources) and self.scenario.resources[sem].kind == "mutex"
 
     def _task(self, r: Any) -> _Task | None:
-        tid = int(r["task"])
-        return self.tasks[tid] if tid < len(self.tasks) else None
+        tid = native.task_id(r)
+        return self.tasks[tid] if 0 <= tid < len(self.tasks) else None
 
     def _end_boost(self, t: _Task, now: int) -> None:
         if t.boosted_since is not None and now > t.boosted_since:
@@ -332,7 +332,7 @@ class _Builder:
         t.blocked_on = None
         if now > since:
             value, holder = ceiling if ceiling is not None else (None, None)
-            by = self.models[holder].name if holder is not None and holder < len(self.tasks) else None
+            by = self.models[holder].name if holder is not None and 0 <= holder < len(self.tasks) else None
             t.blocked.append(Blocked(since, now, self._name(sem), timed_out, value, by))
 
     def _end_run(self, now: int) -> None:
@@ -370,7 +370,7 @@ class _Builder:
         self._end_boost(t, now)
 
     def _release(self, r: Any, now: int) -> None:
-        tid = int(r["task"])
+        tid = native.task_id(r)
         t = self.tasks[tid]
         job = int(r["value"])
         t.releases.append(Mark(now, job))
@@ -383,8 +383,8 @@ class _Builder:
 
     def _switch(self, r: Any, now: int) -> None:
         self._end_run(now)
-        tid = int(r["task"])
-        if tid != native.TRACE_NONE:
+        tid = native.task_id(r)
+        if tid >= 0:
             self.running = tid
             self.tasks[tid].running_since = now
 
@@ -398,7 +398,7 @@ class _Builder:
         # pcp: right after its BLOCK, the wait is on the system ceiling.
         t = self._task(r)
         if t is not None:
-            t.blocked_ceiling = (int(r["arg0"]), int(r["arg1"]))
+            t.blocked_ceiling = (int(r["arg0"]), native.task_id(r, "arg1"))
 
     def _wake(self, r: Any, now: int) -> None:
         t = self._task(r)
@@ -440,8 +440,8 @@ class _Builder:
             return
         if sem in t.holding:
             self._end_hold(t, sem, now, aborted=True)
-        by = int(r["arg0"])
-        name = self.models[by].name if by < len(self.tasks) else "?"
+        by = native.task_id(r, "arg0")
+        name = self.models[by].name if 0 <= by < len(self.tasks) else "?"
         t.aborts.append(Abort(now, self._name(sem), name))
 
     def _recover(self, r: Any, now: int) -> None:
@@ -449,15 +449,15 @@ class _Builder:
         sem = int(r["object"])
         if t is None or not self._is_mutex(sem):
             return
-        waiter = int(r["arg0"])
-        name = self.models[waiter].name if waiter < len(self.tasks) else "?"
+        waiter = native.task_id(r, "arg0")
+        name = self.models[waiter].name if 0 <= waiter < len(self.tasks) else "?"
         t.recovering[sem] = (now, name)
 
     def _service(self, r: Any, mark: ServiceMark) -> None:
         t = self._task(r)
         if t is not None:
             t.services.append(mark)
-        elif int(r["task"]) == native.TRACE_NONE:
+        elif native.task_id(r) < 0:
             self.interrupt_marks.append(mark)
 
     def _message(self, r: Any, now: int) -> None:

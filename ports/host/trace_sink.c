@@ -39,14 +39,16 @@ const pr_trace_record_t *pr_host_trace(size_t *n)
     return records;
 }
 
-static const char *task_name(uint8_t id, char *buf, size_t size)
+/* The task in field `field` of r (pr_trace_task_id). */
+static const char *task_name(const pr_trace_record_t *r, int field, char *buf, size_t size)
 {
     pr_task_status_t st;
-    if (id == PR_TRACE_NONE)
+    pr_id_t id = pr_trace_task_id(r, field);
+    if (id == PR_NO_TASK)
         return "idle";
     if (pr_task_status(id, &st) == PR_OK && st.name[0] != '\0')
         return strcpy(buf, st.name);
-    snprintf(buf, size, "T%u", id);
+    snprintf(buf, size, "T%d", id);
     return buf;
 }
 
@@ -166,11 +168,11 @@ char *pr_host_trace_line(const pr_trace_record_t *r, char *buf, size_t size)
     format_time(r->time, when, sizeof when);
     /* In a SWITCH, "no task" is the idle task; elsewhere it is a caller
      * outside any task (an interrupt, or the program driving the host). */
-    const char *t = (r->task == PR_TRACE_NONE && r->event != PR_EV_SWITCH) ? "-" : task_name(r->task, tbuf, sizeof tbuf);
+    const char *t = (r->task == PR_TRACE_NONE && r->event != PR_EV_SWITCH) ? "-" : task_name(r, PR_TRACE_TASK, tbuf, sizeof tbuf);
 
     switch (r->event) {
     case PR_EV_SWITCH:
-        snprintf(buf, size, "%s %s %s<-%s", when, ev, t, task_name(r->object, o, sizeof o));
+        snprintf(buf, size, "%s %s %s<-%s", when, ev, t, task_name(r, PR_TRACE_OBJECT, o, sizeof o));
         break;
     case PR_EV_RELEASE:
     case PR_EV_JOB_DONE:
@@ -203,15 +205,15 @@ char *pr_host_trace_line(const pr_trace_record_t *r, char *buf, size_t size)
         snprintf(buf, size, "%s %s %s %d", when, ev, t, r->value);
         break;
     case PR_EV_WATCHDOG:
-        snprintf(buf, size, "%s %s %s missed=%s", when, ev, t, task_name(r->object, o, sizeof o));
+        snprintf(buf, size, "%s %s %s missed=%s", when, ev, t, task_name(r, PR_TRACE_OBJECT, o, sizeof o));
         break;
     case PR_EV_ABORT:
         snprintf(buf, size, "%s %s %s %s by=%s", when, ev, t, sem_name(r->object, o, sizeof o),
-                 task_name(r->arg0, x, sizeof x));
+                 task_name(r, PR_TRACE_ARG0, x, sizeof x));
         break;
     case PR_EV_CEILING:
         snprintf(buf, size, "%s %s %s %s ceiling=%u holder=%s", when, ev, t, sem_name(r->object, o, sizeof o),
-                 r->arg0, task_name(r->arg1, x, sizeof x));
+                 r->arg0, task_name(r, PR_TRACE_ARG1, x, sizeof x));
         break;
     case PR_EV_COND_WAIT:
         snprintf(buf, size, "%s %s %s %s %s %s", when, ev, t, cond_name(r->object, o, sizeof o),
@@ -226,7 +228,7 @@ char *pr_host_trace_line(const pr_trace_record_t *r, char *buf, size_t size)
         break;
     case PR_EV_RECOVER:
         snprintf(buf, size, "%s %s %s %s for=%s", when, ev, t, sem_name(r->object, o, sizeof o),
-                 task_name(r->arg0, x, sizeof x));
+                 task_name(r, PR_TRACE_ARG0, x, sizeof x));
         break;
     case PR_EV_SCHED_LOCK:
         snprintf(buf, size, "%s %s %s depth=%d", when, r->arg0 ? "SCHED_LOCK" : "SCHED_UNLOCK", t, r->value);

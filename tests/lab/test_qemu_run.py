@@ -22,6 +22,7 @@ Each QEMU run takes 0.05 to 1 s; runs are shared between tests (cached).
 from __future__ import annotations
 
 import json
+import re
 import struct
 import zlib
 from collections.abc import Callable
@@ -34,7 +35,7 @@ import numpy as np
 import pytest
 from perfetto_check import check_file
 
-from priora import blob, chrome_trace, native, qemu_run, uart_trace
+from priora import blob, chrome_trace, model, native, qemu_run, uart_trace
 from priora.cli import main
 from priora.compiled import KernelAction, KernelScenario, KernelTask, compile_scenario
 from priora.model import PROTOCOLS, Protocol, Scenario
@@ -170,11 +171,22 @@ def qemu(name: str, protocol: str, target: str) -> SimResult:
 Key = tuple[int, ...]
 
 
-def keys(result: SimResult) -> list[Key]:
-    """(event, task, object, result, arg0, arg1, value): a record without its times."""
+def keys(result: SimResult, top: int = model.PRIORITY_MAX) -> list[Key]:
+    """(event, task, object, result, arg0, arg1, value): a record without its
+    times. npcs lends the kernel's top level, `top`: 255 in the lab's kernel
+    (256 levels), 31 on the QEMU images (32); a PRIO record through an npcs
+    mutex shows it as -1, so that the two kernels' records compare."""
     names = ("event", "task", "object", "result", "arg0", "arg1", "value")
     columns = [result.trace[n].tolist() for n in names]
-    return [tuple(row) for row in zip(*columns, strict=True)]
+    rows = [tuple(row) for row in zip(*columns, strict=True)]
+    npcs = {i for i, r in enumerate(result.scenario.resources) if r.protocol == "npcs"}
+    prio = native.EVENT["PRIO"]
+    return [
+        (*k[:4], *(-1 if v == top else v for v in k[4:6]), k[6])
+        if k[0] == prio and k[2] in npcs and k[6] >> 8 != native.PR_OBJ_MSGQ
+        else k
+        for k in rows
+    ]
 
 
 def readable(k: Key) -> str:
@@ -198,7 +210,7 @@ def test_every_example_is_compared() -> None:
 
 @pytest.mark.parametrize(("name", "protocol", "target"), RUNS)
 def test_event_sequence_is_the_hosts_with_costs(name: str, protocol: str, target: str) -> None:
-    mine, theirs = keys(qemu(name, protocol, target)), keys(host(name, protocol))
+    mine, theirs = keys(qemu(name, protocol, target), model.DEFAULT_PRIORITY_MAX), keys(host(name, protocol))
     if mine != theirs:
         at = next(
             (i for i, (a, b) in enumerate(zip(mine, theirs, strict=False)) if a != b),
@@ -342,7 +354,7 @@ def test_a_trace_longer_than_the_ring_is_complete(target: str) -> None:
     q, h = qemu("long", "file", target), host("long", "file")
     assert len(q.trace) > 5 * 1024
     assert q.trace["seq"].tolist() == list(range(len(q.trace)))
-    assert keys(q) == keys(h)
+    assert keys(q, model.DEFAULT_PRIORITY_MAX) == keys(h)
 
 
 # ---------------------------------------------------------------- the blob
@@ -639,6 +651,96 @@ def test_bad_target(capsys: pytest.CaptureFixture[str]) -> None:
         qemu_run.run(scenario("inversion", "file"), "qemu-arm")
 
 
+# ---------------------------------------------------------------- the images' limits
+
+
+def test_the_image_limits_are_the_kernels_defaults() -> None:
+    config = (ROOT / "kernel" / "include" / "priora" / "config.h").read_text()
+    tasks = re.search(r"#define PR_CONFIG_MAX_TASKS (\d+)", config)
+    levels = re.search(r"#define PR_CONFIG_PRIORITIES (\d+)", config)
+    assert tasks and levels
+    assert (
+        (qemu_run.IMAGE_MAX_TASKS, qemu_run.IMAGE_PRIORITY_MAX + 1)
+        == (int(tasks[1]), int(levels[1]))
+        == (32, 32)
+    )
+
+
+def many_tasks(n: int, priority: int = 1, extra: str = "") -> str:
+    return extra + "".join(f'[tasks.T{i}]\npriority = {priority}\nbody = ["compute 1"]\n' for i in range(n))
+
+
+TIMER = '[resources.E]\nkind = "events"\n[timers.t]\nperiod = 2\nbody = ["set E 1"]\n'
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            many_tasks(33),
+            "33 tasks, the image's kernel has room for 32 (PR_CONFIG_MAX_TASKS); priora simulate runs up to 1024",
+        ),
+        (
+            many_tasks(32, extra=TIMER),
+            "33 tasks (the timer service task counted), the image's kernel has room for 32 "
+            "(PR_CONFIG_MAX_TASKS); priora simulate runs up to 1024",
+        ),
+        (
+            many_tasks(2, priority=32),
+            "task T0 has priority 32, the image's kernel has levels 0..31 (PR_CONFIG_PRIORITIES = 32); "
+            "priora simulate runs up to 255",
+        ),
+        (
+            many_tasks(1, extra="[system]\ntimer_service_priority = 200\n" + TIMER),
+            "the timer service has priority 200, the image's kernel has levels 0..31 "
+            "(PR_CONFIG_PRIORITIES = 32); priora simulate runs up to 255",
+        ),
+        (
+            many_tasks(1, priority=40, extra=TIMER),  # the service follows the tasks to the top, 255
+            "task T0 has priority 40, the image's kernel has levels 0..31 (PR_CONFIG_PRIORITIES = 32); "
+            "priora simulate runs up to 255",
+        ),
+        (
+            '[resources.S]\nkind = "mutex"\nprotocol = "ipcp"\nceiling = 100\n'
+            '[tasks.A]\npriority = 3\nbody = ["lock S", "compute 1", "unlock S"]\n',
+            "the ceiling of S has priority 100, the image's kernel has levels 0..31 (PR_CONFIG_PRIORITIES = 32); "
+            "priora simulate runs up to 255",
+        ),
+        (
+            '[system]\ntimeshare_levels = 40\n[tasks.T]\nclass = "timeshare"\nbody = ["compute 1"]\n',
+            "the time-sharing band (timeshare_levels = 40) has priority 39, the image's kernel has levels 0..31 "
+            "(PR_CONFIG_PRIORITIES = 32); priora simulate runs up to 255",
+        ),
+        (
+            '[resources.Q]\nkind = "queue"\nlength = 2\n'
+            '[tasks.A]\npriority = 3\nbody = ["send Q priority 77 timeout 0"]\n',
+            "a message sent by A has priority 77, the image's kernel has levels 0..31 "
+            "(PR_CONFIG_PRIORITIES = 32); priora simulate runs up to 255",
+        ),
+    ],
+)
+def test_a_set_beyond_the_images_limits_is_refused_in_one_line(
+    text: str, message: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # Refused before any image is built or QEMU started; the host runs it.
+    path = tmp_path / "big.toml"
+    path.write_text(text)
+    for target in TARGETS:
+        assert run_cli(capsys, "run", str(path), "--target", target) == (
+            2,
+            "",
+            f"priora: {target}: {message}\n",
+        )
+    assert len(simulate(load(path)).jobs) == text.count("[tasks.")  # one job per task
+
+
+def test_a_set_at_the_images_limits_is_not_refused() -> None:
+    # 31 tasks and the timer service at 31: 32 tasks, levels 0..31.
+    s = parse(many_tasks(31, priority=31, extra=TIMER), "full.toml")
+    assert s.system.timer_service_priority == 31
+    qemu_run.check_image_limits(qemu_run.TARGETS["qemu-rv32"], compile_scenario(s))
+
+
 def test_target_is_required(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = run_cli(capsys, "run", str(EXAMPLES / "inversion.toml"))
     assert status == 2 and "the following arguments are required: --target" in err
@@ -856,7 +958,7 @@ body = ["compute 2", "send Q priority 4 timeout 1", "receive Q", "compute 1"]
 def test_services_on_qemu_are_the_hosts(target: str) -> None:
     s = parse(SERVICES, "services.toml")
     mine, theirs = qemu_run.run(s, target).result, simulate(s, costs=COSTS)
-    assert keys(mine) == keys(theirs)
+    assert keys(mine, model.DEFAULT_PRIORITY_MAX) == keys(theirs)
     assert (mine.queues, mine.events, mine.timers, mine.interrupts) == (
         theirs.queues,
         theirs.events,

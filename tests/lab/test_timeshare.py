@@ -47,7 +47,7 @@ BAD = [
         HEAD.replace("priority = 9", "priority = 7")
         + '[tasks.T]\nclass = "timeshare"\nbody = ["compute 1"]\n',
         "x.toml: [tasks.R] priority: 7 is in the time-sharing band (levels 0..7: [system] timeshare_levels = 8); "
-        "a real-time priority is 8..31",
+        "a real-time priority is 8..255",
     ),
     (
         HEAD.replace("horizon = 100", "horizon = 100\ntimeshare_levels = 0")
@@ -55,8 +55,8 @@ BAD = [
         'x.toml: [tasks.T] class: "timeshare" needs a time-sharing band, and [system] timeshare_levels is 0',
     ),
     (
-        HEAD.replace("horizon = 100", "horizon = 100\ntimeshare_levels = 32"),
-        "x.toml: [system] timeshare_levels: must be in 0..31 (the kernel's levels below its highest), got 32",
+        HEAD.replace("horizon = 100", "horizon = 100\ntimeshare_levels = 256"),
+        "x.toml: [system] timeshare_levels: must be in 0..255 (the kernel's levels below its highest), got 256",
     ),
     (
         HEAD.replace("horizon = 100", "horizon = 100\ntimeshare_quantum = 0"),
