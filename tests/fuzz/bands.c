@@ -326,6 +326,20 @@ static int64_t pick_rtprio(void)
     }
 }
 
+/* A new task's class (now and then an unknown one, or time sharing without
+ * the band), nice value and group (now and then out of range). */
+void fz_gen_task_attr_bands(pr_task_attr_t *a)
+{
+    if (fz.ts_levels > 0 && fz_chance(40))
+        a->sched_class = PR_CLASS_TIMESHARE;
+    if (fz_chance(2))
+        a->sched_class = fz_chance(50) ? PR_CLASS_TIMESHARE + 1 : PR_CLASS_TIMESHARE;
+    a->nice = fz_chance(2) ? (fz_chance(50) ? PR_NICE_MIN - 1 : PR_NICE_MAX + 1)
+              : fz_chance(50) ? 0 : fz_range(PR_NICE_MIN, PR_NICE_MAX);
+    a->priv_group = fz_chance(65) ? PR_GROUP_CREATOR : fz_chance(3) ? (fz_chance(50) ? -1 : PR_CONFIG_PRIV_GROUPS + 1)
+                    : fz_range(1, PR_CONFIG_PRIV_GROUPS);
+}
+
 static int64_t pick_target(int self) { return self >= 0 && fz_chance(40) ? self : fz_pick_task(self); }
 
 void fz_gen_bands(fz_call_t *c, int self)

@@ -345,6 +345,7 @@ void fz_bands_reset(void);
 void fz_bands_check(void);
 void fz_gen_bands(fz_call_t *c, int self);
 void fz_gen_bands_setup(void);
+void fz_gen_task_attr_bands(pr_task_attr_t *a);
 void fz_print_bands_call(FILE *out, const fz_call_t *c);
 int64_t fz_pick_task(int self);
 

@@ -198,15 +198,7 @@ static void make_create(fz_call_t *c)
         a->phase = pr_ticks_now() + (pr_ticks_t)fz_range(0, 10);
     if (fz_chance(15))
         a->watchdog = (pr_id_t)pick_task(PR_NO_TASK);
-    /* time sharing (now and then an unknown class, or time sharing without the band), nice, group */
-    if (fz.ts_levels > 0 && fz_chance(40))
-        a->sched_class = PR_CLASS_TIMESHARE;
-    if (fz_chance(2))
-        a->sched_class = fz_chance(50) ? PR_CLASS_TIMESHARE + 1 : PR_CLASS_TIMESHARE;
-    a->nice = fz_chance(2) ? (fz_chance(50) ? PR_NICE_MIN - 1 : PR_NICE_MAX + 1)
-              : fz_chance(50) ? 0 : fz_range(PR_NICE_MIN, PR_NICE_MAX);
-    a->priv_group = fz_chance(65) ? PR_GROUP_CREATOR : fz_chance(3) ? (fz_chance(50) ? -1 : PR_CONFIG_PRIV_GROUPS + 1)
-                    : fz_range(1, PR_CONFIG_PRIV_GROUPS);
+    fz_gen_task_attr_bands(a);
     c->null = fz_chance(2) ? fz_range(1, 2) : 0;
 }
 
