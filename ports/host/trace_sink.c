@@ -136,9 +136,9 @@ static void format_time(uint64_t t, char *buf, size_t size)
         snprintf(buf, size, "%llu.%03llu", (unsigned long long)whole, (unsigned long long)part);
 }
 
-static const char *rtprio_name(unsigned prio, char *buf, size_t size)
+static const char *rtprio_name(int timeshare, unsigned prio, char *buf, size_t size)
 {
-    if (prio == 0xFF)
+    if (timeshare)
         return "ts";
     snprintf(buf, size, "%u", prio);
     return buf;
@@ -270,9 +270,10 @@ char *pr_host_trace_line(const pr_trace_record_t *r, char *buf, size_t size)
     case PR_EV_TIMER_RUN:
         snprintf(buf, size, "%s %s %s %s late=%d", when, ev, t, timer_name(r->object, o, sizeof o), r->value);
         break;
-    case PR_EV_RTPRIO: /* 0xFF: the time-sharing band */
-        snprintf(buf, size, "%s %s %s %s %s->%s nice=%d", when, ev, t, res, rtprio_name(r->arg0, o, sizeof o),
-                 rtprio_name(r->arg1, x, sizeof x), r->value);
+    case PR_EV_RTPRIO: /* value: nice + 20, 0x100 from time sharing, 0x200 to it */
+        snprintf(buf, size, "%s %s %s %s %s->%s nice=%d", when, ev, t, res,
+                 rtprio_name((r->value & 0x100) != 0, r->arg0, o, sizeof o),
+                 rtprio_name((r->value & 0x200) != 0, r->arg1, x, sizeof x), (r->value & 0xFF) - 20);
         break;
     case PR_EV_NICE:
         snprintf(buf, size, "%s %s %s %s %d->%d", when, ev, t, res, r->arg0 - 20, r->arg1 - 20);

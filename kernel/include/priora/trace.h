@@ -70,7 +70,8 @@ typedef enum pr_trace_event {
     PR_EV_TIMER_RUN = 39,   /* task = timer service; object = software timer whose action starts;
                                value = its lateness in ticks */
     PR_EV_RTPRIO = 40,      /* task = target; object = caller; result; arg0 = old, arg1 = new real-time
-                               priority (0xFF: time sharing); value = its nice value */
+                               priority (0 on a time-sharing side); value = nice + 20, | 0x100 if it
+                               was time-sharing, | 0x200 if it moves to time sharing */
     PR_EV_NICE = 41,        /* task = target; object = caller; result; arg0 = old, arg1 = new nice + 20 */
     PR_EV_PRIV_GROUP = 42,  /* task = caller; object = group; result; value = the group's new privileges */
     PR_EV_TASK_GROUP = 43   /* task = target; object = caller; result; arg0 = old, arg1 = new group */
