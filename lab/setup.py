@@ -37,6 +37,7 @@ HOST_PORT = (
     "ports/host/context.c",
     "ports/host/switch_x86_64.S",
     "ports/host/trace_sink.c",
+    "ports/host/trace_format.c",
 )
 LAB_NATIVE = ("lab/native/metrics.c",)
 INCLUDE_DIRS = ("kernel/include", "ports/host/include", "lab/native")
