@@ -38,8 +38,9 @@ HOST_PORT = (
     "ports/host/switch_x86_64.S",
     "ports/host/trace_sink.c",
     "ports/host/trace_format.c",
+    "ports/host/trace_dump.c",
 )
-LAB_NATIVE = ("lab/native/metrics.c",)
+LAB_NATIVE = ("lab/native/metrics.c", "lab/native/constants.c")
 INCLUDE_DIRS = ("kernel/include", "ports/host/include", "lab/native")
 DEFINES = ("PR_PORT_TRACE_HOOK", "NDEBUG")
 CFLAGS = ("-std=c11", "-O2", "-fPIC", "-Wall", "-Wextra")

@@ -47,6 +47,7 @@ MAX_CHART_ITEMS = 200_000
 
 UNIT_LABEL = {"tick": "ticks", "us": "µs", "ms": "ms"}
 HOST = "host"
+TRACE = "trace"  # priora trace FILE
 DECIMALS = 6
 
 # No fetch of any kind: what the page needs is in it.
@@ -417,6 +418,8 @@ def _cost_model(scenario: Scenario) -> str:
 def _title(scenario: Scenario, target: str) -> str:
     """The page's title: file, protocol, target and the kernel's costs."""
     costs = f"cost model {_cost_model(scenario)}" if target == HOST else "QEMU's costs"
+    if target == TRACE:
+        costs = "the traced program's costs"
     return f"{Path(scenario.source).name}: protocol {scenario.system.protocol}, {target}, {costs}"
 
 
@@ -428,6 +431,8 @@ def _header(scenario: Scenario, target: str, title: str) -> str:
         if target == HOST
         else "the emulated CPU's own costs (QEMU -icount: one instruction is 1 ns)"
     )
+    if target == TRACE:  # priora trace: read from a program's own trace
+        where, costs = "a trace recorded by the program itself (priora trace)", "the program's own"
     facts = [
         ("scenario file", scenario.source),
         ("protocol", system.protocol),

@@ -22,8 +22,20 @@ static void trace_frame_end(void)
     if (!trace_mode.on || !trace_mode.open)
         return;
     trace_mode.open = 0;
-    char label[96];
-    snprintf(label, sizeof label, "%s.%d", trace_mode.case_name, trace_mode.frames);
+    /* "<case>.<frame>", without snprintf (the QEMU shim has none) */
+    char label[96], digits[12];
+    size_t n = 0, d = 0;
+    for (const char *c = trace_mode.case_name; *c != '\0' && n < sizeof label - sizeof digits - 2; c++)
+        label[n++] = *c;
+    label[n++] = '.';
+    unsigned frame = (unsigned)trace_mode.frames;
+    do {
+        digits[d++] = (char)('0' + frame % 10);
+        frame /= 10;
+    } while (frame != 0);
+    while (d > 0)
+        label[n++] = digits[--d];
+    label[n] = '\0';
     pr_host_trace_dump(stdout, label);
     trace_mode.frames++;
 }
