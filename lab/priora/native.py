@@ -133,10 +133,7 @@ int pr_lab_account(const pr_trace_record_t *records, size_t n, int ntasks,
                    pr_lab_totals_t *totals);
 size_t pr_lab_sizeof(int which);
 long pr_lab_limit(int which);
-"""
-
-# The trace's readers (ports/host/include/priora/trace_text.h, lab/native/constants.h).
-CDEF += """
+/* the trace's readers: ports/host/include/priora/trace_text.h, lab/native/constants.h */
 typedef struct { const char *table; const char *name; long value; } pr_lab_constant_t;
 const pr_lab_constant_t *pr_lab_constants(size_t *count);
 const char *pr_trace_event_name(int event);

@@ -143,8 +143,10 @@ def _number(attrs: dict[str, str], key: str, where: str) -> int | None:
 
 def _inferred_kind(sem: int, records: Any) -> ResourceKind:
     """A mutex: allocated with 1, and every up that succeeded made by its
-    holder (the task that took it last, or was handed it)."""
+    holder (the task that took it last; a WAKE ok hands it to the woken task
+    when the holder's UP, which follows the WAKE, returns)."""
     holder: int | None = None
+    handed_to: int | None = None
     allocated_one = False
     for r in records:
         event, task, obj, result = int(r["event"]), int(r["task"]), int(r["object"]), int(r["result"])
@@ -155,11 +157,11 @@ def _inferred_kind(sem: int, records: Any) -> ResourceKind:
         elif event == EV["DOWN"]:
             holder = task
         elif event == EV["WAKE"]:
-            holder = task
+            handed_to = task
         elif event == EV["UP"]:
             if holder != task:
                 return "counting"
-            holder = None
+            holder, handed_to = handed_to, None
     return "mutex" if allocated_one else "counting"
 
 
