@@ -185,7 +185,7 @@ def _tasks(run: uart_trace.UartRun, path: Path) -> tuple[Task, ...]:
     records = run.records
     created: dict[int, int] = {}
     for r in records[records["event"] == EV["TASK_CREATE"]].tolist():
-        created.setdefault(int(r[4]), int(r[6]))  # task: arg0, its base priority
+        created.setdefault(int(r[4]), int(r[7]))  # task: arg0, its base priority
     ids = [
         *records["task"].tolist(),
         *records[records["event"] == EV["SWITCH"]]["object"].tolist(),
