@@ -40,7 +40,7 @@ HOST_PORT = (
     "ports/host/trace_format.c",
     "ports/host/trace_dump.c",
 )
-LAB_NATIVE = ("lab/native/metrics.c", "lab/native/constants.c")
+LAB_NATIVE = ("lab/native/metrics.c", "lab/native/constants.c", "lab/native/intervals.c")
 INCLUDE_DIRS = ("kernel/include", "ports/host/include", "lab/native")
 DEFINES = ("PR_PORT_TRACE_HOOK", "NDEBUG")
 CFLAGS = ("-std=c11", "-O2", "-fPIC", "-Wall", "-Wextra")

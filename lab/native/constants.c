@@ -8,6 +8,7 @@
 #include "priora/priora.h"
 #include "priora/scenario.h"
 #include "constants.h"
+#include "intervals.h"
 
 #define ROW(table, name, value) {table, name, (long)(value)}
 
@@ -57,6 +58,13 @@ static const pr_lab_constant_t constants[] = {
     ROW("action", "delay", PR_ACT_DELAY), ROW("action", "send", PR_ACT_SEND),
     ROW("action", "receive", PR_ACT_RECEIVE), ROW("action", "set", PR_ACT_EVENTS_SET),
     ROW("action", "clear", PR_ACT_EVENTS_CLEAR), ROW("action", "wait", PR_ACT_EVENTS_WAIT),
+    /* the kinds of span (intervals.h) */
+    ROW("span", "EXEC", PR_SPAN_EXEC), ROW("span", "HOLD", PR_SPAN_HOLD), ROW("span", "BLOCKED", PR_SPAN_BLOCKED),
+    ROW("span", "RECOVERY", PR_SPAN_RECOVERY), ROW("span", "BOOST", PR_SPAN_BOOST),
+    ROW("span", "ABORT", PR_SPAN_ABORT), ROW("span", "CHANGE", PR_SPAN_CHANGE),
+    ROW("span", "RELEASE", PR_SPAN_RELEASE), ROW("span", "DEADLINE", PR_SPAN_DEADLINE),
+    ROW("span", "FINISH", PR_SPAN_FINISH), ROW("span", "WAIT", PR_SPAN_WAIT),
+    ROW("span", "SERVICE", PR_SPAN_SERVICE),
     /* single values */
     ROW("value", "PR_FOREVER", PR_FOREVER), ROW("value", "PR_NO_WAIT", PR_NO_WAIT),
     ROW("value", "PR_SEM_PRIO", PR_SEM_PRIO), ROW("value", "PR_SEM_MUTEX", PR_SEM_MUTEX),

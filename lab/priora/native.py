@@ -139,6 +139,17 @@ const pr_lab_constant_t *pr_lab_constants(size_t *count);
 const char *pr_trace_event_name(int event);
 char *pr_trace_format_table(const pr_trace_record_t *r, uint32_t tick_hz, const char *const *names,
                             unsigned per_kind, char *buf, size_t size);
+typedef struct {
+    uint64_t start; uint64_t end; int64_t a; int64_t b; int32_t task; uint8_t kind; uint8_t object;
+    uint8_t flag; uint8_t cause;
+} pr_lab_span_t;
+typedef struct {
+    int ntasks; const int32_t *base; const uint64_t *rel_deadline; int nsems; const uint8_t *is_mutex;
+    int nqueues, nevents, ntimers; int timer_row;
+} pr_lab_objects_t;
+long pr_lab_spans(const pr_trace_record_t *records, size_t n, const pr_lab_objects_t *objects, uint64_t end,
+                  pr_lab_span_t *out, size_t max);
+size_t pr_lab_spans_bound(const pr_trace_record_t *records, size_t n, const pr_lab_objects_t *objects);
 """
 
 # Order of pr_lab_sizeof's argument (lab/native/metrics.h).
@@ -161,6 +172,8 @@ MIRRORED = (
     "pr_timer_attr_t",
     "pr_timer_status_t",
     "pr_script_interrupt_t",
+    "pr_lab_span_t",
+    "pr_lab_objects_t",
 )
 
 # Constants of the C headers.
@@ -212,6 +225,15 @@ TRACE_DTYPE = np.dtype(
     [("time", "<u8"), ("seq", "<u4"), ("value", "<i4"), ("event", "u1"), ("task", "u1"),
      ("object", "u1"), ("result", "i1"), ("arg0", "u1"), ("arg1", "u1"), ("reserved", "<u2")]
 )  # fmt: skip
+SPAN_DTYPE = np.dtype(
+    [("start", "<u8"), ("end", "<u8"), ("a", "<i8"), ("b", "<i8"), ("task", "<i4"), ("kind", "u1"),
+     ("object", "u1"), ("flag", "u1"), ("cause", "u1")]
+)  # fmt: skip
+# pr_lab_span_kind_t (lab/native/intervals.h), checked at load.
+SPAN_KIND = {
+    "EXEC": 0, "HOLD": 1, "BLOCKED": 2, "RECOVERY": 3, "BOOST": 4, "ABORT": 5, "CHANGE": 6, "RELEASE": 7,
+    "DEADLINE": 8, "FINISH": 9, "WAIT": 10, "SERVICE": 11,
+}  # fmt: skip
 JOB_DTYPE = np.dtype(
     [("release", "<u8"), ("start", "<u8"), ("finish", "<u8"), ("deadline", "<u8"), ("blocked", "<u8"),
      ("inverted", "<u8"), ("task", "<i4"), ("job", "<u4"), ("timeouts", "<u4"), ("missed", "<i4"),
@@ -295,6 +317,7 @@ def mirrored_constants() -> dict[str, dict[str, int]]:
         "protocol": dict(PROTOCOL_NUMBER),
         "action": dict(ACTION_NUMBER),
         "value": {**{name: int(here[name]) for name in values}, "PR_TRACE_NONE": TRACE_NONE},
+        "span": dict(SPAN_KIND),
     }
 
 
@@ -310,7 +333,7 @@ def check_constants(path: Path, loaded: Any) -> None:
         built.setdefault(table, {})[ffi.string(rows[i].name).decode()] = int(rows[i].value)
     for table, mine in mirrored_constants().items():
         theirs = built.get(table, {})
-        complete = table in ("event", "cause", "object", "protocol", "action")
+        complete = table in ("event", "cause", "object", "protocol", "action", "span")
         for name in sorted(set(mine) | (set(theirs) if complete else set())):
             if mine.get(name) != theirs.get(name):
                 c = "missing" if name not in theirs else theirs[name]
@@ -356,8 +379,10 @@ def lib() -> Any:
             )
     check_limits(path, loaded)
     check_constants(path, loaded)
-    if TRACE_DTYPE.itemsize != ffi.sizeof("pr_trace_record_t") or JOB_DTYPE.itemsize != ffi.sizeof(
-        "pr_lab_job_t"
+    if (
+        TRACE_DTYPE.itemsize != ffi.sizeof("pr_trace_record_t")
+        or JOB_DTYPE.itemsize != ffi.sizeof("pr_lab_job_t")
+        or SPAN_DTYPE.itemsize != ffi.sizeof("pr_lab_span_t")
     ):
         raise NativeError("priora/native.py: numpy record layouts do not match the C structures")
     return loaded
