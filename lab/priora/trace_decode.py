@@ -89,8 +89,12 @@ def describe(key: Key, tasks: dict[int, str], sems: dict[int, str]) -> str:
 
 
 def listing(run: Run) -> list[str]:
+    """Each record: its time in ticks (3 decimals), then the host port's line
+    without its own time."""
+    lines = native.format_records(run.records, run.tick_hz, {"task": run.tasks, "sem": run.sems})
+    times = run.records["time"].tolist()
     return [
-        f"{ticks(r.time, run.tick_hz):>8}  {describe(r.key(), run.tasks, run.sems)}" for r in records(run)
+        f"{ticks(t, run.tick_hz):>8}  {line.split(' ', 1)[1]}" for t, line in zip(times, lines, strict=True)
     ]
 
 

@@ -305,3 +305,30 @@ def test_a_time_prints_in_ticks_as_the_host_prints_it() -> None:
     for ns, hz, text in ((2_930_664_062, 1024, "3001"), (2_500_000, 1000, "2.5"), (2_250_000, 1000, "2.250")):
         record["time"] = ns
         assert native.format_record(record, hz) == f"{text} SWITCH T0<-idle"
+
+
+def test_a_refused_call_is_a_warning_and_fails_strict(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A trace with a refused lock (examples/deadlock.toml's records, dumped
+    as a frame with names only): the report's warning, without the body."""
+    from priora.scenario import load
+    from priora.simulate import simulate
+
+    scenario = load(ROOT / "examples" / "deadlock.toml")
+    result = simulate(scenario)
+    lines = [f"PRIORA-TRACE BEGIN dl tick_hz={scenario.system.tick_hz}"]
+    lines += ["T " + record.tobytes().hex() for record in result.trace]
+    lines += [f"N T {i} {t.name}" for i, t in enumerate(scenario.tasks)]
+    lines += [f"N S {i} {r.name}" for i, r in enumerate(scenario.resources)]
+    lines += [f"PRIORA-TRACE END dl records={len(result.trace)} lost=0 end_ns={result.end_ns}"]
+    path = tmp_path / "deadlock.trace"
+    path.write_text("\n".join(lines) + "\n")
+    status, out, err = run(capsys, str(path), "--strict", "--summary")
+    warning = (
+        'L job 1 at 4 tick: an action not found in the body: "lock B" refused with PR_EDEADLK: '
+        "L wants B, held by H, which waits for A, held by L; the job goes on"
+    )
+    assert status == 1
+    assert out.endswith(f"Warnings\n  {warning}\n")
+    assert err == f"priora: strict: {warning}\n"
