@@ -127,6 +127,12 @@ def check(path: Path, run: uart_trace.UartRun) -> None:
 # ---------------------------------------------------------------- the model
 
 
+def _name(names: dict[int, str], i: int, letter: str) -> str:
+    """Object i's name from the N lines; "-" (no name) and none give T<id> / S<id>."""
+    name = names.get(i, "-")
+    return f"{letter}{i}" if name == "-" else name
+
+
 def _largest(ids: Any) -> int:
     valid = [int(i) for i in ids if int(i) != native.TRACE_NONE]
     return max(valid, default=-1)
@@ -194,7 +200,7 @@ def _tasks(run: uart_trace.UartRun, path: Path) -> tuple[Task, ...]:
     tasks = []
     for i in range(_largest(ids) + 1):
         attrs = run.task_attrs.get(i, {})
-        where = f"{path}: run {run.label}: N T {i}"
+        where = f"{path}: line {run.name_lines.get(('T', i), run.first_line)}: N T {i}"
         priority = _number(attrs, "priority", where)
         priority = created.get(i, priority if priority is not None else PRIORITY_MIN)
         if not PRIORITY_MIN <= priority <= PRIORITY_MAX:
@@ -202,7 +208,7 @@ def _tasks(run: uart_trace.UartRun, path: Path) -> tuple[Task, ...]:
         period = _number(attrs, "period", where) or None
         deadline = _number(attrs, "deadline", where) or None
         phase = _number(attrs, "phase", where) or 0
-        tasks.append(Task(run.tasks.get(i, f"T{i}"), priority, period, phase, deadline, ()))
+        tasks.append(Task(_name(run.tasks, i, "T"), priority, period, phase, deadline, ()))
     return tuple(tasks)
 
 
@@ -215,7 +221,7 @@ def _resources(run: uart_trace.UartRun, path: Path) -> tuple[Resource, ...]:
     resources = []
     for i in range(_largest([*objects, *run.sems]) + 1):
         attrs = run.sem_attrs.get(i, {})
-        where = f"{path}: run {run.label}: N S {i}"
+        where = f"{path}: line {run.name_lines.get(('S', i), run.first_line)}: N S {i}"
         kind = KIND.get(attrs.get("kind") or _inferred_kind(i, records))
         if kind is None:
             raise TraceFileError(f"{where}: kind={attrs['kind']}: expected {', '.join(KIND)}")
@@ -229,9 +235,11 @@ def _resources(run: uart_trace.UartRun, path: Path) -> tuple[Resource, ...]:
         initial = _number(attrs, "initial", where)
         largest = _number(attrs, "max", where)
         ceiling = _number(attrs, "ceiling", where) if protocol in ("pcp", "ipcp") else None
+        if ceiling is not None and not PRIORITY_MIN <= ceiling <= PRIORITY_MAX:
+            raise TraceFileError(f"{where}: ceiling={ceiling}: outside {PRIORITY_MIN}..{PRIORITY_MAX}")
         resources.append(
             Resource(
-                name=run.sems.get(i, f"S{i}"),
+                name=_name(run.sems, i, "S"),
                 kind=kind,
                 protocol=protocol if kind == "mutex" else "none",
                 initial=1 if kind == "mutex" else (initial or 0),
@@ -340,5 +348,8 @@ def result_of(run: uart_trace.UartRun, scenario: Scenario) -> SimResult:
 
 def listing(run: uart_trace.UartRun) -> list[str]:
     """Every record as the host port's line of text, named from the frame."""
-    names = {"task": run.tasks, "sem": run.sems}
+    names = {
+        kind: {i: n for i, n in by_id.items() if n != "-"}
+        for kind, by_id in (("task", run.tasks), ("sem", run.sems))
+    }
     return native.format_records(run.records, run.tick_hz, names)

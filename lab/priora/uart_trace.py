@@ -59,6 +59,7 @@ class UartRun:
     sem_attrs: dict[int, dict[str, str]] = field(default_factory=dict)  # a dump's N S key=value
     first_line: int = 0  # the BEGIN line's number
     record_lines: list[int] = field(default_factory=list)  # the T line of each record
+    name_lines: dict[tuple[str, int], int] = field(default_factory=dict)  # ("T" or "S", id): its N line
 
 
 def _records(hexes: list[str]) -> Records:
@@ -88,6 +89,7 @@ def parse(text: str) -> list[UartRun]:
             (run.tasks if m[1] == "T" else run.sems)[int(m[2])] = m[3]
             attrs = dict(pair.split("=", 1) for pair in m[4].split())
             (run.task_attrs if m[1] == "T" else run.sem_attrs)[int(m[2])] = attrs
+            run.name_lines[(m[1], int(m[2]))] = number
         elif m := END.match(line):
             if m[1] != run.label:
                 raise UartTraceError(f"line {number}: END {m[1]} closes run {run.label}")

@@ -232,13 +232,17 @@ def bad(tmp_path: Path, good: str, case: str) -> tuple[Path, str]:
             path,
             f"{path}: line {number}: record number 4, expected 3 (records are missing or out of order)",
         )
+    if case == "attribute":
+        number = next(i for i, line in enumerate(lines, 1) if line.startswith("N S 0 "))
+        path.write_text(good.replace("kind=mutex", "kind=weird"))
+        return path, f"{path}: line {number}: N S 0: kind=weird: expected mutex, counting, binary"
     assert case == "count"
     path.write_text(good.replace("records=28", "records=29"))
     return path, f"{path}: line 1: run pip: 28 records in it, its END line says 29"
 
 
 @pytest.mark.parametrize(
-    "case", ["not a trace", "truncated", "unknown event", "malformed", "missing record", "count"]
+    "case", ["not a trace", "truncated", "unknown event", "malformed", "missing record", "count", "attribute"]
 )
 def test_a_bad_file_is_one_line(
     tmp_path: Path, good: str, case: str, capsys: pytest.CaptureFixture[str]
