@@ -66,7 +66,7 @@ def render(result: SimResult, target: str = HOST) -> str:
     """The page of `result` as text."""
     report = build_report(result)
     timeline, complete = _bounded(extract(result))
-    analysis = _analysis(result)
+    analysis = _analysis(result, target)
     scenario = result.scenario
     title = _title(scenario, target)
     unit = UNIT_LABEL[scenario.system.time_unit]
@@ -271,11 +271,14 @@ def _analysis_protocol(result: SimResult) -> tuple[str, str | None]:
     return protocol, note
 
 
-def _analysis(result: SimResult) -> dict[str, Any]:
+def _analysis(result: SimResult, target: str = HOST) -> dict[str, Any]:
     """`priora analyze`'s document for the run's protocol, or why there is none."""
     from priora.analysis import AnalysisError, analysis_dict, analyze
 
     protocol, note = _analysis_protocol(result)
+    if target == TRACE and not any(t.body for t in result.scenario.tasks):
+        why = "a trace gives no task's body (its execution times and sections): give --scenario FILE"
+        return {"protocol": protocol, "note": note, "refused": why}
     try:
         doc = analysis_dict(analyze(result.scenario, [protocol]))
     except AnalysisError as exc:

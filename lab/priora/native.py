@@ -182,7 +182,15 @@ PR_EAGAIN = -6
 PR_ETIMEDOUT = -5
 PR_ECEILING = -14
 PR_EABORTED = -15
-ERRORS = ("PR_OK", "PR_EAGAIN", "PR_ETIMEDOUT", "PR_ECEILING", "PR_EABORTED")  # the codes mirrored here
+PR_EPERM = -7
+PR_EHELD = -8
+PR_EDEADLK = -9
+PR_EOVERFLOW = -13
+# The error codes mirrored here (checked at load, with every other constant).
+ERRORS = (
+    "PR_OK", "PR_EAGAIN", "PR_ETIMEDOUT", "PR_EPERM", "PR_EHELD", "PR_EDEADLK", "PR_EOVERFLOW", "PR_ECEILING",
+    "PR_EABORTED",
+)  # fmt: skip
 PR_FOREVER = 0xFFFFFFFF
 PR_NO_WAIT = 0
 PR_SEM_PRIO = 0x1

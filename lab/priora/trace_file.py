@@ -209,7 +209,18 @@ def _tasks(run: uart_trace.UartRun, path: Path) -> tuple[Task, ...]:
         deadline = _number(attrs, "deadline", where) or None
         phase = _number(attrs, "phase", where) or 0
         tasks.append(Task(_name(run.tasks, i, "T"), priority, period, phase, deadline, ()))
-    return tuple(tasks)
+    return _unique(tuple(tasks))
+
+
+def _unique(objects: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Names made unique, as the report keys rows by name: a name given
+    again (two tasks the program named alike) becomes name#id."""
+    seen: set[str] = set()
+    out = []
+    for i, o in enumerate(objects):
+        out.append(o if o.name not in seen else replace(o, name=f"{o.name}#{i}"))
+        seen.add(out[-1].name)
+    return tuple(out)
 
 
 def _resources(run: uart_trace.UartRun, path: Path) -> tuple[Resource, ...]:
@@ -248,7 +259,7 @@ def _resources(run: uart_trace.UartRun, path: Path) -> tuple[Resource, ...]:
                 ceiling=ceiling,
             )
         )
-    return tuple(resources)
+    return _unique(tuple(resources))
 
 
 def scenario_of(run: uart_trace.UartRun, path: Path, given: Scenario | None = None) -> Scenario:

@@ -336,3 +336,19 @@ def test_a_refused_call_is_a_warning_and_fails_strict(
     assert status == 1
     assert out.endswith(f"Warnings\n  {warning}\n")
     assert err == f"priora: strict: {warning}\n"
+
+
+def test_a_kernel_test_programs_trace(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """tests/kernel/test_rcs --trace (built by CMake): one run per case; an rcs
+    abort read from a frame that names its objects and nothing more."""
+    done = subprocess.run(
+        [str(ROOT / "build" / "tests" / "kernel" / "test_rcs"), "--trace"],
+        capture_output=True, text=True, timeout=30, check=True,
+    )  # fmt: skip
+    log = tmp_path / "test_rcs.log"
+    log.write_text(done.stdout)
+    document = report(capsys, str(log), "--run", "abort_then_recovery_then_retry.0")
+    jobs = [(j["task"], j["finish"], j["errors"], j["aborts"], j["lost"]) for j in document["jobs"]]
+    assert jobs == [("H", 8.005, 1, 1, 2.0005), ("U", 3.002, 0, 0, 0)]
+    assert document["resources"]["S0"]["protocol"] == "rcs"
+    assert (document["resources"]["S0"]["aborts"], document["resources"]["S0"]["longest_hold"]) == (1, 5.0025)
