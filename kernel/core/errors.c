@@ -21,6 +21,10 @@ static const struct {
     {"PR_EOVERFLOW", "semaphore value would overflow"},
     {"PR_ECEILING", "priority above the mutex's ceiling"},
     {"PR_EABORTED", "critical section aborted"},
+    {"PR_EPRIV_RT", "no privilege to use real-time priorities"},
+    {"PR_EPRIV_PRIO", "no privilege to raise or change this priority"},
+    {"PR_EPRIV_CEILING", "no privilege for a ceiling above the caller's priority"},
+    {"PR_EPRIV_GROUP", "no privilege to change privilege groups"},
 };
 
 static int index_of(int err)

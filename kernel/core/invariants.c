@@ -8,6 +8,8 @@
 #include <string.h>
 #include "../policy/policy.h"
 #include "events_impl.h"
+#include "privilege_impl.h"
+#include "timeshare_impl.h"
 #include "msgq_impl.h"
 #include "swtimer_impl.h"
 
@@ -53,7 +55,30 @@ static void check_task(const pr_task_t *t)
     }
     PR_ASSERT(t->effective >= t->base && t->base >= 0 && t->base <= PR_PRIO_MAX);
     PR_ASSERT(t->preempt_locks >= 0);
+    /* The bands: a time-sharing task's base is a level of the band, a
+     * real-time task's is above it; its group is a group. */
+    PR_ASSERT(t->timeshare ? t->base < pr_ts.levels : t->base >= pr_ts.levels);
+    PR_ASSERT(t->nice >= PR_NICE_MIN && t->nice <= PR_NICE_MAX);
+    PR_ASSERT(group_valid(t->priv_group));
     (void)q;
+}
+
+/* The list of time-sharing tasks holds exactly the tasks in the band. */
+static void check_timeshare_list(void)
+{
+    int listed = 0, cursor_seen = pr_ts.cursor == &pr_ts.tasks;
+    for (const pr_link_t *l = pr_ts.tasks.next; l != &pr_ts.tasks; l = l->next) {
+        const pr_task_t *t = container_of(l, pr_task_t, tslink);
+        PR_ASSERT(t->timeshare && t->state != PR_TASK_FREE);
+        cursor_seen |= l == pr_ts.cursor;
+        listed++;
+    }
+    int in_band = 0;
+    for (int i = 0; i < PR_CONFIG_MAX_TASKS; i++)
+        in_band += pr_tasks[i].state != PR_TASK_FREE && pr_tasks[i].timeshare;
+    PR_ASSERT(listed == pr_ts.count && in_band == pr_ts.count && cursor_seen);
+    PR_ASSERT(((pr_k.tick_work_every & TICK_EVERY_TIMESHARE) != 0) == (pr_ts.count > 0));
+    (void)listed, (void)in_band, (void)cursor_seen;
 }
 
 /* The lends counted from the lenders' side, per task. */
@@ -75,6 +100,7 @@ int pr_kernel_check(void)
 {
     pr_irq_state_t irq = pr_port_irq_save();
     check_ready_queue();
+    check_timeshare_list();
     memset(lent_seen, 0, sizeof lent_seen);
     for (int i = 0; i < PR_CONFIG_MAX_SEMS; i++) {
         const pr_sem_t *s = &pr_sem_pool[i];

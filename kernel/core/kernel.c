@@ -7,6 +7,8 @@
 #include "msgq_impl.h"
 #include "sem_impl.h"
 #include "swtimer_impl.h"
+#include "privilege_impl.h"
+#include "timeshare_impl.h"
 
 static void idle_start(void)
 {
@@ -18,23 +20,10 @@ static void idle_start(void)
 static void (*tick_hook)(void *arg);
 static void *tick_hook_arg;
 
-/* Which ticks have work besides their timers: every tick while the quantum
- * is on (its charge) or a tick hook is set, else every
- * PR_PORT_STAMP_FOLD_TICKS-th (the fold of CPU time), else none (a mask of
- * all ones: the tick count 0 mod 2^32 still goes to the full tick, which
- * then finds nothing to do). The hook costs the ticks nothing without it. */
-static void set_tick_work(void)
-{
-    if (pr_k.quantum != 0 || tick_hook != NULL)
-        pr_k.tick_work_mask = 0;
-    else
-        pr_k.tick_work_mask = PR_PORT_STAMP_FOLD_TICKS != 0 ? PR_PORT_STAMP_FOLD_TICKS - 1u : UINT32_MAX;
-}
-
 static void set_quantum(pr_ticks_t quantum)
 {
     pr_k.quantum = quantum;
-    set_tick_work();
+    tick_work_set(TICK_EVERY_QUANTUM, quantum != 0);
 }
 
 void pr_kernel_set_tick_hook(void (*fn)(void *arg), void *arg)
@@ -42,13 +31,15 @@ void pr_kernel_set_tick_hook(void (*fn)(void *arg), void *arg)
     pr_irq_state_t irq = pr_port_irq_save();
     tick_hook = fn;
     tick_hook_arg = arg;
-    set_tick_work();
+    tick_work_set(TICK_EVERY_HOOK, fn != NULL);
     pr_port_irq_restore(irq);
 }
 
 int pr_kernel_init(const pr_kernel_config_t *config)
 {
     if (config == NULL || config->tick_hz < 1 || config->tick_hz > 1000000)
+        return PR_EINVAL;
+    if (config->timeshare_levels < 0 || config->timeshare_levels >= PR_CONFIG_PRIORITIES)
         return PR_EINVAL;
 
     memset(&pr_k, 0, sizeof pr_k);
@@ -66,6 +57,8 @@ int pr_kernel_init(const pr_kernel_config_t *config)
     events_reset();
     msgqs_reset();
     swtimers_reset();
+    timeshare_reset(config->timeshare_levels, config->timeshare_quantum, config->timeshare_decay);
+    privileges_reset();
     trace_reset();
 
     for (int i = 0; i < PR_CONFIG_MAX_TASKS; i++) {
@@ -148,6 +141,8 @@ void pr_kernel_tick(void)
     uint32_t now = tick_count_add1();
     timers_fire_due(pr_k.ticks);
     sched_tick();
+    if (pr_k.tick_work_every & TICK_EVERY_TIMESHARE)
+        timeshare_tick();
     sched_fold(now);
 }
 
@@ -159,6 +154,8 @@ static __attribute__((noinline)) void tick_work(uint32_t now)
     pr_isr_enter();
     timers_fire_due(pr_k.ticks);
     sched_tick();
+    if (pr_k.tick_work_every & TICK_EVERY_TIMESHARE)
+        timeshare_tick();
     sched_fold(now);
     if (tick_hook != NULL) /* after the tick's own work, as a device's handler would run */
         tick_hook(tick_hook_arg);

@@ -26,6 +26,7 @@ typedef struct pr_kernel {
     };
     pr_ticks_t quantum;
     uint32_t tick_work_mask;        /* a tick whose count has these bits 0 has work (kernel.c) */
+    uint8_t tick_work_every;        /* TICK_EVERY_*: why every tick has work (tick_work_update) */
     uint32_t tick_hz;
     pr_count64_t context_switches;  /* pr_kernel_stats (the ticks are `ticks`) */
     pr_count64_t priority_changes;
@@ -40,6 +41,37 @@ typedef struct pr_kernel {
 extern pr_kernel_t pr_k;
 extern pr_task_t pr_tasks[PR_CONFIG_MAX_TASKS]; /* by id */
 extern pr_task_t pr_idle;                        /* the idle task (slot PR_IDLE_SLOT) */
+
+/* Why every tick has work to do: a round-robin quantum to charge, the
+ * program's tick hook (kernel.c), time-sharing tasks to charge and decay
+ * (timeshare.c). Each sets or clears its bit and calls tick_work_update. */
+enum {
+    TICK_EVERY_QUANTUM = 1,
+    TICK_EVERY_HOOK = 2,
+    TICK_EVERY_TIMESHARE = 4,
+};
+
+/* Which ticks have work besides their timers: every tick for any of the
+ * reasons above, else every PR_PORT_STAMP_FOLD_TICKS-th (the fold of CPU
+ * time), else none (a mask of all ones: the tick count 0 mod 2^32 still
+ * goes to the full tick, which then finds nothing to do). So none of them
+ * costs the ticks anything while it is off (kernel.c: pr_kernel_tick_isr). */
+static inline void tick_work_update(void)
+{
+    if (pr_k.tick_work_every != 0)
+        pr_k.tick_work_mask = 0;
+    else
+        pr_k.tick_work_mask = PR_PORT_STAMP_FOLD_TICKS != 0 ? PR_PORT_STAMP_FOLD_TICKS - 1u : UINT32_MAX;
+}
+
+static inline void tick_work_set(int reason, int on)
+{
+    if (on)
+        pr_k.tick_work_every |= (uint8_t)reason;
+    else
+        pr_k.tick_work_every &= (uint8_t)~reason;
+    tick_work_update();
+}
 
 /* The calling task: pr_k.current in task context, else the idle task, which
  * stands for "no task" (self_update). A small global of its own, which a

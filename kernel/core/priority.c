@@ -53,12 +53,12 @@ void prio_withdraw(pr_waitq_t *q, int cause)
         chain_walk(next, cause);
 }
 
-void prio_task_base_changed(pr_task_t *t)
+void prio_task_base_changed(pr_task_t *t, int cause)
 {
     pr_prio_t now = effective_of(t);
     if (now == t->effective)
         return;
-    set_effective(t, now, PR_CAUSE_SET, NULL);
+    set_effective(t, now, cause, NULL);
     pr_waitq_t *q = lending_queue_of(t);
     if (q != NULL)
         chain_walk(q, PR_CAUSE_INHERIT);

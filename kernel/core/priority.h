@@ -124,7 +124,7 @@ void prio_relend(pr_waitq_t *q, int cause);
 void prio_withdraw(pr_waitq_t *q, int cause);
 /* t's base priority changed: its effective one follows, and the walk goes
  * on from the queue it waits in. */
-void prio_task_base_changed(pr_task_t *t);
+void prio_task_base_changed(pr_task_t *t, int cause);
 /* Checks t's lend bookkeeping against `lent`, the lends counted by walking
  * every lender whose holder it is (PR_ASSERT). */
 /* Would t waiting in q (a queue with a lender) close a cycle of lends?

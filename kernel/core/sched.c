@@ -186,7 +186,8 @@ void sched_fold(uint32_t tick)
 void sched_tick(void)
 {
     pr_task_t *t = pr_k.current;
-    if (pr_k.quantum == 0 || t == idle_task() || t->queue != &pr_k.ready)
+    /* A time-sharing task's slices are the band's (timeshare.c). */
+    if (pr_k.quantum == 0 || t == idle_task() || t->queue != &pr_k.ready || t->timeshare)
         return;
     /* Under a preemption lock nothing preempts it, not the end of its
      * slice either: it keeps running. */

@@ -21,6 +21,7 @@
 #include <limits.h>
 #include <string.h>
 #include "../policy/policy.h"
+#include "privilege_impl.h"
 
 _Static_assert(sizeof(pr_sem_t) == SEM_BYTES, "a semaphore descriptor is SEM_BYTES (sem_impl.h)");
 _Static_assert((int)POLICY_FAST_QUIET == SEM_FAST_MUTEX && (int)POLICY_FAST_INHERIT == SEM_FAST_INHERIT,
@@ -161,6 +162,10 @@ static int8_t fast_class(const pr_sem_t *s)
 static int sem_alloc(const pr_sem_attr_t *attr, pr_id_t *id)
 {
     int err = (attr == NULL || id == NULL) ? PR_EINVAL : check_attr(attr);
+    /* A ceiling above the caller's own priority would lift it above what
+     * it may use (privilege.h). */
+    if (err == PR_OK && (attr->flags & PR_SEM_MUTEX) && attr->ceiling > caller_base())
+        err = caller_may(PR_PRIV_CEILING, PR_EPRIV_CEILING);
     if (err == PR_OK && list_empty(&free_list))
         err = PR_ENOSPC;
     if (err != PR_OK) {

@@ -6,6 +6,8 @@
 #include <string.h>
 #include "../policy/policy.h"
 #include "msgq_impl.h"
+#include "privilege_impl.h"
+#include "timeshare_impl.h"
 
 int task_lookup(pr_id_t id, pr_task_t **out)
 {
@@ -87,7 +89,14 @@ void pr_task_attr_init(pr_task_attr_t *attr)
 
 static int check_task_attr(const pr_task_attr_t *attr)
 {
-    if (attr->entry == NULL || attr->priority < 0 || attr->priority > PR_PRIO_MAX)
+    if (attr->entry == NULL)
+        return PR_EINVAL;
+    if (attr->sched_class == PR_CLASS_REALTIME ? !realtime_priority(attr->priority)
+                                               : attr->sched_class != PR_CLASS_TIMESHARE || pr_ts.levels == 0)
+        return PR_EINVAL;
+    if (attr->nice < PR_NICE_MIN || attr->nice > PR_NICE_MAX)
+        return PR_EINVAL;
+    if (attr->priv_group != PR_GROUP_CREATOR && !group_valid(attr->priv_group))
         return PR_EINVAL;
     if (attr->name != NULL && strlen(attr->name) >= PR_CONFIG_NAME_LEN)
         return PR_EINVAL;
@@ -95,9 +104,27 @@ static int check_task_attr(const pr_task_attr_t *attr)
         return PR_EINVAL;
     if (attr->watchdog != PR_NO_TASK) {
         pr_task_t *wd;
-        return task_lookup(attr->watchdog, &wd);
+        int err = task_lookup(attr->watchdog, &wd);
+        if (err != PR_OK)
+            return err;
     }
     return PR_OK;
+}
+
+/* What the creator must be allowed (privilege.h): a real-time task at all,
+ * a priority above its own (a real-time one, or a nice value below 0), a
+ * group not its own. */
+static int check_task_privileges(const pr_task_attr_t *attr)
+{
+    int err = PR_OK;
+    if (attr->sched_class == PR_CLASS_REALTIME)
+        err = caller_may(PR_PRIV_RTPRIO, PR_EPRIV_RT);
+    int raises = attr->sched_class == PR_CLASS_REALTIME ? attr->priority > caller_base() : attr->nice < 0;
+    if (err == PR_OK && raises)
+        err = caller_may(PR_PRIV_SETPRIO, PR_EPRIV_PRIO);
+    if (err == PR_OK && attr->priv_group != PR_GROUP_CREATOR && attr->priv_group != caller_group())
+        err = caller_may(PR_PRIV_GROUPS, PR_EPRIV_GROUP);
+    return err;
 }
 
 static int task_create(const pr_task_attr_t *attr, pr_id_t *id)
@@ -105,6 +132,8 @@ static int task_create(const pr_task_attr_t *attr, pr_id_t *id)
     if (attr == NULL || id == NULL)
         return PR_EINVAL;
     int err = check_task_attr(attr);
+    if (err == PR_OK)
+        err = check_task_privileges(attr);
     if (err != PR_OK)
         return err;
 
@@ -127,7 +156,12 @@ static int task_create(const pr_task_attr_t *attr, pr_id_t *id)
     list_init(&t->qlink);
     t->entry = attr->entry;
     t->arg = attr->arg;
-    t->base = t->effective = attr->priority;
+    t->priv_group = (uint8_t)(attr->priv_group != PR_GROUP_CREATOR ? attr->priv_group : caller_group());
+    t->nice = (int8_t)attr->nice;
+    t->base = attr->priority;
+    if (attr->sched_class == PR_CLASS_TIMESHARE)
+        timeshare_join(t); /* its base: its level */
+    t->effective = t->base;
     t->period = attr->period;
     t->phase = attr->phase;
     t->rel_deadline = attr->deadline != 0 ? attr->deadline : attr->period;
@@ -154,6 +188,8 @@ static int task_delete(pr_id_t id)
         return err;
 
     trace_emit(PR_EV_TASK_DELETE, trace_id(t), caller_trace_id(), PR_OK, 0, 0, 0);
+    if (t->timeshare)
+        timeshare_leave(t);
     timer_cancel(&t->timeout);
     periodic_stop(t);
     if (task_waitq(t) != NULL)
@@ -230,16 +266,20 @@ static int task_set_priority(pr_id_t id, pr_prio_t priority)
 {
     pr_task_t *t = NULL;
     int err = task_lookup(id, &t);
-    if (err == PR_OK && (priority < 0 || priority > PR_PRIO_MAX))
+    if (err == PR_OK && !realtime_priority(priority))
         err = PR_EINVAL;
-    if (err == PR_OK && t->state == PR_TASK_DONE)
+    if (err == PR_OK && (t->state == PR_TASK_DONE || t->timeshare))
         err = PR_ESTATE;
+    if (err == PR_OK)
+        err = caller_may(PR_PRIV_RTPRIO, PR_EPRIV_RT);
+    if (err == PR_OK)
+        err = caller_may_set_priority(t, priority > t->base);
     trace_emit(PR_EV_PRIO_SET, trace_id_of(id, PR_CONFIG_MAX_TASKS), caller_trace_id(), err,
                err == PR_OK ? (uint8_t)t->base : 0, (uint8_t)priority, 0);
     if (err != PR_OK)
         return err;
     t->base = priority;
-    prio_task_base_changed(t);
+    prio_task_base_changed(t, PR_CAUSE_SET);
     sched_reschedule();
     return PR_OK;
 }
@@ -304,6 +344,10 @@ static int task_status(pr_id_t id, pr_task_status_t *st)
     st->phase = t->phase;
     st->deadline = t->rel_deadline;
     st->watchdog = t->watchdog;
+    st->sched_class = t->timeshare ? PR_CLASS_TIMESHARE : PR_CLASS_REALTIME;
+    st->nice = t->nice;
+    st->usage = t->usage;
+    st->priv_group = t->priv_group;
     return PR_OK;
 }
 

@@ -125,6 +125,16 @@ typedef struct pr_task {
         pr_count64_t cpu_time_words;
     };
     pr_stamp_t dispatched_at;   /* stamp of its last switch in (or of a fold, sched.c) */
+
+    /* Time sharing (timeshare.c): in the band while `timeshare`; its base
+     * priority is then the kernel's, from usage and nice. */
+    uint8_t timeshare;
+    int8_t nice;
+    uint8_t usage;              /* recent CPU usage in ticks, decayed */
+    uint8_t priv_group;         /* privilege.c */
+    uint32_t decay_epoch;       /* the decay periods applied to usage so far */
+    pr_ticks_t ts_slice_left;   /* ticks left of its time-sharing slice */
+    pr_link_t tslink;           /* in the list of time-sharing tasks */
 } pr_task_t;
 
 /* Task calls that other modules make (task.c). */

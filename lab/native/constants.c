@@ -32,12 +32,14 @@ static const pr_lab_constant_t constants[] = {
     ROW("event", "MSGQ_WAIT", PR_EV_MSGQ_WAIT), ROW("event", "MSGQ_WAKE", PR_EV_MSGQ_WAKE),
     ROW("event", "SEND", PR_EV_MSGQ_SEND), ROW("event", "RECEIVE", PR_EV_MSGQ_RECEIVE),
     ROW("event", "TIMER_START", PR_EV_TIMER_START), ROW("event", "TIMER_EXPIRE", PR_EV_TIMER_EXPIRE),
-    ROW("event", "TIMER_RUN", PR_EV_TIMER_RUN),
+    ROW("event", "TIMER_RUN", PR_EV_TIMER_RUN), ROW("event", "RTPRIO", PR_EV_RTPRIO), ROW("event", "NICE", PR_EV_NICE),
+    ROW("event", "PRIV_GROUP", PR_EV_PRIV_GROUP), ROW("event", "TASK_GROUP", PR_EV_TASK_GROUP),
     /* causes of a PRIO record (pr_prio_cause_t) */
     ROW("cause", "set", PR_CAUSE_SET), ROW("cause", "inherit", PR_CAUSE_INHERIT),
     ROW("cause", "release", PR_CAUSE_RELEASE), ROW("cause", "acquire", PR_CAUSE_ACQUIRE),
     ROW("cause", "timeout", PR_CAUSE_TIMEOUT), ROW("cause", "delete", PR_CAUSE_DELETE),
     ROW("cause", "ceiling", PR_CAUSE_CEILING), ROW("cause", "message", PR_CAUSE_MESSAGE),
+    ROW("cause", "decay", PR_CAUSE_DECAY),
     /* the kinds of object a PRIO record names (pr_trace_object_t) */
     ROW("object", "sem", PR_OBJ_SEM), ROW("object", "msgq", PR_OBJ_MSGQ),
     /* error codes (errors.h) */

@@ -72,6 +72,10 @@ FIELDS: dict[str, tuple[str | None, str | None, str | None, str | None, str | No
     "TIMER_START": ("caller", "timer", "result", "start", None, "expiry"),
     "TIMER_EXPIRE": (None, "timer", None, "dropped", None, "expiry"),
     "TIMER_RUN": ("service", "timer", None, None, None, "lateness"),
+    "RTPRIO": ("target", "caller", "result", "old_rtprio", "new_rtprio", "nice"),
+    "NICE": ("target", "caller", "result", "old_nice", "new_nice", None),
+    "PRIV_GROUP": ("caller", "group", "result", None, None, "privileges"),
+    "TASK_GROUP": ("target", "caller", "result", "old_group", "new_group", None),
 }
 SLOTS = ("task", "object", "result", "arg0", "arg1", "value")
 SLOT_TYPES = ("uint8_t", "uint8_t", "int8_t", "uint8_t", "uint8_t", "int32_t")

@@ -32,11 +32,15 @@ typedef int pr_prio_t;
 typedef uint64_t pr_ticks_t;
 typedef uint32_t pr_timeout_t;
 
-typedef struct { uint32_t tick_hz; pr_ticks_t quantum; } pr_kernel_config_t;
+typedef struct {
+    uint32_t tick_hz; pr_ticks_t quantum; int timeshare_levels; pr_ticks_t timeshare_quantum;
+    pr_ticks_t timeshare_decay;
+} pr_kernel_config_t;
 typedef struct { uint64_t context_switches; uint64_t priority_changes; uint64_t ticks; } pr_kernel_stats_t;
 typedef struct {
     const char *name; pr_prio_t priority; void (*entry)(void *arg); void *arg;
     pr_ticks_t period; pr_ticks_t phase; pr_ticks_t deadline; pr_id_t watchdog;
+    int sched_class; int nice; int priv_group;
 } pr_task_attr_t;
 typedef struct {
     pr_id_t id; char name[16]; int state; int suspended;
@@ -44,6 +48,7 @@ typedef struct {
     uint32_t jobs_released; uint32_t jobs_completed; uint32_t deadline_misses;
     uint64_t cpu_time; pr_ticks_t period; pr_ticks_t phase; pr_ticks_t deadline; pr_id_t watchdog;
     pr_id_t cond_on; uint32_t aborts; uint32_t aborts_pending; pr_id_t events_on; pr_id_t msgq_on;
+    int sched_class; int nice; uint32_t usage; int priv_group;
 } pr_task_status_t;
 typedef struct {
     int value; int max; unsigned flags; int protocol; pr_prio_t ceiling; const char *name;
@@ -219,12 +224,13 @@ EVENT = {
     "DELAY_END": 21, "PRIO_SET": 22, "ABORT": 23, "CEILING": 24, "COND_WAIT": 25, "COND_WAKE": 26,
     "COND_SIGNAL": 27, "SCHED_LOCK": 28, "RECOVER": 29, "EVENTS_SET": 30, "EVENTS_WAIT": 31,
     "EVENTS_WAKE": 32, "MSGQ_WAIT": 33, "MSGQ_WAKE": 34, "SEND": 35, "RECEIVE": 36, "TIMER_START": 37,
-    "TIMER_EXPIRE": 38, "TIMER_RUN": 39,
+    "TIMER_EXPIRE": 38, "TIMER_RUN": 39, "RTPRIO": 40, "NICE": 41, "PRIV_GROUP": 42, "TASK_GROUP": 43,
 }  # fmt: skip
 EVENT_NAME = {code: name for name, code in EVENT.items()}
 # PR_EV_PRIO's value: why an effective priority changed (pr_prio_cause, trace.h).
 CAUSE_NAME = {
-    1: "set", 2: "inherit", 3: "release", 4: "acquire", 5: "timeout", 6: "delete", 7: "ceiling", 8: "message"
+    1: "set", 2: "inherit", 3: "release", 4: "acquire", 5: "timeout", 6: "delete", 7: "ceiling", 8: "message",
+    9: "decay",
 }  # fmt: skip
 TRACE_NONE = 0xFF
 NEVER = 2**64 - 1  # PR_LAB_NEVER

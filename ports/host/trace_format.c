@@ -37,6 +37,7 @@ static const char *cause_name(int cause)
     case PR_CAUSE_DELETE: return "delete";
     case PR_CAUSE_CEILING: return "ceiling";
     case PR_CAUSE_MESSAGE: return "message";
+    case PR_CAUSE_DECAY: return "decay";
     }
     return "?";
 }
@@ -45,6 +46,15 @@ static const char *events_options(unsigned options)
 {
     static const char *const names[] = {"any", "all", "any+clear", "all+clear"};
     return names[options & 3u];
+}
+
+/* A real-time priority, or "ts" for the time-sharing band (0xFF). */
+static const char *rtprio_name(unsigned prio, char *buf, size_t size)
+{
+    if (prio == 0xFF)
+        return "ts";
+    snprintf(buf, size, "%u", prio);
+    return buf;
 }
 
 /* Tick k's instant, floor(k * 1e9 / hz), as the host port's clock has it. */
@@ -184,6 +194,19 @@ char *pr_trace_format(const pr_trace_record_t *r, uint32_t tick_hz, pr_trace_nam
         break;
     case PR_EV_TIMER_RUN:
         snprintf(buf, size, "%s %s %s %s late=%d", when, ev, t, OBJ(PR_NAME_TIMER), r->value);
+        break;
+    case PR_EV_RTPRIO: /* 0xFF: the time-sharing band */
+        snprintf(buf, size, "%s %s %s %s %s->%s nice=%d", when, ev, t, res, rtprio_name(r->arg0, o, sizeof o),
+                 rtprio_name(r->arg1, x, sizeof x), r->value);
+        break;
+    case PR_EV_NICE:
+        snprintf(buf, size, "%s %s %s %s %d->%d", when, ev, t, res, r->arg0 - 20, r->arg1 - 20);
+        break;
+    case PR_EV_PRIV_GROUP:
+        snprintf(buf, size, "%s %s %s group=%u %s privs=0x%x", when, ev, t, r->object, res, (unsigned)r->value);
+        break;
+    case PR_EV_TASK_GROUP:
+        snprintf(buf, size, "%s %s %s %s %u->%u", when, ev, t, res, r->arg0, r->arg1);
         break;
     default:
         snprintf(buf, size, "%s %s %s", when, ev, t);

@@ -133,7 +133,7 @@ static int issue(fz_call_t *c, pr_id_t *out_id, call_out_t *out)
         return r;
     }
     case FZ_NAMES: { /* a text for every code, "unknown" ones for the rest */
-        int code = (int)a0, known = code <= 0 && code >= PR_EABORTED;
+        int code = (int)a0, known = code <= 0 && code >= PR_ELAST;
         const char *text = pr_strerror(code), *name = pr_errname(code), *event = pr_trace_event_name(code);
         (void)pr_trace_lost();
         if (text == NULL || name == NULL || event == NULL)
@@ -150,7 +150,7 @@ static void print_set(char *buf, size_t size, unsigned set)
 {
     size_t n = 0;
     buf[0] = '\0';
-    for (int code = 0; code <= 15 && n < size; code++)
+    for (int code = 0; code <= -PR_ELAST && n < size; code++)
         if (set & FZ_ERR(-code))
             n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? " " : "", pr_errname(-code));
     if ((set & FZ_POSITIVE) && n < size)
@@ -163,7 +163,7 @@ static void judge(const fz_call_t *c, unsigned expected, int r)
     unsigned documented = fz_documented(c->op);
     if (documented == 0)
         return;
-    unsigned bit = r > 0 ? FZ_POSITIVE : r >= -15 ? FZ_ERR(r) : 0;
+    unsigned bit = r > 0 ? FZ_POSITIVE : r >= PR_ELAST ? FZ_ERR(r) : 0;
     if (!(documented & bit))
         fz_fail("%s returned %d (%s), not among its documented results", fz_op_name(c->op), r, pr_errname(r));
     if (!(expected & bit)) {

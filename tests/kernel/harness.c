@@ -43,8 +43,13 @@ static void trace_frame_end(void)
 void harness_reset(pr_ticks_t quantum)
 {
     pr_kernel_config_t cfg = {.tick_hz = 1000, .quantum = quantum};
+    harness_reset_config(&cfg);
+}
+
+void harness_reset_config(const pr_kernel_config_t *cfg)
+{
     trace_frame_end();
-    int err = pr_host_init(&cfg);
+    int err = pr_host_init(cfg);
     if (err != PR_OK) {
         fprintf(stderr, "pr_host_init: %s\n", pr_errname(err));
         harness_failed = 1;
@@ -54,6 +59,9 @@ void harness_reset(pr_ticks_t quantum)
         trace_mode.open = 1;
     }
 }
+
+static pr_id_t create(const pr_task_attr_t *attr);
+pr_id_t task_with(const pr_task_attr_t *attr) { return create(attr); }
 
 static pr_id_t create(const pr_task_attr_t *attr)
 {

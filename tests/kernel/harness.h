@@ -26,6 +26,8 @@ extern int harness_failed;
 
 /* Starts a fresh kernel: 1000 Hz tick, round-robin quantum (0 = off). */
 void harness_reset(pr_ticks_t quantum);
+/* The same with a whole configuration (the time-sharing band's). */
+void harness_reset_config(const pr_kernel_config_t *cfg);
 
 /* Shorthands that fail the test if the kernel refuses. */
 pr_id_t task_at(const char *name, pr_prio_t prio, pr_ticks_t phase, pr_entry_t entry, void *arg);
@@ -39,6 +41,8 @@ pr_id_t mutex(const char *name, pr_protocol_t protocol);
 /* A priority-ordered mutex with a ceiling (pcp, ipcp; 0 for the others). */
 pr_id_t mutex_ceiling(const char *name, pr_protocol_t protocol, pr_prio_t ceiling);
 pr_id_t counting(const char *name, int value, unsigned flags);
+/* pr_task_create with the test failing on a refusal. */
+pr_id_t task_with(const pr_task_attr_t *attr);
 
 /* Compares the collected trace, filtered to the events in `mask` (0 = all),
  * with the expected lines. On a mismatch prints both and fails. */

@@ -21,6 +21,12 @@
 #define PR_CONFIG_MAX_TASKS 32
 #endif
 
+/* Privilege groups (privilege.h): 1 is the system group, 2 .. this are the
+ * groups whose privileges a task with PR_PRIV_GROUPS sets. */
+#ifndef PR_CONFIG_PRIV_GROUPS
+#define PR_CONFIG_PRIV_GROUPS 8
+#endif
+
 /* Semaphore descriptors in the system semaphore pool. */
 #ifndef PR_CONFIG_MAX_SEMS
 #define PR_CONFIG_MAX_SEMS 64
@@ -93,6 +99,9 @@
 
 #if PR_CONFIG_PRIORITIES < 2 || PR_CONFIG_PRIORITIES > 32
 #error "PR_CONFIG_PRIORITIES must be in 2..32 (one 32-bit bitmap word)"
+#endif
+#if PR_CONFIG_PRIV_GROUPS < 1 || PR_CONFIG_PRIV_GROUPS > 255
+#error "PR_CONFIG_PRIV_GROUPS must be in 1..255"
 #endif
 #if PR_CONFIG_MAX_TASKS < 1 || PR_CONFIG_MAX_TASKS > 254
 #error "PR_CONFIG_MAX_TASKS must be in 1..254 (trace records hold ids in one byte)"

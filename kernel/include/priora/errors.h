@@ -24,8 +24,14 @@ typedef enum pr_err {
     PR_ESTATE = -12,   /* the object is not in a state where the call applies */
     PR_EOVERFLOW = -13, /* the semaphore value (or a recursive mutex's lock count) would overflow */
     PR_ECEILING = -14,  /* the caller's base priority is above the mutex's ceiling (pcp, ipcp) */
-    PR_EABORTED = -15   /* rcs: the caller's critical section on this mutex was aborted by a more urgent task */
+    PR_EABORTED = -15,  /* rcs: the caller's critical section on this mutex was aborted by a more urgent task */
+    PR_EPRIV_RT = -16,      /* the caller lacks PR_PRIV_RTPRIO (privilege.h) */
+    PR_EPRIV_PRIO = -17,    /* the caller lacks PR_PRIV_SETPRIO */
+    PR_EPRIV_CEILING = -18, /* the caller lacks PR_PRIV_CEILING */
+    PR_EPRIV_GROUP = -19    /* the caller lacks PR_PRIV_GROUPS */
 } pr_err_t;
+
+#define PR_ELAST PR_EPRIV_GROUP /* the last (most negative) error code */
 
 /* A short constant text for a code (PR_ETIMEDOUT: "timeout expired"). */
 const char *pr_strerror(int err);

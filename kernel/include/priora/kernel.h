@@ -14,10 +14,15 @@
 typedef struct pr_kernel_config {
     uint32_t tick_hz;      /* tick rate, for the port's timer: 1 .. 1000000 */
     pr_ticks_t quantum;    /* round-robin quantum in ticks; 0 = run until it blocks */
+    /* The time-sharing band (timeshare.h): levels 0 .. timeshare_levels-1;
+     * 0 = none, every level is real-time. Below PR_CONFIG_PRIORITIES. */
+    int timeshare_levels;
+    pr_ticks_t timeshare_quantum; /* a time-sharing slice, ticks; 0 = 10 */
+    pr_ticks_t timeshare_decay;   /* the usage's decay period, ticks; 0 = tick_hz (a second) */
 } pr_kernel_config_t;
 
 /* Resets every pool and the clock. Errors: PR_EINVAL (NULL, tick_hz out of
- * range). Calling it again discards all kernel state (for tests). */
+ * range, timeshare_levels outside 0 .. PR_CONFIG_PRIORITIES-1). Calling it again discards all kernel state (for tests). */
 int pr_kernel_init(const pr_kernel_config_t *config);
 
 /* The tick count since start, and the configured tick rate. */

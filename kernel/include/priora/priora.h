@@ -7,6 +7,8 @@
 #include "priora/errors.h"
 #include "priora/kernel.h"
 #include "priora/task.h"
+#include "priora/timeshare.h"
+#include "priora/privilege.h"
 #include "priora/sem.h"
 #include "priora/cond.h"
 #include "priora/events.h"

@@ -26,17 +26,21 @@ typedef void (*pr_entry_t)(void *arg);
 
 typedef struct pr_task_attr {
     const char *name;     /* up to PR_CONFIG_NAME_LEN-1 characters; NULL = "" */
-    pr_prio_t priority;   /* base priority, 0 .. PR_PRIO_MAX */
+    pr_prio_t priority;   /* base priority, in the real-time band (timeshare.h: K .. PR_PRIO_MAX);
+                             ignored for a time-sharing task */
     pr_entry_t entry;     /* the task's body; required */
     void *arg;            /* passed to entry */
     pr_ticks_t period;    /* ticks; 0 = one job only */
     pr_ticks_t phase;     /* absolute tick of the first release; 0 or past = at once */
     pr_ticks_t deadline;  /* relative, ticks; 0 = the period (no deadline if both are 0) */
     pr_id_t watchdog;     /* task woken on each deadline miss, or PR_NO_TASK */
+    int sched_class;      /* PR_CLASS_REALTIME (0) or PR_CLASS_TIMESHARE (timeshare.h) */
+    int nice;             /* PR_NICE_MIN .. PR_NICE_MAX, 0 by default (timeshare.h) */
+    int priv_group;       /* PR_GROUP_CREATOR (0), or 1 .. PR_CONFIG_PRIV_GROUPS (privilege.h) */
 } pr_task_attr_t;
 
 /* Fills *attr with defaults: no name, priority 0, no entry, one job at once,
- * no deadline, no watchdog. */
+ * no deadline, no watchdog, real-time, nice 0, the creator's privilege group. */
 void pr_task_attr_init(pr_task_attr_t *attr);
 
 typedef enum pr_task_state {
@@ -74,14 +78,22 @@ typedef struct pr_task_status {
     uint32_t aborts_pending;   /* rcs: aborts it has not yet been told of (pr_sem_aborted) */
     pr_id_t events_on;         /* event flags waited on, or PR_NO_EVENTS */
     pr_id_t msgq_on;           /* message queue waited on (to send or to receive), or PR_NO_MSGQ */
+    int sched_class;           /* PR_CLASS_REALTIME or PR_CLASS_TIMESHARE (timeshare.h) */
+    int nice;
+    uint32_t usage;            /* time sharing: its decayed recent CPU usage, ticks (timeshare.h) */
+    int priv_group;            /* privilege.h */
 } pr_task_status_t;
 
 /* Creates a task from the pool and returns its id in *id. A deadline with
  * period 0 gives the single job that deadline.
- * Errors: PR_EINVAL (attr or id NULL, no entry, priority out of range, name
- * too long, period or deadline above UINT32_MAX; see docs/api.md), PR_EBADID (watchdog
- * id outside the pool), PR_ENOTALLOC (watchdog not allocated), PR_ENOSPC (no
- * free descriptor). Callable from a task, an interrupt or outside the kernel; a
+ * Errors: PR_EINVAL (attr or id NULL, no entry, priority out of range or
+ * below the real-time band, name too long, period or deadline above
+ * UINT32_MAX, class unknown or time sharing without the band, nice or
+ * group out of range; see docs/api.md), PR_EBADID (watchdog id outside the
+ * pool), PR_ENOTALLOC (watchdog not allocated), PR_ENOSPC (no free
+ * descriptor), PR_EPRIV_RT / PR_EPRIV_PRIO / PR_EPRIV_GROUP (a real-time
+ * task, a priority above the creator's, a group not the creator's, without
+ * the privilege: privilege.h). Callable from a task, an interrupt or outside the kernel; a
  * created task more urgent than the caller preempts it at once. */
 int pr_task_create(const pr_task_attr_t *attr, pr_id_t *id);
 
@@ -106,10 +118,12 @@ int pr_task_delay(pr_timeout_t ticks);
 /* Puts the caller behind the other ready tasks of its priority. */
 int pr_task_yield(void);
 
-/* Sets a task's base priority; the effective priority is recomputed and the
- * task moves to its new place in the ready queue or in the wait list it sits
- * in; inheritance along a chain follows. Errors: PR_EBADID, PR_ENOTALLOC,
- * PR_EINVAL (priority out of range), PR_ESTATE (task done). */
+/* Sets a real-time task's base priority; the effective priority is
+ * recomputed and the task moves to its new place in the ready queue or in
+ * the wait list it sits in; inheritance along a chain follows. Errors:
+ * PR_EBADID, PR_ENOTALLOC, PR_EINVAL (priority out of range or below the
+ * real-time band), PR_ESTATE (task done, or time-sharing: timeshare.h's
+ * pr_task_rtprio moves it), PR_EPRIV_RT, PR_EPRIV_PRIO (privilege.h). */
 int pr_task_set_priority(pr_id_t id, pr_prio_t priority);
 
 /* Ends the caller's current job and waits for its next release. Returns at

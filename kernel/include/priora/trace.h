@@ -67,11 +67,16 @@ typedef enum pr_trace_event {
                                pr_timer_start, 0 pr_timer_stop; value = the expiry tick (low 32 bits) */
     PR_EV_TIMER_EXPIRE = 38,/* object = software timer expiring at this tick; arg0 = 1 if its previous
                                expiry had not run yet (this one is dropped) */
-    PR_EV_TIMER_RUN = 39    /* task = timer service; object = software timer whose action starts;
+    PR_EV_TIMER_RUN = 39,   /* task = timer service; object = software timer whose action starts;
                                value = its lateness in ticks */
+    PR_EV_RTPRIO = 40,      /* task = target; object = caller; result; arg0 = old, arg1 = new real-time
+                               priority (0xFF: time sharing); value = its nice value */
+    PR_EV_NICE = 41,        /* task = target; object = caller; result; arg0 = old, arg1 = new nice + 20 */
+    PR_EV_PRIV_GROUP = 42,  /* task = caller; object = group; result; value = the group's new privileges */
+    PR_EV_TASK_GROUP = 43   /* task = target; object = caller; result; arg0 = old, arg1 = new group */
 } pr_trace_event_t;
 
-#define PR_EV_LAST PR_EV_TIMER_RUN /* the largest event code */
+#define PR_EV_LAST PR_EV_TASK_GROUP /* the largest event code */
 
 /* Why an effective priority changed (PR_EV_PRIO value). */
 typedef enum pr_prio_cause {
@@ -82,7 +87,8 @@ typedef enum pr_prio_cause {
     PR_CAUSE_TIMEOUT = 5,  /* a waiter of one of its mutexes timed out */
     PR_CAUSE_DELETE = 6,   /* a waiter of one of its mutexes was deleted */
     PR_CAUSE_CEILING = 7,  /* it locked a mutex that lends its ceiling at once (ipcp, npcs) */
-    PR_CAUSE_MESSAGE = 8   /* it received a message from a queue that lends (msgq.h: inheritance) */
+    PR_CAUSE_MESSAGE = 8,  /* it received a message from a queue that lends (msgq.h: inheritance) */
+    PR_CAUSE_DECAY = 9     /* time sharing: its usage or nice moved its level (timeshare.h) */
 } pr_prio_cause_t;
 
 /* What a PR_EV_PRIO record's object names (its value's second byte). */

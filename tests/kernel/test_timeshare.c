@@ -1,0 +1,249 @@
+/*
+ * The time-sharing band (timeshare.h): decay-usage levels below every
+ * real-time priority, slices among equals, nice, the protocols lifting a
+ * time-sharing holder into the real-time band, and rtprio's moves.
+ *
+ * Most cases use 8 time-sharing levels (0..7; real-time 8..31), a slice
+ * of 100 ticks (so that the levels, not the slices, decide) and a decay
+ * period of 100 ticks. A new task with nice 0 starts at level 5 (penalty
+ * 40: 7 - 40*8/128); it sinks to 4 when its usage reaches 32 (penalty 48),
+ * to 3 at 96 (64). A decay multiplies the usage by 2/3.
+ */
+#include "harness.h"
+
+#define EV_TS (EV(PR_EV_SWITCH) | EV(PR_EV_PRIO))
+
+static void band(pr_ticks_t slice)
+{
+    pr_kernel_config_t cfg = {
+        .tick_hz = 1000, .timeshare_levels = 8, .timeshare_quantum = slice, .timeshare_decay = 100};
+    harness_reset_config(&cfg);
+}
+
+static pr_id_t ts_task(const char *name, int nice, pr_ticks_t phase, pr_entry_t entry, void *arg)
+{
+    pr_task_attr_t attr;
+    pr_task_attr_init(&attr);
+    attr.name = name;
+    attr.sched_class = PR_CLASS_TIMESHARE;
+    attr.nice = nice;
+    attr.phase = phase;
+    attr.entry = entry;
+    attr.arg = arg;
+    return task_with(&attr);
+}
+
+static void compute(void *arg) { pr_host_consume(TICKS((uintptr_t)arg)); }
+
+/* A periodic body: 4 jobs of `arg` ticks each, then its end. */
+static void jobs4(void *arg)
+{
+    for (int job = 0; job < 4; job++) {
+        pr_host_consume(TICKS((uintptr_t)arg));
+        if (job < 3)
+            pr_task_wait_period();
+    }
+}
+
+#define FOR(n) ((void *)(uintptr_t)(n))
+
+/* Levels at creation follow nice: 7 - (2 * (nice + 20)) * 8 / 128. */
+static void levels_at_creation_follow_nice(void)
+{
+    band(100);
+    pr_id_t a = ts_task("A", 0, 0, compute, FOR(1));
+    pr_id_t b = ts_task("B", 10, 0, compute, FOR(1));
+    pr_id_t c = ts_task("C", -20, 0, compute, FOR(1));
+    pr_id_t d = ts_task("D", 19, 0, compute, FOR(1));
+    CHECK_EQ(status_of(a).base_priority, 5);
+    CHECK_EQ(status_of(b).base_priority, 4);
+    CHECK_EQ(status_of(c).base_priority, 7);
+    CHECK_EQ(status_of(d).base_priority, 3);
+    CHECK_EQ(status_of(a).sched_class, PR_CLASS_TIMESHARE);
+    CHECK_EQ(status_of(b).nice, 10);
+    CHECK_EQ(pr_host_run_ticks(100), PR_HOST_QUIESCENT);
+    EXPECT_TRACE(EV(PR_EV_SWITCH), "0 SWITCH C<-idle", "1 SWITCH A<-C", "2 SWITCH B<-A", "3 SWITCH D<-B",
+                 "4 SWITCH idle<-D");
+}
+
+/*
+ * A and B compute 150 ticks each, nice 0, both at level 5. A runs first; at
+ * tick 32 its usage is 32 and it sinks to 4: B runs. At 64 B sinks to 4
+ * too, and keeps the CPU (a running task that changes level goes to the
+ * head of its new one). The decay period ends at 100; the tick of 101
+ * brings A up to date (the tick decays one task in turn: B at even ticks,
+ * A at odd ones): 32 -> 21, level 5 again, and A preempts B.
+ */
+static void usage_sinks_a_task_and_decay_raises_it(void)
+{
+    band(1000);
+    pr_id_t a = ts_task("A", 0, 0, compute, FOR(150));
+    ts_task("B", 0, 0, compute, FOR(150));
+    CHECK_EQ(pr_host_run_ticks(102), PR_HOST_REACHED);
+    EXPECT_TRACE(EV_TS, "0 SWITCH A<-idle", "32 PRIO A 5->4 decay -", "32 SWITCH B<-A", "64 PRIO B 5->4 decay -",
+                 "101 PRIO A 4->5 decay -", "101 SWITCH A<-B");
+    CHECK_EQ(status_of(a).usage, 21);
+}
+
+/*
+ * Real time is never delayed by time sharing: R (priority 10, period 10,
+ * computing 3) preempts the time-sharing tasks at each release and
+ * finishes 3 ticks later, every time. A and B (20 ticks each, slices of
+ * 5) share the rest; a preempted one keeps the rest of its slice: B
+ * 8..10 and 13..16, A 16..20 and 23..24.
+ */
+static void realtime_preempts_time_sharing_at_once(void)
+{
+    band(5);
+    pr_id_t r = periodic_task("R", 10, 10, 0, 10, jobs4, FOR(3));
+    ts_task("A", 0, 0, compute, FOR(20));
+    ts_task("B", 0, 0, compute, FOR(20));
+    CHECK_EQ(pr_host_run_ticks(100), PR_HOST_QUIESCENT);
+    CHECK_EQ(status_of(r).deadline_misses, 0);
+    EXPECT_TRACE(EV_TS, "0 SWITCH R<-idle", "3 SWITCH A<-R", "8 SWITCH B<-A", "10 SWITCH R<-B", "13 SWITCH B<-R",
+                 "16 SWITCH A<-B", "20 SWITCH R<-A", "23 SWITCH A<-R", "24 SWITCH B<-A", "29 SWITCH A<-B",
+                 "30 SWITCH R<-A", "33 SWITCH A<-R", "37 SWITCH B<-A", "42 SWITCH A<-B", "47 SWITCH B<-A",
+                 "52 SWITCH idle<-B");
+}
+
+/*
+ * A time-sharing task holding a mutex is lifted into the real-time band by
+ * inheritance for exactly its section: L (time sharing) locks M at 0 and
+ * holds it 4 ticks; H (priority 20) asks for M at 1; M (priority 9), ready
+ * at 1, would otherwise run first. L runs at 20 from 1 to 4.
+ */
+static const pr_action_t l_body[] = {A_LOCK(0), A_COMPUTE(4), A_UNLOCK(0), A_COMPUTE(2)};
+static const pr_action_t h_body[] = {A_LOCK(0), A_COMPUTE(1), A_UNLOCK(0)};
+static const pr_action_t m_body[] = {A_COMPUTE(3)};
+
+static void inheritance_lifts_a_time_sharing_holder(void)
+{
+    band(100);
+    pr_id_t m = mutex("M", PR_PROTOCOL_PIP);
+    CHECK_EQ(m, 0);
+    pr_script_t l = SCRIPT(l_body), h = SCRIPT(h_body), md = SCRIPT(m_body);
+    pr_task_attr_t attr;
+    pr_task_attr_init(&attr);
+    attr.name = "L";
+    attr.sched_class = PR_CLASS_TIMESHARE;
+    attr.entry = pr_script_body;
+    attr.arg = &l;
+    task_with(&attr);
+    script_task("H", 20, 1, &h);
+    script_task("Md", 9, 1, &md);
+    CHECK_EQ(pr_host_run_ticks(100), PR_HOST_QUIESCENT);
+    EXPECT_TRACE(EV_TS, "0 SWITCH L<-idle", "1 SWITCH H<-L", "1 PRIO L 5->20 inherit M", "1 SWITCH L<-H",
+                 "4 PRIO L 20->5 release M", "4 SWITCH H<-L", "5 SWITCH Md<-H", "8 SWITCH L<-Md", "10 SWITCH idle<-L");
+}
+
+/*
+ * The seed example's shape: a real-time task meets every deadline while
+ * three CPU-bound time-sharing tasks, nice 0, 5 and 10, share the rest
+ * (2,000 ticks, slices of 10, decay every 100): the smaller the nice value,
+ * the larger the share, and together they use every tick the real-time
+ * task leaves.
+ */
+static void nice_values_order_the_shares(void)
+{
+    pr_kernel_config_t cfg = {.tick_hz = 1000, .timeshare_levels = 8, .timeshare_quantum = 10, .timeshare_decay = 100};
+    harness_reset_config(&cfg);
+    pr_id_t r = periodic_task("R", 12, 20, 0, 20, jobs4, FOR(5));
+    pr_id_t a = ts_task("N0", 0, 0, compute, FOR(5000));
+    pr_id_t b = ts_task("N5", 5, 0, compute, FOR(5000));
+    pr_id_t c = ts_task("N10", 10, 0, compute, FOR(5000));
+    CHECK_EQ(pr_host_run_ticks(2000), PR_HOST_REACHED);
+    CHECK_EQ(status_of(r).deadline_misses, 0);
+    CHECK_EQ(status_of(r).jobs_completed, 4);
+    uint64_t ta = status_of(a).cpu_time, tb = status_of(b).cpu_time, tc = status_of(c).cpu_time;
+    CHECK_EQ(ta + tb + tc, TICKS(2000 - 20));
+    CHECK(ta > tb && tb > tc && tc > 0);
+}
+
+/*
+ * rtprio's moves, for a task that waits on a mutex: T (time sharing,
+ * level 5) waits for M, held by L (real-time 9). Moved to real-time 15, T
+ * lends L 15 through M at once; moved back to time sharing, it lends
+ * nothing any more and L drops to 9. NOCHG reads without a record.
+ */
+static const pr_action_t hold_body[] = {A_LOCK(0), A_COMPUTE(10), A_UNLOCK(0)};
+static const pr_action_t want_body[] = {A_LOCK(0), A_UNLOCK(0)};
+
+static void rtprio_moves_a_waiter_and_its_lend_follows(void)
+{
+    band(100);
+    mutex("M", PR_PROTOCOL_PIP);
+    pr_script_t l = SCRIPT(hold_body), t = SCRIPT(want_body);
+    pr_id_t lid = script_task("L", 9, 0, &l);
+    pr_task_attr_t attr;
+    pr_task_attr_init(&attr);
+    attr.name = "T";
+    attr.sched_class = PR_CLASS_TIMESHARE;
+    attr.entry = pr_script_body;
+    attr.arg = &t;
+    attr.phase = 1;
+    pr_id_t tid = task_with(&attr);
+    CHECK_EQ(pr_host_run_ticks(2), PR_HOST_REACHED); /* L holds M and runs; T is not even chosen */
+    CHECK_EQ(status_of(tid).state, PR_TASK_READY);
+    pr_prio_t old = 0;
+    CHECK_EQ(pr_task_rtprio(tid, 15, &old), PR_OK);
+    CHECK_EQ(old, PR_RTPRIO_RTOFF);
+    CHECK_EQ(pr_host_run_ticks(3), PR_HOST_REACHED); /* T runs, blocks on M, lends L 15 */
+    CHECK_EQ(status_of(lid).effective_priority, 15);
+    CHECK_EQ(pr_task_rtprio(tid, PR_RTPRIO_NOCHG, &old), PR_OK);
+    CHECK_EQ(old, 15);
+    CHECK_EQ(pr_task_rtprio(tid, PR_RTPRIO_RTOFF, &old), PR_OK);
+    CHECK_EQ(old, 15);
+    CHECK_EQ(status_of(lid).effective_priority, 9);
+    CHECK_EQ(status_of(tid).sched_class, PR_CLASS_TIMESHARE);
+    CHECK_EQ(status_of(tid).base_priority, 5);
+    CHECK_EQ(pr_host_run_ticks(100), PR_HOST_QUIESCENT);
+    EXPECT_TRACE(EV_TS | EV(PR_EV_RTPRIO) | EV(PR_EV_BLOCK), "0 SWITCH L<-idle", "2 RTPRIO T ok ts->15 nice=0",
+                 "2 PRIO T 5->15 set -", "2 SWITCH T<-L", "2 BLOCK T M ok", "2 PRIO L 9->15 inherit M",
+                 "2 SWITCH L<-T", "3 RTPRIO T ok 15->ts nice=0", "3 PRIO T 15->5 set -", "3 PRIO L 15->9 inherit M",
+                 "10 SWITCH T<-L", "10 SWITCH idle<-T");
+}
+
+/* The band's configuration and attributes, refused with nothing changed. */
+static void band_arguments_are_checked(void)
+{
+    pr_kernel_config_t cfg = {.tick_hz = 1000, .timeshare_levels = PR_CONFIG_PRIORITIES};
+    CHECK_EQ(pr_kernel_init(&cfg), PR_EINVAL);
+    cfg.timeshare_levels = -1;
+    CHECK_EQ(pr_kernel_init(&cfg), PR_EINVAL);
+    harness_reset(0); /* no band: every task is real-time */
+    pr_task_attr_t attr;
+    pr_task_attr_init(&attr);
+    attr.entry = compute;
+    attr.sched_class = PR_CLASS_TIMESHARE;
+    pr_id_t id = 99;
+    CHECK_EQ(pr_task_create(&attr, &id), PR_EINVAL);
+    CHECK_EQ(id, 99);
+    band(100);
+    CHECK_EQ(pr_task_create(&attr, &id), PR_OK);
+    CHECK_EQ(pr_task_set_priority(id, 9), PR_ESTATE); /* time sharing: rtprio moves it */
+    attr.sched_class = PR_CLASS_REALTIME;
+    attr.priority = 7; /* in the time-sharing band */
+    CHECK_EQ(pr_task_create(&attr, &id), PR_EINVAL);
+    attr.sched_class = 2;
+    attr.priority = 9;
+    CHECK_EQ(pr_task_create(&attr, &id), PR_EINVAL);
+    attr.sched_class = PR_CLASS_TIMESHARE;
+    attr.nice = 20;
+    CHECK_EQ(pr_task_create(&attr, &id), PR_EINVAL);
+    attr.nice = 0;
+    attr.priv_group = PR_CONFIG_PRIV_GROUPS + 1;
+    CHECK_EQ(pr_task_create(&attr, &id), PR_EINVAL);
+    CHECK_EQ(pr_task_rtprio(0, 7, NULL), PR_EINVAL);
+    CHECK_EQ(pr_task_rtprio(0, PR_PRIO_MAX + 1, NULL), PR_EINVAL);
+    CHECK_EQ(pr_task_rtprio(0, -3, NULL), PR_EINVAL);
+    CHECK_EQ(pr_task_rtprio(PR_CONFIG_MAX_TASKS, 9, NULL), PR_EBADID);
+    CHECK_EQ(pr_task_rtprio(5, 9, NULL), PR_ENOTALLOC);
+    CHECK_EQ(pr_task_set_nice(0, -21, NULL), PR_EINVAL);
+    CHECK_EQ(pr_task_set_nice(0, 20, NULL), PR_EINVAL);
+    CHECK_EQ(status_of(0).base_priority, 5);
+    CHECK_EQ(status_of(0).nice, 0);
+}
+
+HARNESS_MAIN(TEST_CASE(nice_values_order_the_shares), TEST_CASE(rtprio_moves_a_waiter_and_its_lend_follows),
+             TEST_CASE(band_arguments_are_checked), TEST_CASE(levels_at_creation_follow_nice), TEST_CASE(usage_sinks_a_task_and_decay_raises_it),
+             TEST_CASE(realtime_preempts_time_sharing_at_once), TEST_CASE(inheritance_lifts_a_time_sharing_holder))
