@@ -37,12 +37,16 @@ HOST_PORT = (
     "ports/host/context.c",
     "ports/host/switch_x86_64.S",
     "ports/host/trace_sink.c",
+    "ports/host/trace_format.c",
+    "ports/host/trace_dump.c",
 )
 LAB_NATIVE = (
     "lab/native/metrics.c",
     "lab/native/verdict.c",
     "lab/native/jobs_json.c",
     "lab/native/task_totals.c",
+    "lab/native/constants.c",
+    "lab/native/intervals.c",
 )
 INCLUDE_DIRS = ("kernel/include", "ports/host/include", "lab/native")
 DEFINES = ("PR_PORT_TRACE_HOOK", "NDEBUG")

@@ -51,6 +51,7 @@
 #include "priora/priora.h"
 #include "priora/scenario.h"
 #include "metrics.h"
+#include "intervals.h"
 
 #define NONE (-1)
 
@@ -431,6 +432,8 @@ size_t pr_lab_sizeof(int which)
     case 15: return sizeof(pr_timer_attr_t);
     case 16: return sizeof(pr_timer_status_t);
     case 17: return sizeof(pr_script_interrupt_t);
+    case 18: return sizeof(pr_lab_span_t);
+    case 19: return sizeof(pr_lab_objects_t);
     }
     return 0;
 }

@@ -79,7 +79,8 @@ int pr_lab_verdict(const pr_trace_record_t *records, size_t n, int ntasks, const
     size_t used = 0;
     for (size_t i = 0; i < n && !err; i++) {
         const pr_trace_record_t *e = &records[i];
-        int task = e->task == PR_TRACE_NONE ? NONE : e->task;
+        pr_id_t id = pr_trace_task_id(e, PR_TRACE_TASK); /* ids may be wider than the byte (trace.h) */
+        int task = id == PR_NO_TASK ? NONE : id;
         if (task >= ntasks || (task == NONE && needs_task(e->event))) {
             err = -1;
             break;

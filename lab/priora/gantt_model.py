@@ -46,6 +46,7 @@ TARGET_TEXT = {
     "host": "host port (simulated)",
     "qemu-rv32": "qemu-rv32 (the kernel under QEMU, RV32)",
     "qemu-rv64": "qemu-rv64 (the kernel under QEMU, RV64)",
+    "trace": "a recorded trace (priora trace)",
 }
 FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
 
@@ -258,6 +259,8 @@ def subtitle(scenario: Scenario, target: str) -> str:
     if target == "host":
         model = scenario.system.cost_model
         costs = f"cost model {model.name if model is not None else 'zero'}"
+    elif target == "trace":  # read from a program's trace: its own costs, whatever they were
+        costs = "costs: the traced program's own"
     else:  # the kernel's own instructions cost the time; no model is applied
         costs = "costs: the kernel's instructions (no cost model)"
     return f"{target_text(target)}, protocol {scenario.system.protocol}, {costs}"

@@ -42,11 +42,12 @@ CALLS = (EV["DOWN"], EV["UP"])
 # Not refusals: the waits that end without the unit (the `timeouts` of the
 # report); an unlock's PR_EABORTED is an rcs restart, not an error.
 NOT_REFUSED = (native.PR_OK, native.PR_ETIMEDOUT, native.PR_EAGAIN)
-# Error codes (kernel/include/priora/errors.h) whose cause is said below.
-PR_EPERM = -7
-PR_EHELD = -8
-PR_EDEADLK = -9
-PR_EOVERFLOW = -13
+# Error codes (kernel/include/priora/errors.h) whose cause is said below
+# (priora.native's, checked against the library at load).
+PR_EPERM = native.PR_EPERM
+PR_EHELD = native.PR_EHELD
+PR_EDEADLK = native.PR_EDEADLK
+PR_EOVERFLOW = native.PR_EOVERFLOW
 # The records the state at a refusal is read from.
 STATE_EVENTS = tuple(
     EV[name]
