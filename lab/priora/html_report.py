@@ -212,9 +212,12 @@ def _task_data(timeline: Timeline, task: TaskTimeline) -> dict[str, Any]:
         start = deadlines.get(m.job, m.time)
         # Late until it finishes; a job that never finished is late to the end.
         misses.append([at(m.time), at(start), at(max(start, finishes.get(m.job, timeline.end)))])
+    shared = task.task < len(scenario.tasks) and scenario.tasks[task.task].timeshare
     return {
         "name": task.name,
         "priority": task.base_priority,
+        # the row's label: its priority, or its band and nice value (a time-sharing task)
+        "band": f"ts, nice {scenario.tasks[task.task].nice}" if shared else f"p{task.base_priority}",
         "runs": [_span(timeline, e) for e in task.executions],
         "inside": inside,
         "holds": holds,

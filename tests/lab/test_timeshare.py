@@ -16,12 +16,14 @@ import jsonschema
 import pytest
 from test_examples import example
 
-from priora import native, qemu_run
+from priora import gantt, native, qemu_run
 from priora.analysis import analyze
 from priora.errors import ScenarioError
+from priora.gantt_model import plan
 from priora.report import build_report, report_json, report_text, schema
 from priora.scenario import parse
 from priora.simulate import SimResult, simulate
+from priora.timeline import extract
 
 HEAD = '[system]\ntick_hz = 1000\nhorizon = 100\n[tasks.R]\npriority = 9\nperiod = 10\nbody = ["compute 1"]\n'
 
@@ -185,3 +187,20 @@ def test_the_same_on_qemu(target: str) -> None:
     # control waits for logger's 2 ms section at most, plus the kernel's own
     # costs on the way (microseconds).
     assert 0 < report.tasks["control"].max_blocked <= 2.01
+
+
+def test_the_chart_draws_the_two_bands_apart(run: SimResult) -> None:
+    drawn = plan(extract(run), axis_pixels=1000, dpi=100)
+    # Real-time rows on top, the time-sharing rows below, labelled with their band and nice value.
+    assert [(r.label(), r.y) for r in drawn.rows] == [
+        ("control  (p20)", 5), ("sensor  (p18)", 4), ("logger  (ts, nice 0)", 3), ("batch0  (ts, nice 0)", 2),
+        ("batch5  (ts, nice 5)", 1), ("batch10  (ts, nice 10)", 0),
+    ]  # fmt: skip
+    assert ("band", "", "") in drawn.elements
+    assert gantt._band_line(drawn) == 3.5  # between sensor's row and logger's
+    fig = gantt.figure(extract(run))
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert labels[0] == "real time above, time sharing below (ts: the kernel's decay-usage level)"
+    # Without time-sharing tasks: no line, no entry.
+    plain = simulate(parse(HEAD, "x.toml"))
+    assert ("band", "", "") not in plan(extract(plain), axis_pixels=1000, dpi=100).elements
