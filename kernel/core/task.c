@@ -93,6 +93,8 @@ static int check_task_attr(const pr_task_attr_t *attr)
         return PR_EINVAL;
     if (attr->period > UINT32_MAX || attr->deadline > UINT32_MAX)
         return PR_EINVAL;
+    if (periodic_check_attr(attr) != PR_OK)
+        return PR_EINVAL;
     if (attr->watchdog != PR_NO_TASK) {
         pr_task_t *wd;
         return task_lookup(attr->watchdog, &wd);
@@ -131,6 +133,12 @@ static int task_create(const pr_task_attr_t *attr, pr_id_t *id)
     t->period = attr->period;
     t->phase = attr->phase;
     t->rel_deadline = attr->deadline != 0 ? attr->deadline : attr->period;
+    t->flags = attr->flags;
+    t->min_interarrival = attr->min_interarrival;
+    t->jitter = attr->jitter;
+    t->jitter_state = attr->jitter_seed != 0 ? attr->jitter_seed : 1u;
+    if (t->flags & PR_TASK_SPORADIC && attr->deadline == 0)
+        t->rel_deadline = t->min_interarrival;
     t->watchdog = attr->watchdog;
     t->miss_who = PR_NO_TASK;
     timer_init(&t->timeout, timeout_fire, t);
@@ -304,6 +312,14 @@ static int task_status(pr_id_t id, pr_task_status_t *st)
     st->phase = t->phase;
     st->deadline = t->rel_deadline;
     st->watchdog = t->watchdog;
+    st->flags = t->flags;
+    st->min_interarrival = t->min_interarrival;
+    st->jitter = t->jitter;
+    st->arrivals = t->arrivals;
+    st->releases_refused = t->refused;
+    st->releases_deferred = t->deferred;
+    st->releases_pending = t->pending;
+    st->max_jitter = t->max_jitter;
     return PR_OK;
 }
 

@@ -37,6 +37,7 @@ typedef struct { uint64_t context_switches; uint64_t priority_changes; uint64_t 
 typedef struct {
     const char *name; pr_prio_t priority; void (*entry)(void *arg); void *arg;
     pr_ticks_t period; pr_ticks_t phase; pr_ticks_t deadline; pr_id_t watchdog;
+    unsigned flags; pr_ticks_t min_interarrival; pr_ticks_t jitter; uint32_t jitter_seed;
 } pr_task_attr_t;
 typedef struct {
     pr_id_t id; char name[16]; int state; int suspended;
@@ -44,6 +45,8 @@ typedef struct {
     uint32_t jobs_released; uint32_t jobs_completed; uint32_t deadline_misses;
     uint64_t cpu_time; pr_ticks_t period; pr_ticks_t phase; pr_ticks_t deadline; pr_id_t watchdog;
     pr_id_t cond_on; uint32_t aborts; uint32_t aborts_pending; pr_id_t events_on; pr_id_t msgq_on;
+    unsigned flags; pr_ticks_t min_interarrival; pr_ticks_t jitter; uint32_t arrivals;
+    uint32_t releases_refused; uint32_t releases_deferred; uint32_t releases_pending; pr_ticks_t max_jitter;
 } pr_task_status_t;
 typedef struct {
     int value; int max; unsigned flags; int protocol; pr_prio_t ceiling; const char *name;
@@ -59,6 +62,7 @@ typedef struct {
 typedef struct {
     const pr_action_t *actions; uint32_t count; uint32_t timeouts; uint32_t errors;
     int last_error; uint32_t last_error_action; uint32_t aborts; uint64_t lost;
+    uint32_t exec_spread; uint32_t exec_state; uint32_t exec_ratio;
 } pr_script_t;
 typedef struct {
     uint64_t release; uint64_t start; uint64_t finish; uint64_t deadline; uint64_t blocked; uint64_t inverted;
@@ -106,6 +110,7 @@ void pr_kernel_stats(pr_kernel_stats_t *stats);
 void pr_task_attr_init(pr_task_attr_t *attr);
 int pr_task_create(const pr_task_attr_t *attr, pr_id_t *id);
 int pr_task_status(pr_id_t id, pr_task_status_t *status);
+int pr_task_release(pr_id_t id);
 void pr_sem_attr_init(pr_sem_attr_t *attr);
 int pr_sem_alloc(const pr_sem_attr_t *attr, pr_id_t *id);
 int pr_sem_stats(pr_id_t id, pr_sem_stats_t *stats);
@@ -191,7 +196,7 @@ EVENT = {
     "DELAY_END": 21, "PRIO_SET": 22, "ABORT": 23, "CEILING": 24, "COND_WAIT": 25, "COND_WAKE": 26,
     "COND_SIGNAL": 27, "SCHED_LOCK": 28, "RECOVER": 29, "EVENTS_SET": 30, "EVENTS_WAIT": 31,
     "EVENTS_WAKE": 32, "MSGQ_WAIT": 33, "MSGQ_WAKE": 34, "SEND": 35, "RECEIVE": 36, "TIMER_START": 37,
-    "TIMER_EXPIRE": 38, "TIMER_RUN": 39,
+    "TIMER_EXPIRE": 38, "TIMER_RUN": 39, "ARRIVAL": 40,
 }  # fmt: skip
 EVENT_NAME = {code: name for name, code in EVENT.items()}
 # PR_EV_PRIO's value: why an effective priority changed (pr_prio_cause, trace.h).

@@ -259,6 +259,14 @@ char *pr_host_trace_line(const pr_trace_record_t *r, char *buf, size_t size)
     case PR_EV_TIMER_RUN:
         snprintf(buf, size, "%s %s %s %s late=%d", when, ev, t, timer_name(r->object, o, sizeof o), r->value);
         break;
+    case PR_EV_ARRIVAL:
+        if (r->result != PR_OK)
+            snprintf(buf, size, "%s %s %s %s earliest=%u", when, ev, t, res, (unsigned)r->value);
+        else if (r->arg0)
+            snprintf(buf, size, "%s %s %s deferred to=%u", when, ev, t, (unsigned)r->value);
+        else
+            snprintf(buf, size, "%s %s %s jitter=%d", when, ev, t, r->value);
+        break;
     default:
         snprintf(buf, size, "%s %s %s", when, ev, t);
     }

@@ -67,11 +67,16 @@ typedef enum pr_trace_event {
                                pr_timer_start, 0 pr_timer_stop; value = the expiry tick (low 32 bits) */
     PR_EV_TIMER_EXPIRE = 38,/* object = software timer expiring at this tick; arg0 = 1 if its previous
                                expiry had not run yet (this one is dropped) */
-    PR_EV_TIMER_RUN = 39    /* task = timer service; object = software timer whose action starts;
+    PR_EV_TIMER_RUN = 39,   /* task = timer service; object = software timer whose action starts;
                                value = its lateness in ticks */
+    PR_EV_ARRIVAL = 40      /* a job arrives (sporadic tasks, tasks with jitter): task; object = caller
+                               of pr_task_release (0xFF: interrupt, outside, or the kernel's timer);
+                               result = PR_OK or PR_EAGAIN (too early: refused); arg0 = 1 deferred;
+                               value = arrived: its jitter j (RELEASE follows j ticks later);
+                               deferred or refused: the earliest allowed tick (low 32 bits) */
 } pr_trace_event_t;
 
-#define PR_EV_LAST PR_EV_TIMER_RUN /* the largest event code */
+#define PR_EV_LAST PR_EV_ARRIVAL /* the largest event code */
 
 /* Why an effective priority changed (PR_EV_PRIO value). */
 typedef enum pr_prio_cause {
