@@ -187,6 +187,9 @@ PR_EVENTS_CLEAR = 2
 PR_MSGQ_FIFO_MESSAGES = 1
 PR_MSGQ_INHERIT = 4
 PR_SCRIPT_MSG_SIZE = 4
+PR_TASK_SPORADIC = 1  # pr_task_attr_t.flags
+PR_TASK_DEFER_EARLY = 2
+PR_ACT_RELEASE = 14  # pr_action_t.kind: pr_task_release(sem = the task)
 PR_OBJ_MSGQ = 1  # PR_EV_PRIO value's second byte: the lend came through a message queue
 
 EVENT = {

@@ -189,6 +189,19 @@ class InterruptRow:
 
 
 @dataclass
+class ArrivalRow:
+    """A sporadic task or one with release jitter: how its jobs arrived."""
+
+    arrivals: int  # jobs that arrived
+    refused: int  # sporadic: requests refused as too early
+    deferred: int  # sporadic: early requests deferred to the earliest allowed tick
+    max_jitter: Number  # the largest release - arrival
+    max_response: (
+        Number | None
+    )  # the largest finish - arrival (the analysis' response time); None: none finished
+
+
+@dataclass
 class SystemRow:
     utilisation: float
     nominal_utilisation: float | None  # None: no periodic task
@@ -257,6 +270,9 @@ class Report:
     events: dict[str, EventsRow] = field(default_factory=dict)
     timers: dict[str, TimerRow] = field(default_factory=dict)
     interrupts: dict[str, InterruptRow] = field(default_factory=dict)
+    # The tasks that are sporadic or have release jitter, in file order
+    # (none: the report reads as before arrivals existed).
+    arrivals: dict[str, ArrivalRow] = field(default_factory=dict)
 
 
 # ---------------------------------------------------------------- building
@@ -463,6 +479,26 @@ def _interrupts(result: SimResult) -> dict[str, InterruptRow]:
     }
 
 
+def _arrivals(result: SimResult) -> dict[str, ArrivalRow]:
+    """Per sporadic task or task with jitter: the kernel's counters, and the
+    response times from each job's arrival (its deadline less the relative
+    deadline: the kernel counts deadlines from arrivals)."""
+    s, jobs = result.scenario, result.jobs
+    rows: dict[str, ArrivalRow] = {}
+    if not result.arrivals:  # a run on a target: it has none of these tasks (priora.blob)
+        return rows
+    for i, (t, c) in enumerate(zip(s.tasks, result.arrivals, strict=True)):
+        if not (t.sporadic or t.jitter):
+            continue
+        mine = jobs[(jobs["task"] == i) & (jobs["finish"] != native.NEVER)]
+        worst: Number | None = None
+        if t.deadline is not None and len(mine):
+            arrival = mine["deadline"] - np.uint64(s.ticks_to_ns(t.deadline))
+            worst = _time(s, int((mine["finish"] - arrival).max()))
+        rows[t.name] = ArrivalRow(c.arrivals, c.refused, c.deferred, in_unit(s, c.max_jitter), worst)
+    return rows
+
+
 def _compute_ticks(body: tuple[Action, ...]) -> int:
     return sum(a.ticks for a in body if a.kind == "compute")
 
@@ -474,7 +510,9 @@ def nominal_utilisation(tasks: tuple[Task, ...]) -> float | None:
     periodic = [t for t in tasks if t.period is not None]
     if not periodic:
         return None
-    total = sum((Fraction(_compute_ticks(t.body), t.period) for t in periodic if t.period), Fraction(0))
+    # A sporadic task at its most frequent: one job per minimum interarrival time.
+    gaps = [(t, t.period or t.min_interarrival) for t in tasks if t.period or t.min_interarrival]
+    total = sum((Fraction(_compute_ticks(t.body), gap) for t, gap in gaps if gap), Fraction(0))
     return round(float(total), DECIMALS)
 
 
@@ -540,6 +578,7 @@ def build_report(result: SimResult) -> Report:
         events=_events(result),
         timers=_timers(result),
         interrupts=_interrupts(result),
+        arrivals=_arrivals(result),
     )
 
 
@@ -556,7 +595,17 @@ def schema() -> dict[str, Any]:
     return loaded
 
 
-Row = TaskRow | ResourceRow | SystemRow | WarningRow | QueueRow | EventsRow | TimerRow | InterruptRow
+Row = (
+    TaskRow
+    | ResourceRow
+    | SystemRow
+    | WarningRow
+    | QueueRow
+    | EventsRow
+    | TimerRow
+    | InterruptRow
+    | ArrivalRow
+)
 
 
 def _services(report: Report) -> dict[str, dict[str, Row]]:
@@ -566,6 +615,7 @@ def _services(report: Report) -> dict[str, dict[str, Row]]:
         "events": dict(report.events),
         "timers": dict(report.timers),
         "interrupts": dict(report.interrupts),
+        "arrivals": dict(report.arrivals),
     }
     return {key: rows for key, rows in tables.items() if rows}
 
@@ -761,6 +811,11 @@ def _services_tables(report: Report, unit: str) -> list[Table]:
         headers = ["interrupt", f"phase ({unit})", f"period ({unit})", "runs", "failed calls"]
         rows = [[name, *vars(i).values()] for name, i in report.interrupts.items()]
         tables.append(Table("interrupts", "Interrupts", headers, list(zip(*rows, strict=True))))
+    if report.arrivals:
+        headers = ["task", "arrivals", "refused", "deferred", f"max jitter ({unit})"]
+        headers += [f"max response from arrival ({unit})"]
+        rows = [[name, *vars(a).values()] for name, a in report.arrivals.items()]
+        tables.append(Table("arrivals", "Arrivals", headers, list(zip(*rows, strict=True))))
     return tables
 
 

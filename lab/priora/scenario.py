@@ -82,7 +82,14 @@ _SYSTEM_KEYS = (
 _RESOURCE_KEYS = (
     "kind", "protocol", "ceiling", "recovery", "initial", "max", "order", "length", "message_order", "inherit"
 )  # fmt: skip
-_TASK_KEYS = ("priority", "period", "phase", "deadline", "body")
+_TASK_KEYS = (
+    "priority", "period", "phase", "deadline", "body", "min_interarrival", "arrivals", "early_release",
+    "jitter", "bcet", "wcet", "distribution", "seed",
+)  # fmt: skip
+_EARLY_RELEASES = ("refuse", "defer")
+_DISTRIBUTIONS = ("uniform",)
+SEED_MAX = 2**32 - 1  # the kernel's and the interpreter's xorshift32 seeds are uint32_t
+ARRIVALS_MAX = 4096  # the lab's limit: arrivals of all sporadic tasks of a scenario
 _TIMER_KEYS = ("phase", "period", "priority", "body")
 _INTERRUPT_KEYS = ("phase", "period", "body")
 _ACTIONS: tuple[ActionKind, ...] = (
@@ -190,6 +197,13 @@ def parse(text: str, source: str, *, check_default_horizon: bool = True) -> Scen
     )  # fmt: skip
     _check_ceilings(source, scenario)
     periodic = any(t.period for t in tasks) or any(t.period for t in timers)
+    sporadic = next((t for t in tasks if t.arrivals), None)
+    if sporadic is not None and not periodic:
+        # The arrivals are interrupts of the lab's (simulate.py): the same rule.
+        _At(source, _label("tasks", sporadic.name)).field("arrivals").fail(
+            "arrivals need a periodic task or a periodic timer in the scenario: a port ends a run when "
+            "nothing is ready and no kernel timer is armed"
+        )
     if interrupts and not periodic:
         # A port stops a run when nothing is ready and no kernel timer is
         # armed: the kernel cannot know that an interrupt is still to come.
@@ -617,6 +631,19 @@ class _Draft:
     phase: int
     deadline: int | None
     body: tuple[Action, ...]
+    arrival: _Arrival
+
+
+@dataclass(frozen=True)
+class _Arrival:
+    """A task's arrival and execution-time keys (model.Task's fields of the same names)."""
+
+    min_interarrival: int | None = None
+    arrivals: tuple[int, ...] = ()
+    defer_early: bool = False
+    jitter: int = 0
+    bcet: int | None = None
+    seed: int = 0
 
 
 def _tasks(at: _At, value: object, objects: Mapping[str, _Object], clock: _Clock) -> tuple[Task, ...]:
@@ -627,10 +654,14 @@ def _tasks(at: _At, value: object, objects: Mapping[str, _Object], clock: _Clock
         at.fail(f"{len(table)} tasks, the kernel has room for {MAX_TASKS}")
     drafts = [_task(_At(at.source, _label("tasks", n)), n, v, objects, clock) for n, v in table.items()]
     priorities = _priorities(at, drafts)
-    return tuple(
-        Task(d.name, priority, d.period, d.phase, d.deadline, d.body)
+    tasks = tuple(
+        Task(d.name, priority, d.period, d.phase, d.deadline, d.body, **vars(d.arrival))
         for d, priority in zip(drafts, priorities, strict=True)
     )
+    total = sum(len(t.arrivals) for t in tasks)
+    if total > ARRIVALS_MAX:
+        at.fail(f"{total} arrivals in all, the lab has room for {ARRIVALS_MAX}")
+    return tasks
 
 
 def _task(at: _At, name: str, value: object, resources: Mapping[str, _Object], clock: _Clock) -> _Draft:
@@ -650,7 +681,89 @@ def _task(at: _At, name: str, value: object, resources: Mapping[str, _Object], c
     phase = _time(at.field("phase"), phase_number, clock, positive=False, limit=clock.max_ticks())
     deadline = _optional_time(at.field("deadline"), table.get("deadline"), clock, PERIOD_MAX)
     body = _body(at.field("body"), table.get("body"), resources, clock)
-    return _Draft(at, name, priority, period, phase, period if deadline is None else deadline, body)
+    arrival = _arrival(at, table, clock, period, deadline, body)
+    gap = period if arrival.min_interarrival is None else arrival.min_interarrival
+    return _Draft(at, name, priority, period, phase, gap if deadline is None else deadline, body, arrival)
+
+
+def _arrival(
+    at: _At,
+    table: Mapping[str, object],
+    clock: _Clock,
+    period: int | None,
+    deadline: int | None,
+    body: tuple[Action, ...],
+) -> _Arrival:
+    """The sporadic, jitter and execution-time keys, with the kernel's rules
+    (pr_task_create: docs/api.md) checked here so that each gets its line."""
+    mit = _optional_time(at.field("min_interarrival"), table.get("min_interarrival"), clock, PERIOD_MAX)
+    if mit is not None and period is not None:
+        at.field("min_interarrival").fail(
+            "not with period: a task is periodic (period) or sporadic (min_interarrival), not both"
+        )
+    if mit is not None and "phase" in table:
+        at.field("phase").fail("not for a sporadic task: its jobs arrive at its arrivals")
+    for key in ("arrivals", "early_release"):
+        if key in table and mit is None:
+            at.field(key).fail("only for a sporadic task: give min_interarrival too")
+    if mit is not None and deadline is not None and deadline > mit:
+        at.field("deadline").fail(
+            f"must be at most min_interarrival ({mit} ticks) for a sporadic task, got {deadline} ticks"
+        )
+    arrivals = _arrivals(at.field("arrivals"), table.get("arrivals", []), clock)
+    early = _choice(
+        at.field("early_release"), table.get("early_release", "refuse"), _EARLY_RELEASES, "early_release"
+    )
+    jitter = 0
+    if "jitter" in table:
+        jitter = _time(at.field("jitter"), _toml_number(at.field("jitter"), table["jitter"]), clock,
+                       positive=False, limit=PERIOD_MAX)  # fmt: skip
+        gap = period if mit is None else mit
+        limit_deadline = deadline if deadline is not None else gap
+        if gap is not None and jitter >= gap:
+            what = "period" if mit is None else "min_interarrival"
+            at.field("jitter").fail(f"{jitter} ticks must be below the {what} ({gap} ticks)")
+        if limit_deadline is not None and jitter >= limit_deadline:
+            at.field("jitter").fail(f"{jitter} ticks must be below the deadline ({limit_deadline} ticks)")
+    wcet = sum(a.ticks for a in body if a.kind == "compute")
+    if "wcet" in table:
+        given = _time(at.field("wcet"), _toml_number(at.field("wcet"), table["wcet"]), clock,
+                      positive=True, limit=clock.max_ticks())  # fmt: skip
+        if given != wcet:
+            at.field("wcet").fail(
+                f"{given} ticks differs from the body's compute total {wcet} ticks (the worst case)"
+            )
+    bcet = None
+    if "bcet" in table:
+        bcet = _time(at.field("bcet"), _toml_number(at.field("bcet"), table["bcet"]), clock,
+                     positive=False, limit=clock.max_ticks())  # fmt: skip
+        if bcet > wcet:
+            at.field("bcet").fail(
+                f"{bcet} ticks exceeds the body's compute total {wcet} ticks (the worst case)"
+            )
+    if "distribution" in table:
+        _choice(at.field("distribution"), table["distribution"], _DISTRIBUTIONS, "distribution")
+        if bcet is None:
+            at.field("distribution").fail("needs bcet: the execution times are drawn from bcet to the wcet")
+    seed = 0
+    if "seed" in table:
+        seed = _int(at.field("seed"), table["seed"])
+        if not 0 <= seed <= SEED_MAX:
+            at.field("seed").fail(f"must be in 0..{SEED_MAX} (a 32-bit seed), got {seed}")
+    return _Arrival(mit, arrivals, early == "defer", jitter, bcet, seed)
+
+
+def _arrivals(at: _At, value: object, clock: _Clock) -> tuple[int, ...]:
+    """Ticks at which a sporadic task's jobs are asked for, in order."""
+    if not isinstance(value, list):
+        at.fail(f"must be an array of times, got {describe_value(value)}")
+    ticks: list[int] = []
+    for i, item in enumerate(value):
+        t = _time(at.item(i), _toml_number(at.item(i), item), clock, positive=False, limit=clock.max_ticks())
+        if ticks and t < ticks[-1]:
+            at.item(i).fail(f"{t} ticks comes before the arrival before it ({ticks[-1]} ticks)")
+        ticks.append(t)
+    return tuple(ticks)
 
 
 def _periodics(

@@ -98,6 +98,16 @@ class InterruptCounters:
 
 
 @dataclass(frozen=True)
+class ArrivalCounters:
+    """The kernel's arrival counters of one task (pr_task_status) at the end."""
+
+    arrivals: int  # jobs that arrived
+    refused: int  # sporadic: pr_task_release calls refused as too early
+    deferred: int  # sporadic: early calls deferred to the earliest allowed tick
+    max_jitter: int  # ticks: the largest release - arrival
+
+
+@dataclass(frozen=True)
 class SimResult:
     """What one run produced. Times are kernel times in ns; the report converts."""
 
@@ -115,6 +125,7 @@ class SimResult:
     events: tuple[EventsCounters, ...] = ()  # per event flags object, in model order
     timers: tuple[TimerCounters, ...] = ()  # per timer, in model order
     interrupts: tuple[InterruptCounters, ...] = ()  # per interrupt, in model order
+    arrivals: tuple[ArrivalCounters, ...] = ()  # per task, in model order
 
 
 def _alloc_semaphore(lib: Any, k: KernelSemaphore, keep: list[Any]) -> None:
@@ -162,6 +173,8 @@ def _create_task(lib: Any, k: KernelTask, keep: list[Any]) -> Any:
     """Creates the task; returns its pr_script_t (the interpreter's counters)."""
     script = native.ffi.new("pr_script_t *")
     _fill_script(script, k.actions, keep)
+    script.exec_spread = k.exec_spread
+    script.exec_state = k.exec_seed
     bad = native.ffi.new("uint32_t *")
     if lib.pr_script_check(script, bad) != native.PR_OK:
         raise NativeError(f"the kernel refused the body of task {k.name} at action {bad[0]}")
@@ -177,6 +190,10 @@ def _create_task(lib: Any, k: KernelTask, keep: list[Any]) -> Any:
     attr.period = k.period
     attr.phase = k.phase
     attr.deadline = k.deadline
+    attr.flags = k.flags
+    attr.min_interarrival = k.min_interarrival
+    attr.jitter = k.jitter
+    attr.jitter_seed = k.jitter_seed
     tid = native.ffi.new("pr_id_t *")
     err = lib.pr_task_create(attr, tid)
     if err != native.PR_OK:
@@ -241,6 +258,27 @@ def _create_timer(lib: Any, k: KernelPeriodic, keep: list[Any]) -> Any:
     if err != native.PR_OK:
         raise NativeError(f"the kernel refused timer {k.name}: {native.errname(err)}")
     return script
+
+
+def arrival_interrupts(tasks: tuple[KernelTask, ...]) -> tuple[KernelPeriodic, ...]:
+    """The sporadic tasks' arrivals after tick 0 as interrupts of the lab's:
+    one per tick that has some, which releases each task arriving then
+    (pr_task_release, in task order), after the scenario's own interrupts."""
+    by_tick: dict[int, list[KernelAction]] = {}
+    for index, task in enumerate(tasks):
+        for tick in task.arrivals:
+            if tick > 0:
+                by_tick.setdefault(tick, []).append(KernelAction(native.PR_ACT_RELEASE, index, 0, 0))
+    return tuple(KernelPeriodic("arrivals", tick, 0, 0, tuple(by_tick[tick])) for tick in sorted(by_tick))
+
+
+def _release_at_zero(lib: Any, tasks: tuple[KernelTask, ...]) -> None:
+    """Arrivals at tick 0, which has no tick interrupt: from outside the
+    kernel once every task exists, in task order."""
+    for index, task in enumerate(tasks):
+        for tick in task.arrivals:
+            if tick == 0:
+                lib.pr_task_release(index)  # an early one is refused or deferred, as the kernel says
 
 
 def _set_interrupts(lib: Any, interrupts: tuple[KernelPeriodic, ...], keep: list[Any]) -> Any:
@@ -398,7 +436,8 @@ def simulate(
         if err != native.PR_OK:
             raise NativeError(f"the kernel refused the timer service task: {native.errname(err)}")
     timer_scripts = [_create_timer(lib, timer, keep) for timer in compiled.timers]
-    interrupts = _set_interrupts(lib, compiled.interrupts, keep)
+    interrupts = _set_interrupts(lib, compiled.interrupts + arrival_interrupts(compiled.tasks), keep)
+    _release_at_zero(lib, compiled.tasks)
 
     horizon = horizon_ticks if horizon_ticks is not None else scenario.horizon_ticks()
     until = scenario.ticks_to_ns(horizon) if horizon is not None else UNBOUNDED_NS
@@ -430,6 +469,15 @@ def simulate(
         InterruptCounters(int(interrupts[i].fired), failed_calls(interrupts[i].script))
         for i in range(len(compiled.interrupts))
     )
+    arrivals = []
+    for i in range(len(scenario.tasks)):
+        st = native.ffi.new("pr_task_status_t *")
+        lib.pr_task_status(i, st)
+        arrivals.append(
+            ArrivalCounters(
+                int(st.arrivals), int(st.releases_refused), int(st.releases_deferred), int(st.max_jitter)
+            )
+        )
     lib.pr_host_set_tick_hook(native.ffi.NULL, native.ffi.NULL)
     del keep, scripts, interrupts, timer_scripts
     return SimResult(
@@ -447,4 +495,5 @@ def simulate(
         events=events_counters,
         timers=timer_counters,
         interrupts=fired,
+        arrivals=tuple(arrivals),
     )

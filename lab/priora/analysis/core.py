@@ -114,7 +114,7 @@ def _task(
     if blocking.ticks is None:
         meets = None if task.deadline is None else False
         return TaskResult(None, (), None, meets, True, blocking.reason)
-    interferers = [Interferer(j.name, wcet(j, task), j.period) for j in interfering]
+    interferers = [Interferer(j.name, wcet(j, task), j.period, j.jitter) for j in interfering]
     # Under npcs nothing preempts the job's final section once it has begun:
     # the analysis bounds when that section starts (fixed_priority.response_time).
     final = task.final_region if protocol == "npcs" else 0

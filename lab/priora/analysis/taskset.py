@@ -68,6 +68,9 @@ class TaskInfo:
     # job's last action; 0 when the job can be preempted before it ends
     # (`final_region`).
     final_region: int = 0
+    # Release jitter J: each job is released up to J ticks after its arrival
+    # (a sporadic task's period is its minimum interarrival time).
+    jitter: int = 0
     # Per mutex it locks, its longest section there: computed once, so that
     # the rules read it in constant time whatever the body's length.
     _longest: Mapping[str, int] = field(init=False, repr=False, compare=False)
@@ -366,12 +369,13 @@ def extract(scenario: Scenario) -> TaskSet:
             TaskInfo(
                 task.name,
                 task.priority,
-                task.period,
+                task.period if task.period is not None else task.min_interarrival,
                 task.deadline,
                 wcet,
                 steps,
                 sections,
                 final_region(task.body),
+                jitter=task.jitter,
             )
         )
         edges.extend(Edge(h, m, task.name) for h, m in pairs)
