@@ -288,6 +288,8 @@ def _key(key: str) -> str:
 
 def _choices(choices: tuple[str, ...]) -> str:
     quoted = [json.dumps(c) for c in choices]
+    if len(quoted) == 1:
+        return quoted[0]
     return ", ".join(quoted[:-1]) + " or " + quoted[-1]
 
 
@@ -874,14 +876,16 @@ def _priorities(at: _At, drafts: list[_Draft]) -> list[int]:
 
 def _rate_monotonic(at: _At, drafts: list[_Draft]) -> list[int]:
     """Shorter period = more urgent: the shortest gets PRIORITY_MAX, each longer
-    distinct period one level lower; equal periods share a level."""
+    distinct period one level lower; equal periods share a level. A sporadic
+    task's period is its minimum interarrival time."""
     periods: list[int] = []
     for d in drafts:
-        if d.period is None:
+        period = d.period if d.period is not None else d.arrival.min_interarrival
+        if period is None:
             d.at.field("period").fail(
                 "missing: rate-monotonic order needs a period on every task (or give every task a priority)"
             )
-        periods.append(d.period)
+        periods.append(period)
     levels = sorted(set(periods))
     # Unreachable while MAX_TASKS <= the number of levels; kept in case the pools grow.
     if len(levels) > PRIORITY_MAX - PRIORITY_MIN + 1:
