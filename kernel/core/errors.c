@@ -21,6 +21,7 @@ static const struct {
     {"PR_EOVERFLOW", "semaphore value would overflow"},
     {"PR_ECEILING", "priority above the mutex's ceiling"},
     {"PR_EABORTED", "critical section aborted"},
+    {"PR_EJOBABORTED", "job aborted"},
 };
 
 static int index_of(int err)

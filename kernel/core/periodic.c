@@ -22,6 +22,7 @@
  */
 #include "sched.h"
 #include "trace_impl.h"
+#include "waitq.h"
 
 /* a - b > 0 for job numbers that may have wrapped (they are never 2^31 apart). */
 static inline int jobs_after(uint32_t a, uint32_t b) { return (int32_t)(a - b) > 0; }
@@ -41,16 +42,69 @@ static void notify_watchdog(pr_task_t *t)
     }
 }
 
+/* t's current job is aborted (by: the hard task whose miss chose it, or
+ * PR_TRACE_NONE at its abort time). The abort is cooperative: the task
+ * keeps what it holds and ends the job itself (pr_task_aborted); a wait it
+ * is in ends now with PR_EJOBABORTED, and its computing stops (the ports'
+ * pr_port_consume), so that it gets there at once. */
+static void abort_job(pr_task_t *t, uint8_t by, int at_abort_time)
+{
+    t->job_aborted = 1;
+    t->jobs_aborted++;
+    trace_emit(PR_EV_JOB_ABORT, trace_id(t), by, PR_OK, (uint8_t)at_abort_time, 0, (int32_t)(t->completed + 1));
+    switch (t->state) {
+    case PR_TASK_BLOCKED:
+    case PR_TASK_WAIT_COND:
+    case PR_TASK_WAIT_EVENTS:
+    case PR_TASK_WAIT_SEND:
+    case PR_TASK_WAIT_RECEIVE:
+        timer_cancel(&t->timeout);
+        waitq_abandon(t, PR_EJOBABORTED, PR_CAUSE_ABORT);
+        sched_make_ready(t);
+        break;
+    case PR_TASK_DELAYED:
+        timer_cancel(&t->timeout);
+        trace_emit(PR_EV_DELAY_END, trace_id(t), PR_TRACE_NONE, PR_EJOBABORTED, 0, 0, 0);
+        t->wait_result = PR_EJOBABORTED;
+        sched_make_ready(t);
+        break;
+    default: /* ready or running: its computing stops at once */
+        break;
+    }
+}
+
+/* A hard task t missed: the job aborted is the unfinished one of least
+ * importance among t's current job and those of the tasks less important
+ * than t; ties go to t, then to the lowest id. A job already aborted is
+ * not chosen again. O(N). */
+static void hard_miss(pr_task_t *t)
+{
+    pr_task_t *victim = t->job_aborted ? NULL : t;
+    for (int i = 0; i < PR_CONFIG_MAX_TASKS; i++) {
+        pr_task_t *o = &pr_tasks[i];
+        if (o == t || o->state == PR_TASK_FREE || o->state == PR_TASK_DONE || o->job_aborted ||
+            !jobs_after(o->released, o->completed) || o->importance >= t->importance)
+            continue;
+        if (victim == NULL || o->importance < victim->importance)
+            victim = o;
+    }
+    if (victim != NULL)
+        abort_job(victim, trace_id(t), 0);
+}
+
 static void deadline_fire(void *owner)
 {
     pr_task_t *t = owner;
     uint32_t job = t->deadline_job;
     if (jobs_after(job, t->completed)) {
         t->misses++;
+        t->hard_misses += (t->flags & PR_TASK_HARD) != 0;
         trace_emit(PR_EV_DEADLINE_MISS, trace_id(t),
                    t->watchdog != PR_NO_TASK ? (uint8_t)t->watchdog : PR_TRACE_NONE, PR_OK, 0, 0,
                    (int32_t)job);
         notify_watchdog(t);
+        if (t->flags & PR_TASK_HARD)
+            hard_miss(t);
     }
     t->deadline_job = job + 1;
     /* A sporadic task's deadline is at most its minimum interarrival time:
@@ -58,6 +112,21 @@ static void deadline_fire(void *owner)
     t->deadline_release = t->period != 0 ? t->deadline_release + t->period : t->arrival;
     if (!jobs_after(t->deadline_job, t->released)) /* already released: check it too */
         timer_arm(&t->deadline_timer, t->deadline_release + t->rel_deadline);
+}
+
+/* The abort time of the job t->abort_job (arrived at t->abort_arrival): the
+ * task's current job is aborted if it is still running and not aborted;
+ * then the next released job's abort time, if it is released already. */
+static void abort_fire(void *owner)
+{
+    pr_task_t *t = owner;
+    uint32_t job = t->abort_job;
+    if (jobs_after(job, t->completed) && !t->job_aborted)
+        abort_job(t, PR_TRACE_NONE, 1);
+    t->abort_job = job + 1;
+    t->abort_arrival = t->period != 0 ? t->abort_arrival + t->period : t->arrival;
+    if (!jobs_after(t->abort_job, t->released))
+        timer_arm(&t->abort_timer, t->abort_arrival + t->abort_time);
 }
 
 /* The release of the job that arrived last (at t->arrival), now. */
@@ -72,6 +141,11 @@ static void release(pr_task_t *t)
         t->deadline_job = t->released;
         t->deadline_release = t->arrival;
         timer_arm(&t->deadline_timer, t->arrival + t->rel_deadline);
+    }
+    if (t->abort_time != 0 && !timer_armed(&t->abort_timer)) {
+        t->abort_job = t->released;
+        t->abort_arrival = t->arrival;
+        timer_arm(&t->abort_timer, t->arrival + t->abort_time);
     }
     if (t->state == PR_TASK_WAIT_RELEASE)
         sched_make_ready(t);
@@ -142,8 +216,8 @@ static void release_fire(void *owner)
 int periodic_check_attr(const pr_task_attr_t *attr)
 {
     const int sporadic = (attr->flags & PR_TASK_SPORADIC) != 0;
-    if ((attr->flags & ~(PR_TASK_SPORADIC | PR_TASK_DEFER_EARLY)) != 0 || attr->jitter > UINT32_MAX ||
-        attr->min_interarrival > UINT32_MAX)
+    if ((attr->flags & ~(PR_TASK_SPORADIC | PR_TASK_DEFER_EARLY | PR_TASK_HARD)) != 0 ||
+        attr->jitter > UINT32_MAX || attr->min_interarrival > UINT32_MAX || attr->abort_time > UINT32_MAX)
         return PR_EINVAL;
     if (sporadic && (attr->period != 0 || attr->phase != 0 || attr->min_interarrival == 0 ||
                      attr->deadline > attr->min_interarrival))
@@ -155,6 +229,9 @@ int periodic_check_attr(const pr_task_attr_t *attr)
     pr_ticks_t deadline = attr->deadline != 0 ? attr->deadline : gap;
     if (attr->jitter != 0 && ((gap != 0 && attr->jitter >= gap) || (deadline != 0 && attr->jitter >= deadline)))
         return PR_EINVAL;
+    /* An abort time is a soft task's; at most one job apart, so one timer serves. */
+    if (attr->abort_time != 0 && ((attr->flags & PR_TASK_HARD) || (gap != 0 && attr->abort_time > gap)))
+        return PR_EINVAL;
     return PR_OK;
 }
 
@@ -162,6 +239,7 @@ void periodic_setup(pr_task_t *t)
 {
     timer_init(&t->release_timer, release_fire, t);
     timer_init(&t->deadline_timer, deadline_fire, t);
+    timer_init(&t->abort_timer, abort_fire, t);
     t->state = PR_TASK_WAIT_RELEASE;
     if (t->flags & PR_TASK_SPORADIC)
         return; /* its jobs arrive by pr_task_release */
@@ -178,11 +256,13 @@ void periodic_stop(pr_task_t *t)
 {
     timer_cancel(&t->release_timer);
     timer_cancel(&t->deadline_timer);
+    timer_cancel(&t->abort_timer);
 }
 
 void periodic_job_done(pr_task_t *t)
 {
     t->completed++;
+    t->job_aborted = 0;
     trace_emit(PR_EV_JOB_DONE, trace_id(t), PR_TRACE_NONE, PR_OK, 0, 0, (int32_t)t->completed);
 }
 
@@ -201,17 +281,14 @@ static int task_wait_period(void)
     return PR_OK;
 }
 
-/* A sporadic job's arrival asked for now: at once if the minimum
- * interarrival time has passed since the last arrival and none is deferred;
- * else refused, or deferred behind the ones already deferred. */
-static int task_release(pr_id_t id)
+/* A sporadic job's arrival asked for now (pr_task_release, task.c): at
+ * once if the minimum interarrival time has passed since the last arrival
+ * and none is deferred; else refused, or deferred behind the ones already
+ * deferred. */
+int periodic_release(pr_task_t *t)
 {
-    pr_task_t *t;
-    int err = task_lookup(id, &t);
-    if (err == PR_OK && (!(t->flags & PR_TASK_SPORADIC) || t->state == PR_TASK_DONE))
-        err = PR_ESTATE;
-    if (err != PR_OK)
-        return err;
+    if (!(t->flags & PR_TASK_SPORADIC) || t->state == PR_TASK_DONE)
+        return PR_ESTATE;
     const pr_ticks_t now = tick_now();
     const pr_ticks_t earliest = t->arrival + (pr_ticks_t)(t->pending + 1) * t->min_interarrival;
     if (t->arrivals == 0 || (t->pending == 0 && now >= t->arrival + t->min_interarrival)) {
@@ -237,4 +314,4 @@ static int task_release(pr_id_t id)
 /* ---- the calls: each does its work with interrupts masked (kernel_impl.h) ---- */
 
 int pr_task_wait_period(void) { MASKED_CALL(task_wait_period()); }
-int pr_task_release(pr_id_t id) { MASKED_CALL(task_release(id)); }
+int pr_task_aborted(void) { MASKED_CALL(in_task_context() ? pr_k.current->job_aborted : 0); }

@@ -139,6 +139,8 @@ static int task_create(const pr_task_attr_t *attr, pr_id_t *id)
     t->jitter_state = attr->jitter_seed != 0 ? attr->jitter_seed : 1u;
     if (t->flags & PR_TASK_SPORADIC && attr->deadline == 0)
         t->rel_deadline = t->min_interarrival;
+    t->importance = attr->importance;
+    t->abort_time = attr->abort_time;
     t->watchdog = attr->watchdog;
     t->miss_who = PR_NO_TASK;
     timer_init(&t->timeout, timeout_fire, t);
@@ -320,7 +322,19 @@ static int task_status(pr_id_t id, pr_task_status_t *st)
     st->releases_deferred = t->deferred;
     st->releases_pending = t->pending;
     st->max_jitter = t->max_jitter;
+    st->importance = t->importance;
+    st->abort_time = t->abort_time;
+    st->hard_misses = t->hard_misses;
+    st->jobs_aborted = t->jobs_aborted;
+    st->job_aborted = t->job_aborted;
     return PR_OK;
+}
+
+static int task_release(pr_id_t id)
+{
+    pr_task_t *t;
+    int err = task_lookup(id, &t);
+    return err != PR_OK ? err : periodic_release(t);
 }
 
 /* ---- the calls: each does its work with interrupts masked (kernel_impl.h) ---- */
@@ -334,3 +348,4 @@ int pr_task_yield(void) { MASKED_CALL(task_yield()); }
 int pr_task_set_priority(pr_id_t id, pr_prio_t priority) { MASKED_CALL(task_set_priority(id, priority)); }
 int pr_task_wait_miss(pr_timeout_t timeout, pr_id_t *who) { MASKED_CALL(task_wait_miss(timeout, who)); }
 int pr_task_status(pr_id_t id, pr_task_status_t *st) { MASKED_CALL(task_status(id, st)); }
+int pr_task_release(pr_id_t id) { MASKED_CALL(task_release(id)); }

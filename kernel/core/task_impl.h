@@ -113,6 +113,12 @@ typedef struct pr_task {
     uint32_t jitter_state;      /* xorshift32 state, never 0 */
     int release_due;            /* release_timer is armed for a jittered release, not an arrival */
     uint32_t arrivals, refused, deferred, pending;
+    uint32_t importance, hard_misses, jobs_aborted;
+    pr_ticks_t abort_time;
+    int job_aborted;            /* its current job is aborted and not ended */
+    uint32_t abort_job;         /* the job the abort timer checks (wraps with released) */
+    pr_ticks_t abort_arrival;   /* ... and its arrival */
+    pr_timer_t abort_timer;
     uint32_t released, completed, misses;
     uint32_t deadline_job;      /* that job's number (wraps with released) */
     pr_timer_t release_timer;
@@ -154,5 +160,6 @@ int periodic_check_attr(const pr_task_attr_t *attr); /* PR_EINVAL: see pr_task_c
 void periodic_setup(pr_task_t *t);
 void periodic_stop(pr_task_t *t);
 void periodic_job_done(pr_task_t *t);
+int periodic_release(pr_task_t *t); /* pr_task_release's work on an allocated task */
 
 #endif /* PRIORA_TASK_IMPL_H */

@@ -213,6 +213,7 @@ const char *pr_trace_event_name(int event)
         [PR_EV_TIMER_START] = "TIMER_START", [PR_EV_TIMER_EXPIRE] = "TIMER_EXPIRE",
         [PR_EV_TIMER_RUN] = "TIMER_RUN",
         [PR_EV_ARRIVAL] = "ARRIVAL",
+        [PR_EV_JOB_ABORT] = "JOB_ABORT",
     };
     if (event <= 0 || (size_t)event >= sizeof names / sizeof names[0] || names[event] == NULL)
         return "?";

@@ -116,6 +116,8 @@ int pr_script_check(const pr_script_t *sc, uint32_t *bad_action)
 
 static void note_result(pr_script_t *sc, uint32_t action, int err)
 {
+    if (err == PR_EJOBABORTED) /* the kernel counts the job's abort (jobs_aborted) */
+        return;
     if (err == PR_ETIMEDOUT || err == PR_EAGAIN) {
         sc->timeouts++;
     } else if (err != PR_OK) {
@@ -208,6 +210,21 @@ static uint32_t restart_section(pr_script_t *sc, uint32_t u, uint8_t *skipped, c
     sc->aborts++;
     sc->lost = until - mark[sem];
     return lock;
+}
+
+/* The job was aborted (task.h: pr_task_aborted) after the action at i: it
+ * gives up every mutex it holds, in id order, and skips to its end (the
+ * next WAIT_PERIOD, or the body's end), whose index less one this returns
+ * (the loop's i++ lands on it). */
+static uint32_t end_aborted_job(pr_script_t *sc, uint32_t i)
+{
+    for (pr_id_t s = 0; s < PR_CONFIG_MAX_SEMS; s++)
+        if (held_by_me(s))
+            note_result(sc, i, pr_sem_up(s));
+    uint32_t end = i + 1;
+    while (end < sc->count && sc->actions[end].kind != PR_ACT_WAIT_PERIOD)
+        end++;
+    return end - 1;
 }
 
 /* 1 if the action at i is the last of its job: the body's last, or the one
@@ -416,6 +433,13 @@ void pr_script_body(void *arg)
             if (locked && i != at && a->kind != PR_ACT_WAIT_PERIOD) /* a restart: the job goes on */
                 locked = pr_sched_unlock() != PR_OK;
             note_result(sc, at, err);
+            if (pr_task_aborted()) { /* the job ends as its mutexes are given up (lock_for_job_end) */
+                if (!locked)
+                    locked = pr_sched_lock() == PR_OK;
+                for (int s = 0; s < PR_CONFIG_MAX_SEMS; s++)
+                    skipped[s] = 0;
+                i = end_aborted_job(sc, i);
+            }
         }
         if (pr_task_wait_period() != PR_OK)
             return; /* not periodic: the single job is over (the lock ends with the task) */

@@ -60,6 +60,8 @@ class KernelTask:
     exec_spread: int = 0  # pr_script_t.exec_spread: 65536 - ceil(65536 bcet / wcet); 0 = always the wcet
     exec_seed: int = 0  # pr_script_t.exec_state before it runs
     arrivals: tuple[int, ...] = ()  # ticks at which pr_task_release is called (sporadic)
+    importance: int = 0
+    abort_time: int = 0  # ticks; 0 = none
 
 
 @dataclass(frozen=True)
@@ -164,11 +166,14 @@ def kernel_task(scenario: Scenario, t: Task) -> KernelTask:
     flags = 0
     if t.sporadic:
         flags = native.PR_TASK_SPORADIC | (native.PR_TASK_DEFER_EARLY if t.defer_early else 0)
+    if t.hard:
+        flags |= native.PR_TASK_HARD
     return KernelTask(
         t.name, t.priority, t.period or 0, t.phase, t.deadline or 0, actions,
         flags=flags, min_interarrival=t.min_interarrival or 0, jitter=t.jitter, jitter_seed=t.seed,
         exec_spread=exec_spread(t.bcet, t.wcet),
         exec_seed=t.seed ^ EXEC_SEED_MIX if t.bcet is not None else 0, arrivals=t.arrivals,
+        importance=t.importance, abort_time=t.abort_time or 0,
     )  # fmt: skip
 
 

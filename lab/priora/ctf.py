@@ -73,6 +73,7 @@ FIELDS: dict[str, tuple[str | None, str | None, str | None, str | None, str | No
     "TIMER_EXPIRE": (None, "timer", None, "dropped", None, "expiry"),
     "TIMER_RUN": ("service", "timer", None, None, None, "lateness"),
     "ARRIVAL": ("task", "caller", "result", "deferred", None, "jitter_or_tick"),
+    "JOB_ABORT": ("task", "by", None, "abort_time", None, "job"),
 }
 SLOTS = ("task", "object", "result", "arg0", "arg1", "value")
 SLOT_TYPES = ("uint8_t", "uint8_t", "int8_t", "uint8_t", "uint8_t", "int32_t")

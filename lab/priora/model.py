@@ -172,6 +172,11 @@ class Task:
     # uniformly; None: always the total.
     bcet: int | None = None
     seed: int = 0  # of the jitter and execution-time draws
+    # A hard task's miss aborts a job, the least important one (docs/semantics.md).
+    hard: bool = False
+    importance: int = 0
+    abort_time: int | None = None  # ticks after each arrival: a soft job still running is aborted
+    start: int = 0  # ticks: the start time; `phase` (the first arrival) is start + the file's phase
 
     @property
     def sporadic(self) -> bool:

@@ -38,6 +38,7 @@ typedef struct {
     const char *name; pr_prio_t priority; void (*entry)(void *arg); void *arg;
     pr_ticks_t period; pr_ticks_t phase; pr_ticks_t deadline; pr_id_t watchdog;
     unsigned flags; pr_ticks_t min_interarrival; pr_ticks_t jitter; uint32_t jitter_seed;
+    uint32_t importance; pr_ticks_t abort_time;
 } pr_task_attr_t;
 typedef struct {
     pr_id_t id; char name[16]; int state; int suspended;
@@ -47,6 +48,7 @@ typedef struct {
     pr_id_t cond_on; uint32_t aborts; uint32_t aborts_pending; pr_id_t events_on; pr_id_t msgq_on;
     unsigned flags; pr_ticks_t min_interarrival; pr_ticks_t jitter; uint32_t arrivals;
     uint32_t releases_refused; uint32_t releases_deferred; uint32_t releases_pending; pr_ticks_t max_jitter;
+    uint32_t importance; pr_ticks_t abort_time; uint32_t hard_misses; uint32_t jobs_aborted; int job_aborted;
 } pr_task_status_t;
 typedef struct {
     int value; int max; unsigned flags; int protocol; pr_prio_t ceiling; const char *name;
@@ -168,6 +170,7 @@ PR_EAGAIN = -6
 PR_ETIMEDOUT = -5
 PR_ECEILING = -14
 PR_EABORTED = -15
+PR_EJOBABORTED = -16  # the caller's job was aborted (a hard miss, its abort time)
 PR_FOREVER = 0xFFFFFFFF
 PR_NO_WAIT = 0
 PR_SEM_PRIO = 0x1
@@ -189,6 +192,7 @@ PR_MSGQ_INHERIT = 4
 PR_SCRIPT_MSG_SIZE = 4
 PR_TASK_SPORADIC = 1  # pr_task_attr_t.flags
 PR_TASK_DEFER_EARLY = 2
+PR_TASK_HARD = 4
 PR_ACT_RELEASE = 14  # pr_action_t.kind: pr_task_release(sem = the task)
 PR_OBJ_MSGQ = 1  # PR_EV_PRIO value's second byte: the lend came through a message queue
 
@@ -199,12 +203,13 @@ EVENT = {
     "DELAY_END": 21, "PRIO_SET": 22, "ABORT": 23, "CEILING": 24, "COND_WAIT": 25, "COND_WAKE": 26,
     "COND_SIGNAL": 27, "SCHED_LOCK": 28, "RECOVER": 29, "EVENTS_SET": 30, "EVENTS_WAIT": 31,
     "EVENTS_WAKE": 32, "MSGQ_WAIT": 33, "MSGQ_WAKE": 34, "SEND": 35, "RECEIVE": 36, "TIMER_START": 37,
-    "TIMER_EXPIRE": 38, "TIMER_RUN": 39, "ARRIVAL": 40,
+    "TIMER_EXPIRE": 38, "TIMER_RUN": 39, "ARRIVAL": 40, "JOB_ABORT": 41,
 }  # fmt: skip
 EVENT_NAME = {code: name for name, code in EVENT.items()}
 # PR_EV_PRIO's value: why an effective priority changed (pr_prio_cause, trace.h).
 CAUSE_NAME = {
-    1: "set", 2: "inherit", 3: "release", 4: "acquire", 5: "timeout", 6: "delete", 7: "ceiling", 8: "message"
+    1: "set", 2: "inherit", 3: "release", 4: "acquire", 5: "timeout", 6: "delete", 7: "ceiling", 8: "message",
+    9: "abort",
 }  # fmt: skip
 TRACE_NONE = 0xFF
 NEVER = 2**64 - 1  # PR_LAB_NEVER

@@ -190,15 +190,20 @@ class InterruptRow:
 
 @dataclass
 class ArrivalRow:
-    """A sporadic task or one with release jitter: how its jobs arrived."""
+    """A sporadic task, or one with release jitter, a hard deadline or an
+    abort time: how its jobs arrived, missed and were aborted."""
 
     arrivals: int  # jobs that arrived
     refused: int  # sporadic: requests refused as too early
     deferred: int  # sporadic: early requests deferred to the earliest allowed tick
     max_jitter: Number  # the largest release - arrival
-    max_response: (
-        Number | None
-    )  # the largest finish - arrival (the analysis' response time); None: none finished
+    # The largest finish - arrival (the analysis' response time); None: none finished.
+    max_response: Number | None
+    hard_misses: int = 0  # deadline misses of a hard task (each aborted a job)
+    soft_misses: int = 0  # deadline misses of a soft task (the job went on)
+    aborted: int = (
+        0  # its jobs aborted: chosen at a hard miss (least importance first), or at their abort time
+    )
 
 
 @dataclass
@@ -488,14 +493,17 @@ def _arrivals(result: SimResult) -> dict[str, ArrivalRow]:
     if not result.arrivals:  # a run on a target: it has none of these tasks (priora.blob)
         return rows
     for i, (t, c) in enumerate(zip(s.tasks, result.arrivals, strict=True)):
-        if not (t.sporadic or t.jitter):
+        if not (t.sporadic or t.jitter or t.hard or t.abort_time):
             continue
         mine = jobs[(jobs["task"] == i) & (jobs["finish"] != native.NEVER)]
         worst: Number | None = None
         if t.deadline is not None and len(mine):
             arrival = mine["deadline"] - np.uint64(s.ticks_to_ns(t.deadline))
             worst = _time(s, int((mine["finish"] - arrival).max()))
-        rows[t.name] = ArrivalRow(c.arrivals, c.refused, c.deferred, in_unit(s, c.max_jitter), worst)
+        rows[t.name] = ArrivalRow(
+            c.arrivals, c.refused, c.deferred, in_unit(s, c.max_jitter), worst,
+            c.hard_misses, c.misses - c.hard_misses, c.aborted,
+        )  # fmt: skip
     return rows
 
 
@@ -813,7 +821,7 @@ def _services_tables(report: Report, unit: str) -> list[Table]:
         tables.append(Table("interrupts", "Interrupts", headers, list(zip(*rows, strict=True))))
     if report.arrivals:
         headers = ["task", "arrivals", "refused", "deferred", f"max jitter ({unit})"]
-        headers += [f"max response from arrival ({unit})"]
+        headers += [f"max response from arrival ({unit})", "hard misses", "soft misses", "aborted"]
         rows = [[name, *vars(a).values()] for name, a in report.arrivals.items()]
         tables.append(Table("arrivals", "Arrivals", headers, list(zip(*rows, strict=True))))
     return tables

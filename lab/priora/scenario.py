@@ -84,8 +84,10 @@ _RESOURCE_KEYS = (
 )  # fmt: skip
 _TASK_KEYS = (
     "priority", "period", "phase", "deadline", "body", "min_interarrival", "arrivals", "early_release",
-    "jitter", "bcet", "wcet", "distribution", "seed",
+    "jitter", "bcet", "wcet", "distribution", "seed", "deadline_kind", "importance", "abort_time", "start",
 )  # fmt: skip
+_DEADLINE_KINDS = ("soft", "hard")
+IMPORTANCE_MAX = 2**32 - 1  # pr_task_attr_t.importance is a uint32_t
 _EARLY_RELEASES = ("refuse", "defer")
 _DISTRIBUTIONS = ("uniform",)
 SEED_MAX = 2**32 - 1  # the kernel's and the interpreter's xorshift32 seeds are uint32_t
@@ -646,6 +648,10 @@ class _Arrival:
     jitter: int = 0
     bcet: int | None = None
     seed: int = 0
+    hard: bool = False
+    importance: int = 0
+    abort_time: int | None = None
+    start: int = 0
 
 
 def _tasks(at: _At, value: object, objects: Mapping[str, _Object], clock: _Clock) -> tuple[Task, ...]:
@@ -685,6 +691,12 @@ def _task(at: _At, name: str, value: object, resources: Mapping[str, _Object], c
     body = _body(at.field("body"), table.get("body"), resources, clock)
     arrival = _arrival(at, table, clock, period, deadline, body)
     gap = period if arrival.min_interarrival is None else arrival.min_interarrival
+    # The first arrival: the start time plus the phase, its offset ([Tokuda-Nakajima 1993], section 2.1).
+    phase += arrival.start
+    if phase > clock.max_ticks():
+        at.field("start").fail(
+            f"start + phase ({phase} ticks) exceeds the limit of {clock.max_ticks()} ticks"
+        )
     return _Draft(at, name, priority, period, phase, gap if deadline is None else deadline, body, arrival)
 
 
@@ -752,7 +764,33 @@ def _arrival(
         seed = _int(at.field("seed"), table["seed"])
         if not 0 <= seed <= SEED_MAX:
             at.field("seed").fail(f"must be in 0..{SEED_MAX} (a 32-bit seed), got {seed}")
-    return _Arrival(mit, arrivals, early == "defer", jitter, bcet, seed)
+    hard = _choice(
+        at.field("deadline_kind"), table.get("deadline_kind", "soft"), _DEADLINE_KINDS, "deadline_kind"
+    )
+    importance = 0
+    if "importance" in table:
+        importance = _int(at.field("importance"), table["importance"])
+        if not 0 <= importance <= IMPORTANCE_MAX:
+            at.field("importance").fail(f"must be in 0..{IMPORTANCE_MAX}, got {importance}")
+    abort_time = _optional_time(at.field("abort_time"), table.get("abort_time"), clock, PERIOD_MAX)
+    if abort_time is not None:
+        gap = period if mit is None else mit
+        if hard == "hard":
+            at.field("abort_time").fail("not for a hard task: its deadline aborts its job")
+        if gap is not None and abort_time > gap:
+            what = "period" if mit is None else "min_interarrival"
+            at.field("abort_time").fail(f"{abort_time} ticks exceeds the {what} ({gap} ticks)")
+    if hard == "hard" and deadline is None and period is None and mit is None:
+        at.field("deadline_kind").fail("a hard task needs a deadline (or a period)")
+    start = 0
+    if "start" in table:
+        if mit is not None:
+            at.field("start").fail("not for a sporadic task: its jobs arrive at its arrivals")
+        start = _time(at.field("start"), _toml_number(at.field("start"), table["start"]), clock,
+                      positive=False, limit=clock.max_ticks())  # fmt: skip
+    return _Arrival(
+        mit, arrivals, early == "defer", jitter, bcet, seed, hard == "hard", importance, abort_time, start
+    )
 
 
 def _arrivals(at: _At, value: object, clock: _Clock) -> tuple[int, ...]:

@@ -105,6 +105,9 @@ class ArrivalCounters:
     refused: int  # sporadic: pr_task_release calls refused as too early
     deferred: int  # sporadic: early calls deferred to the earliest allowed tick
     max_jitter: int  # ticks: the largest release - arrival
+    misses: int = 0  # deadline misses
+    hard_misses: int = 0  # ... of a hard task
+    aborted: int = 0  # jobs aborted (a hard miss chose them, or their abort time)
 
 
 @dataclass(frozen=True)
@@ -194,6 +197,8 @@ def _create_task(lib: Any, k: KernelTask, keep: list[Any]) -> Any:
     attr.min_interarrival = k.min_interarrival
     attr.jitter = k.jitter
     attr.jitter_seed = k.jitter_seed
+    attr.importance = k.importance
+    attr.abort_time = k.abort_time
     tid = native.ffi.new("pr_id_t *")
     err = lib.pr_task_create(attr, tid)
     if err != native.PR_OK:
@@ -475,7 +480,13 @@ def simulate(
         lib.pr_task_status(i, st)
         arrivals.append(
             ArrivalCounters(
-                int(st.arrivals), int(st.releases_refused), int(st.releases_deferred), int(st.max_jitter)
+                int(st.arrivals),
+                int(st.releases_refused),
+                int(st.releases_deferred),
+                int(st.max_jitter),
+                int(st.deadline_misses),
+                int(st.hard_misses),
+                int(st.jobs_aborted),
             )
         )
     lib.pr_host_set_tick_hook(native.ffi.NULL, native.ffi.NULL)

@@ -145,6 +145,7 @@ static const char *cause_name(int cause)
     case PR_CAUSE_DELETE: return "delete";
     case PR_CAUSE_CEILING: return "ceiling";
     case PR_CAUSE_MESSAGE: return "message";
+    case PR_CAUSE_ABORT: return "abort";
     }
     return "?";
 }
@@ -258,6 +259,10 @@ char *pr_host_trace_line(const pr_trace_record_t *r, char *buf, size_t size)
         break;
     case PR_EV_TIMER_RUN:
         snprintf(buf, size, "%s %s %s %s late=%d", when, ev, t, timer_name(r->object, o, sizeof o), r->value);
+        break;
+    case PR_EV_JOB_ABORT:
+        snprintf(buf, size, "%s %s %s job=%d %s%s", when, ev, t, r->value, r->arg0 ? "abort-time" : "by=",
+                 r->arg0 ? "" : task_name(r->object, o, sizeof o));
         break;
     case PR_EV_ARRIVAL:
         if (r->result != PR_OK)

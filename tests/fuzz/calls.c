@@ -91,6 +91,7 @@ static int issue(fz_call_t *c, pr_id_t *out_id, call_out_t *out)
     case FZ_TASK_SET_PRIO: return pr_task_set_priority((pr_id_t)a0, (pr_prio_t)a1);
     case FZ_TASK_WAIT_PERIOD: return pr_task_wait_period();
     case FZ_TASK_RELEASE: return pr_task_release((pr_id_t)a0);
+    case FZ_TASK_ABORTED: return pr_task_aborted();
     case FZ_TASK_WAIT_MISS: {
         int r = pr_task_wait_miss((pr_timeout_t)a0, c->null ? NULL : &who);
         *out_id = who;
@@ -134,7 +135,7 @@ static int issue(fz_call_t *c, pr_id_t *out_id, call_out_t *out)
         return r;
     }
     case FZ_NAMES: { /* a text for every code, "unknown" ones for the rest */
-        int code = (int)a0, known = code <= 0 && code >= PR_EABORTED;
+        int code = (int)a0, known = code <= 0 && code >= PR_EJOBABORTED;
         const char *text = pr_strerror(code), *name = pr_errname(code), *event = pr_trace_event_name(code);
         (void)pr_trace_lost();
         if (text == NULL || name == NULL || event == NULL)
@@ -164,7 +165,7 @@ static void judge(const fz_call_t *c, unsigned expected, int r)
     unsigned documented = fz_documented(c->op);
     if (documented == 0)
         return;
-    unsigned bit = r > 0 ? FZ_POSITIVE : r >= -15 ? FZ_ERR(r) : 0;
+    unsigned bit = r > 0 ? FZ_POSITIVE : r >= PR_EJOBABORTED ? FZ_ERR(r) : 0;
     if (!(documented & bit))
         fz_fail("%s returned %d (%s), not among its documented results", fz_op_name(c->op), r, pr_errname(r));
     if (!(expected & bit)) {

@@ -282,7 +282,7 @@ static void bad_attributes_and_release_errors(void)
         {0, 0, 0, 5, 5, PR_TASK_SPORADIC},                /* jitter not below the minimum interarrival */
         {10, 0, 0, 5, 0, 0},                              /* a minimum interarrival without sporadic */
         {10, 0, 0, 0, 0, PR_TASK_DEFER_EARLY},            /* deferral without sporadic */
-        {10, 0, 0, 0, 0, 4},                              /* unknown flag */
+        {10, 0, 0, 0, 0, 8},                              /* unknown flag */
         {10, 0, 0, 0, (pr_ticks_t)UINT32_MAX + 1, 0},     /* jitter beyond 32 bits */
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {

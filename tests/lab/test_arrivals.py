@@ -73,6 +73,17 @@ BAD = [
     ("period = 10\nseed = -1", "[tasks.T] seed: must be in 0..4294967295 (a 32-bit seed), got -1"),
     ("period = 10\nseed = 4294967296", "[tasks.T] seed: must be in 0..4294967295 (a 32-bit seed), got 4294967296"),
     ('period = 10\nseed = "7"', '[tasks.T] seed: must be an integer, got a string ("7")'),
+    ('period = 10\ndeadline_kind = "firm"', '[tasks.T] deadline_kind: unknown deadline_kind "firm" (expected "soft" or '
+     '"hard")'),
+    ('deadline_kind = "hard"', "[tasks.T] deadline_kind: a hard task needs a deadline (or a period)"),
+    ("period = 10\nimportance = -1", "[tasks.T] importance: must be in 0..4294967295, got -1"),
+    ("period = 10\nimportance = 1.5", "[tasks.T] importance: must be an integer, got a float (1.5)"),
+    ('period = 10\nabort_time = 4\ndeadline_kind = "hard"', "[tasks.T] abort_time: not for a hard task: its "
+     "deadline aborts its job"),
+    ("period = 10\nabort_time = 11", "[tasks.T] abort_time: 11 ticks exceeds the period (10 ticks)"),
+    ("period = 10\nabort_time = 0", "[tasks.T] abort_time: must be > 0, got 0"),
+    ("min_interarrival = 5\nstart = 2", "[tasks.T] start: not for a sporadic task: its jobs arrive at its arrivals"),
+    ("period = 10\nstart = -2", "[tasks.T] start: must be >= 0, got -2"),
 ]  # fmt: skip
 
 
@@ -157,8 +168,8 @@ def test_the_blob_refuses_them() -> None:
     with pytest.raises(BlobError) as caught:
         encode(compile_scenario(s), 10)
     assert str(caught.value) == (
-        "task alarm: sporadic tasks, release jitter and drawn execution times do not run on QEMU yet "
-        "(the blob has no room for them): use priora simulate"
+        "task alarm: sporadic tasks, release jitter, drawn execution times, hard deadlines and abort times do "
+        "not run on QEMU yet (the blob has no room for them): use priora simulate"
     )
 
 
@@ -225,6 +236,58 @@ def test_execution_times_are_drawn_per_job() -> None:
     assert (other.jobs["finish"] - other.jobs["release"]).tolist() != work
 
 
+HARD = (
+    HEAD
+    + """
+[tasks.X]
+priority = 4
+body = ["compute 3"]
+
+[tasks.H]
+priority = 3
+period = 20
+deadline = 3
+deadline_kind = "hard"
+importance = 5
+body = ["compute 2"]
+
+[tasks.L]
+priority = 1
+period = 20
+importance = IMPORTANCE
+body = ["compute 5"]
+
+[tasks.S]
+priority = 2
+period = 10
+start = 2
+phase = 1
+abort_time = 4
+body = ["compute 5"]
+"""
+)
+
+
+def test_hard_miss_importance_and_abort_time() -> None:
+    # X (one job, 3 ticks) delays H (hard, D 3, importance 5): H misses at 3.
+    # L (importance 1) is less important: its job is aborted (it runs at 7
+    # and ends at once) and H's goes on to 5. S starts at 2 with phase 1:
+    # arrivals 3 and 13; each job of 5 ticks is aborted 4 after its arrival.
+    # With L as important as H, H's own job is aborted at 3 and L runs 7..12.
+    for importance, h, l_finish, aborted in ((1, (0, 5), 7, (0, 1)), (5, (0, 3), 12, (1, 0))):
+        run = simulate(parse(HARD.replace("IMPORTANCE", str(importance)), "hard.toml"), 20)
+        assert [(r, f) for r, f, _ in jobs_of(run, 1)] == [h]
+        assert jobs_of(run, 2)[0][1] == l_finish
+        assert jobs_of(run, 3) == [(3, 7, 13), (13, 17, 23)]
+        rows = build_report(run).arrivals
+        assert list(rows) == ["H", "S"]
+        assert (rows["H"].hard_misses, rows["H"].soft_misses, rows["H"].aborted) == (1, 0, aborted[0])
+        assert (rows["S"].hard_misses, rows["S"].aborted) == (0, 2)
+        assert run.arrivals[2].aborted == aborted[1]
+        aborts = [native.EVENT_NAME[int(e)] for e in run.trace["event"]].count("JOB_ABORT")
+        assert aborts == 3
+
+
 # ---------------------------------------------------------------- the example
 
 
@@ -233,8 +296,32 @@ def test_the_example(capsys: pytest.CaptureFixture[str]) -> None:
     run = simulate(s)
     report = build_report(run)
     assert [(n, vars(a)) for n, a in report.arrivals.items()] == [
-        ("alarm", {"arrivals": 3, "refused": 2, "deferred": 0, "max_jitter": 1, "max_response": 2}),
-        ("sensor", {"arrivals": 9, "refused": 0, "deferred": 0, "max_jitter": 2, "max_response": 3.372406}),
+        (
+            "alarm",
+            {
+                "arrivals": 3,
+                "refused": 2,
+                "deferred": 0,
+                "max_jitter": 1,
+                "max_response": 2,
+                "hard_misses": 0,
+                "soft_misses": 0,
+                "aborted": 0,
+            },
+        ),
+        (
+            "sensor",
+            {
+                "arrivals": 9,
+                "refused": 0,
+                "deferred": 0,
+                "max_jitter": 2,
+                "max_response": 3.372406,
+                "hard_misses": 0,
+                "soft_misses": 0,
+                "aborted": 0,
+            },
+        ),
     ]
     assert report.system.misses == 0
     document = json.loads(report_json(report))
@@ -250,7 +337,7 @@ def test_the_example(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["simulate", str(EXAMPLE)]) == 0
     out = capsys.readouterr().out
     assert (
-        "Arrivals\ntask    arrivals  refused  deferred  max jitter (ms)  max response from arrival (ms)\n"
+        "Arrivals\ntask    arrivals  refused  deferred  max jitter (ms)  max response from arrival (ms)  hard"
         in out
     )
     assert main(["analyze", str(EXAMPLE)]) == 0

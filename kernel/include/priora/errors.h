@@ -24,7 +24,8 @@ typedef enum pr_err {
     PR_ESTATE = -12,   /* the object is not in a state where the call applies */
     PR_EOVERFLOW = -13, /* the semaphore value (or a recursive mutex's lock count) would overflow */
     PR_ECEILING = -14,  /* the caller's base priority is above the mutex's ceiling (pcp, ipcp) */
-    PR_EABORTED = -15   /* rcs: the caller's critical section on this mutex was aborted by a more urgent task */
+    PR_EABORTED = -15,  /* rcs: the caller's critical section on this mutex was aborted by a more urgent task */
+    PR_EJOBABORTED = -16 /* the caller's current job was aborted (a hard deadline missed, its abort time reached) */
 } pr_err_t;
 
 /* A short constant text for a code (PR_ETIMEDOUT: "timeout expired"). */

@@ -45,12 +45,15 @@ typedef struct pr_task_attr {
     pr_ticks_t jitter;    /* release jitter bound J, ticks: each job is released at its
                              arrival + j, j drawn in [0, J]; 0 = released at its arrival */
     uint32_t jitter_seed; /* seed of the task's draws of j (xorshift32); 0 is taken as 1 */
+    uint32_t importance;  /* chooses the job to abort at a hard miss: the least important first */
+    pr_ticks_t abort_time;/* soft: a job still running this long after its arrival is aborted; 0 = never */
 } pr_task_attr_t;
 
 /* pr_task_attr_t.flags */
 #define PR_TASK_SPORADIC 1u    /* jobs arrive only by pr_task_release (period and phase 0) */
 #define PR_TASK_DEFER_EARLY 2u /* sporadic: a release before the minimum interarrival time has
                                   passed is deferred to the earliest allowed tick (else refused) */
+#define PR_TASK_HARD 4u        /* hard deadlines: a miss aborts a job (the least important one) */
 
 /* Fills *attr with defaults: no name, priority 0, no entry, one job at once,
  * no deadline, no watchdog, not sporadic, no jitter. */
@@ -98,6 +101,11 @@ typedef struct pr_task_status {
     uint32_t releases_deferred;/* sporadic: early releases deferred so far (arrived or not) */
     uint32_t releases_pending; /* sporadic: deferred releases that have not arrived yet */
     pr_ticks_t max_jitter;     /* the largest release - arrival seen, ticks */
+    uint32_t importance;
+    pr_ticks_t abort_time;
+    uint32_t hard_misses;      /* of deadline_misses, those of a hard task (the rest are soft) */
+    uint32_t jobs_aborted;     /* its jobs aborted (a hard miss chose it, or its abort time) */
+    int job_aborted;           /* 1 while its current job is aborted and not ended */
 } pr_task_status_t;
 
 /* Creates a task from the pool and returns its id in *id. A deadline with
@@ -152,6 +160,13 @@ int pr_task_wait_period(void);
  * (not sporadic, or done), PR_EAGAIN, PR_EOVERFLOW (2^32-1 deferred
  * releases pending). */
 int pr_task_release(pr_id_t id);
+
+/* 1 if the calling task's current job was aborted (a hard miss chose it,
+ * or its abort time came) and the task has not ended it yet
+ * (pr_task_wait_period, or its body's return); 0 otherwise, and outside a
+ * task. An aborted job should release its mutexes and end: the kernel
+ * never takes them (docs/semantics.md). Any context; O(1). */
+int pr_task_aborted(void);
 
 /* For a watchdog: waits until a task that names the caller as its watchdog
  * misses a deadline. Returns the number of misses reported since the last

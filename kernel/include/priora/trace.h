@@ -69,14 +69,17 @@ typedef enum pr_trace_event {
                                expiry had not run yet (this one is dropped) */
     PR_EV_TIMER_RUN = 39,   /* task = timer service; object = software timer whose action starts;
                                value = its lateness in ticks */
-    PR_EV_ARRIVAL = 40      /* a job arrives (sporadic tasks, tasks with jitter): task; object = caller
+    PR_EV_ARRIVAL = 40,     /* a job arrives (sporadic tasks, tasks with jitter): task; object = caller
                                of pr_task_release (0xFF: interrupt, outside, or the kernel's timer);
                                result = PR_OK or PR_EAGAIN (too early: refused); arg0 = 1 deferred;
                                value = arrived: its jitter j (RELEASE follows j ticks later);
                                deferred or refused: the earliest allowed tick (low 32 bits) */
+    PR_EV_JOB_ABORT = 41    /* task whose current job is aborted; object = the hard task whose miss
+                               chose it (itself too), 0xFF for its abort time; arg0 = 1 abort time,
+                               0 hard miss; value = the job's number */
 } pr_trace_event_t;
 
-#define PR_EV_LAST PR_EV_ARRIVAL /* the largest event code */
+#define PR_EV_LAST PR_EV_JOB_ABORT /* the largest event code */
 
 /* Why an effective priority changed (PR_EV_PRIO value). */
 typedef enum pr_prio_cause {
@@ -87,7 +90,8 @@ typedef enum pr_prio_cause {
     PR_CAUSE_TIMEOUT = 5,  /* a waiter of one of its mutexes timed out */
     PR_CAUSE_DELETE = 6,   /* a waiter of one of its mutexes was deleted */
     PR_CAUSE_CEILING = 7,  /* it locked a mutex that lends its ceiling at once (ipcp, npcs) */
-    PR_CAUSE_MESSAGE = 8   /* it received a message from a queue that lends (msgq.h: inheritance) */
+    PR_CAUSE_MESSAGE = 8,  /* it received a message from a queue that lends (msgq.h: inheritance) */
+    PR_CAUSE_ABORT = 9     /* a waiter of one of its mutexes left the wait: its job was aborted */
 } pr_prio_cause_t;
 
 /* What a PR_EV_PRIO record's object names (its value's second byte). */
