@@ -314,6 +314,4 @@ int periodic_release(pr_task_t *t)
 /* ---- the calls: each does its work with interrupts masked (kernel_impl.h) ---- */
 
 int pr_task_wait_period(void) { MASKED_CALL(task_wait_period()); }
-/* One word of the caller's own descriptor: no masking needed (an interrupt
- * that aborts the job sets it; the next read sees it). */
-int pr_task_aborted(void) { return in_task_context() ? pr_k.current->job_aborted : 0; }
+int pr_task_aborted(void) { MASKED_CALL(in_task_context() ? pr_k.current->job_aborted : 0); }
