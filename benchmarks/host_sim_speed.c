@@ -39,7 +39,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < NTASKS; i++) {
         /* each task takes 7% of the CPU: 0.07 * period ticks of compute */
         actions[i][0] = (pr_action_t){PR_ACT_COMPUTE, 0, 0, 0, periods[i] * TICK_NS * 7 / 100};
-        scripts[i] = (pr_script_t){actions[i], 1, 0, 0, 0, 0, 0, 0};
+        scripts[i] = (pr_script_t){actions[i], 1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
         pr_task_attr_t attr;
         pr_task_attr_init(&attr);
         attr.priority = PR_PRIO_MAX - i; /* shorter period, more urgent */

@@ -56,7 +56,7 @@ static int run(pr_protocol_t protocol, row_t rows[NTASKS])
     const inversion_task_t *tasks = inversion_tasks;
 
     for (int i = 0; i < NTASKS; i++) {
-        scripts[i] = (pr_script_t){tasks[i].body, tasks[i].actions, 0, 0, 0, 0, 0, 0};
+        scripts[i] = (pr_script_t){tasks[i].body, tasks[i].actions, 0, 0, 0, 0, 0, 0, 0, 0, 0};
         pr_task_attr_init(&tattr);
         tattr.name = tasks[i].name;
         tattr.priority = tasks[i].priority;

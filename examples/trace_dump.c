@@ -55,7 +55,7 @@ int main(int argc, char **argv)
 
     for (int i = 0; i < INVERSION_TASKS; i++) {
         const inversion_task_t *t = &inversion_tasks[i];
-        scripts[i] = (pr_script_t){t->body, t->actions, 0, 0, 0, 0, 0, 0};
+        scripts[i] = (pr_script_t){t->body, t->actions, 0, 0, 0, 0, 0, 0, 0, 0, 0};
         pr_task_attr_t tattr;
         pr_task_attr_init(&tattr);
         tattr.name = t->name;

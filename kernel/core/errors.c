@@ -25,6 +25,7 @@ static const struct {
     {"PR_EPRIV_PRIO", "no privilege to raise or change this priority"},
     {"PR_EPRIV_CEILING", "no privilege for a ceiling above the caller's priority"},
     {"PR_EPRIV_GROUP", "no privilege to change privilege groups"},
+    {"PR_EJOBABORTED", "job aborted"},
 };
 
 static int index_of(int err)

@@ -33,8 +33,8 @@ static void sem_waiter_abandon(pr_waitq_t *q, pr_task_t *t, int result, int caus
         sem_wait_end(q, s, t, result, 0, 0, q == s->waitq);
         s->policy->abandoned(s, t, q, cause);
     }
-    if (cause == PR_CAUSE_TIMEOUT)
-        trace_emit(PR_EV_WAKE, trace_id(t), sem, PR_ETIMEDOUT, 0, 0, 0);
+    if (cause == PR_CAUSE_TIMEOUT || cause == PR_CAUSE_ABORT)
+        trace_emit(PR_EV_WAKE, trace_id(t), sem, result, 0, 0, 0);
 }
 
 const pr_waitq_ops_t sem_waitq_ops = {.abandon = sem_waiter_abandon};

@@ -102,6 +102,8 @@ static int check_task_attr(const pr_task_attr_t *attr)
         return PR_EINVAL;
     if (attr->period > UINT32_MAX || attr->deadline > UINT32_MAX)
         return PR_EINVAL;
+    if (periodic_check_attr(attr) != PR_OK)
+        return PR_EINVAL;
     if (attr->watchdog != PR_NO_TASK) {
         pr_task_t *wd;
         int err = task_lookup(attr->watchdog, &wd);
@@ -165,6 +167,14 @@ static int task_create(const pr_task_attr_t *attr, pr_id_t *id)
     t->period = attr->period;
     t->phase = attr->phase;
     t->rel_deadline = attr->deadline != 0 ? attr->deadline : attr->period;
+    t->flags = attr->flags;
+    t->min_interarrival = attr->min_interarrival;
+    t->jitter = attr->jitter;
+    t->jitter_state = attr->jitter_seed != 0 ? attr->jitter_seed : 1u;
+    if (t->flags & PR_TASK_SPORADIC && attr->deadline == 0)
+        t->rel_deadline = t->min_interarrival;
+    t->importance = attr->importance;
+    t->abort_time = attr->abort_time;
     t->watchdog = attr->watchdog;
     t->miss_who = PR_NO_TASK;
     timer_init(&t->timeout, timeout_fire, t);
@@ -348,7 +358,27 @@ static int task_status(pr_id_t id, pr_task_status_t *st)
     st->nice = t->nice;
     st->usage = t->usage;
     st->priv_group = t->priv_group;
+    st->flags = t->flags;
+    st->min_interarrival = t->min_interarrival;
+    st->jitter = t->jitter;
+    st->arrivals = t->arrivals;
+    st->releases_refused = t->refused;
+    st->releases_deferred = t->deferred;
+    st->releases_pending = t->pending;
+    st->max_jitter = t->max_jitter;
+    st->importance = t->importance;
+    st->abort_time = t->abort_time;
+    st->hard_misses = t->hard_misses;
+    st->jobs_aborted = t->jobs_aborted;
+    st->job_aborted = t->job_aborted;
     return PR_OK;
+}
+
+static int task_release(pr_id_t id)
+{
+    pr_task_t *t;
+    int err = task_lookup(id, &t);
+    return err != PR_OK ? err : periodic_release(t);
 }
 
 /* ---- the calls: each does its work with interrupts masked (kernel_impl.h) ---- */
@@ -362,3 +392,4 @@ int pr_task_yield(void) { MASKED_CALL(task_yield()); }
 int pr_task_set_priority(pr_id_t id, pr_prio_t priority) { MASKED_CALL(task_set_priority(id, priority)); }
 int pr_task_wait_miss(pr_timeout_t timeout, pr_id_t *who) { MASKED_CALL(task_wait_miss(timeout, who)); }
 int pr_task_status(pr_id_t id, pr_task_status_t *st) { MASKED_CALL(task_status(id, st)); }
+int pr_task_release(pr_id_t id) { MASKED_CALL(task_release(id)); }

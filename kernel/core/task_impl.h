@@ -106,8 +106,20 @@ typedef struct pr_task {
 
     /* Jobs (periodic.c). */
     pr_ticks_t period, phase, rel_deadline;
-    pr_ticks_t next_release;    /* tick of the release after the last one */
-    pr_ticks_t deadline_release;/* release tick of the job the deadline timer checks */
+    pr_ticks_t next_release;    /* tick of the arrival after the last one (periodic) */
+    pr_ticks_t deadline_release;/* arrival tick of the job the deadline timer checks */
+    pr_ticks_t arrival;         /* arrival tick of the latest job that arrived */
+    pr_ticks_t jitter, min_interarrival, max_jitter;
+    unsigned flags;             /* PR_TASK_* */
+    uint32_t jitter_state;      /* xorshift32 state, never 0 */
+    int release_due;            /* release_timer is armed for a jittered release, not an arrival */
+    uint32_t arrivals, refused, deferred, pending;
+    uint32_t importance, hard_misses, jobs_aborted;
+    pr_ticks_t abort_time;
+    int job_aborted;            /* its current job is aborted and not ended */
+    uint32_t abort_job;         /* the job the abort timer checks (wraps with released) */
+    pr_ticks_t abort_arrival;   /* ... and its arrival */
+    pr_timer_t abort_timer;
     uint32_t released, completed, misses;
     uint32_t deadline_job;      /* that job's number (wraps with released) */
     pr_timer_t release_timer;
@@ -155,8 +167,10 @@ static inline int name_copy(char *dst, const char *src)
 }
 
 /* Jobs (periodic.c). */
+int periodic_check_attr(const pr_task_attr_t *attr); /* PR_EINVAL: see pr_task_create */
 void periodic_setup(pr_task_t *t);
 void periodic_stop(pr_task_t *t);
 void periodic_job_done(pr_task_t *t);
+int periodic_release(pr_task_t *t); /* pr_task_release's work on an allocated task */
 
 #endif /* PRIORA_TASK_IMPL_H */

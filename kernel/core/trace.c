@@ -219,6 +219,7 @@ const char *pr_trace_event_name(int event)
         [PR_EV_TIMER_START] = "TIMER_START", [PR_EV_TIMER_EXPIRE] = "TIMER_EXPIRE",
         [PR_EV_TIMER_RUN] = "TIMER_RUN", [PR_EV_RTPRIO] = "RTPRIO", [PR_EV_NICE] = "NICE",
         [PR_EV_PRIV_GROUP] = "PRIV_GROUP", [PR_EV_TASK_GROUP] = "TASK_GROUP",
+        [PR_EV_ARRIVAL] = "ARRIVAL", [PR_EV_JOB_ABORT] = "JOB_ABORT",
     };
     if (event <= 0 || (size_t)event >= sizeof names / sizeof names[0] || names[event] == NULL)
         return "?";

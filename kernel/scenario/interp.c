@@ -39,8 +39,8 @@ int pr_script_check_once(const pr_script_t *sc, uint32_t *bad_action)
     for (uint32_t i = 0; i < sc->count; i++) {
         const pr_action_t *a = &sc->actions[i];
         int ok = a->kind == PR_ACT_UP || a->kind == PR_ACT_SEND || a->kind == PR_ACT_EVENTS_SET ||
-                 a->kind == PR_ACT_EVENTS_CLEAR;
-        if (ok && a->kind != PR_ACT_UP)
+                 a->kind == PR_ACT_EVENTS_CLEAR || a->kind == PR_ACT_RELEASE;
+        if (ok && a->kind != PR_ACT_UP && a->kind != PR_ACT_RELEASE)
             ok = object_action_ok(a);
         if (!ok) {
             if (bad_action != NULL)
@@ -53,7 +53,7 @@ int pr_script_check_once(const pr_script_t *sc, uint32_t *bad_action)
 
 int pr_script_check(const pr_script_t *sc, uint32_t *bad_action)
 {
-    if (sc == NULL || (sc->actions == NULL && sc->count > 0))
+    if (sc == NULL || (sc->actions == NULL && sc->count > 0) || sc->exec_spread > 65536u)
         return PR_EINVAL;
     /* Which mutexes the body holds at each point: a small set of ids. */
     pr_id_t held[PR_CONFIG_MAX_SEMS];
@@ -89,6 +89,7 @@ int pr_script_check(const pr_script_t *sc, uint32_t *bad_action)
         case PR_ACT_DOWN:
         case PR_ACT_UP:
         case PR_ACT_RECEIVE:
+        case PR_ACT_RELEASE:
             break;
         case PR_ACT_SEND:
         case PR_ACT_EVENTS_SET:
@@ -115,6 +116,8 @@ int pr_script_check(const pr_script_t *sc, uint32_t *bad_action)
 
 static void note_result(pr_script_t *sc, uint32_t action, int err)
 {
+    if (err == PR_EJOBABORTED) /* the kernel counts the job's abort (jobs_aborted) */
+        return;
     if (err == PR_ETIMEDOUT || err == PR_EAGAIN) {
         sc->timeouts++;
     } else if (err != PR_OK) {
@@ -209,6 +212,21 @@ static uint32_t restart_section(pr_script_t *sc, uint32_t u, uint8_t *skipped, c
     return lock;
 }
 
+/* The job was aborted (task.h: pr_task_aborted) after the action at i: it
+ * gives up every mutex it holds, in id order, and skips to its end (the
+ * next WAIT_PERIOD, or the body's end), whose index less one this returns
+ * (the loop's i++ lands on it). */
+static uint32_t end_aborted_job(pr_script_t *sc, uint32_t i)
+{
+    for (pr_id_t s = 0; s < PR_CONFIG_MAX_SEMS; s++)
+        if (held_by_me(s))
+            note_result(sc, i, pr_sem_up(s));
+    uint32_t end = i + 1;
+    while (end < sc->count && sc->actions[end].kind != PR_ACT_WAIT_PERIOD)
+        end++;
+    return end - 1;
+}
+
 /* 1 if the action at i is the last of its job: the body's last, or the one
  * before a PR_ACT_WAIT_PERIOD. */
 static int ends_job(const pr_script_t *sc, uint32_t i)
@@ -222,7 +240,7 @@ static int may_yield_the_cpu(pr_action_kind_t kind)
 {
     return kind == PR_ACT_LOCK || kind == PR_ACT_UNLOCK || kind == PR_ACT_DOWN || kind == PR_ACT_UP ||
            kind == PR_ACT_SET_PRIORITY || kind == PR_ACT_SEND || kind == PR_ACT_RECEIVE ||
-           kind == PR_ACT_EVENTS_SET || kind == PR_ACT_EVENTS_WAIT;
+           kind == PR_ACT_EVENTS_SET || kind == PR_ACT_EVENTS_WAIT || kind == PR_ACT_RELEASE;
 }
 
 /*
@@ -279,7 +297,9 @@ void pr_script_run_once(pr_script_t *sc)
 {
     for (uint32_t i = 0; i < sc->count; i++) {
         const pr_action_t *a = &sc->actions[i];
-        const int err = a->kind == PR_ACT_UP ? pr_sem_up(a->sem) : object_call(a, PR_NO_WAIT);
+        const int err = a->kind == PR_ACT_UP        ? pr_sem_up(a->sem)
+                        : a->kind == PR_ACT_RELEASE ? pr_task_release(a->sem)
+                                                    : object_call(a, PR_NO_WAIT);
         note_result(sc, i, err);
     }
 }
@@ -305,6 +325,28 @@ void pr_script_interrupts_tick(void *arg)
     }
 }
 
+/* A job starts: its ratio r, uniform in [65536 - exec_spread, 65536]
+ * (xorshift32 [Marsaglia 2003], modulo the range's size). */
+static void draw_exec_ratio(pr_script_t *sc)
+{
+    if (sc->exec_spread == 0) {
+        sc->exec_ratio = 65536u;
+        return;
+    }
+    uint32_t x = sc->exec_state != 0 ? sc->exec_state : 1u;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    sc->exec_state = x;
+    sc->exec_ratio = 65536u - sc->exec_spread + (uint32_t)((uint64_t)x % ((uint64_t)sc->exec_spread + 1));
+}
+
+/* floor(amount * r / 65536) without a 128-bit product: r <= 65536. */
+static uint64_t scaled(uint64_t amount, uint32_t r)
+{
+    return (amount >> 16) * r + (((amount & 0xFFFFu) * r) >> 16);
+}
+
 void pr_script_recover(pr_id_t mutex, void *arg)
 {
     (void)mutex;
@@ -319,6 +361,7 @@ void pr_script_body(void *arg)
     uint64_t mark[PR_CONFIG_MAX_SEMS];   /* at each LOCK: work less work lost (restart_section) */
     uint64_t recovered = 0;              /* CPU time of the task's recoveries: not work */
     for (;;) {
+        draw_exec_ratio(sc);
         for (int s = 0; s < PR_CONFIG_MAX_SEMS; s++)
             skipped[s] = 0;
         for (uint32_t i = 0; i < sc->count; i++) {
@@ -329,7 +372,7 @@ void pr_script_body(void *arg)
                 locked = lock_for_job_end(sc, i);
             switch (a->kind) {
             case PR_ACT_COMPUTE:
-                pr_port_consume(a->amount);
+                pr_port_consume(scaled(a->amount, sc->exec_ratio));
                 break;
             case PR_ACT_LOCK:
                 err = pr_sem_down(a->sem, a->timeout);
@@ -364,12 +407,16 @@ void pr_script_body(void *arg)
             case PR_ACT_UP:
                 err = pr_sem_up(a->sem);
                 break;
+            case PR_ACT_RELEASE:
+                err = pr_task_release(a->sem);
+                break;
             case PR_ACT_DELAY:
                 err = pr_task_delay((pr_timeout_t)a->amount);
                 break;
             case PR_ACT_WAIT_PERIOD:
                 err = pr_task_wait_period();
-                if (locked) /* the next job has started */
+                draw_exec_ratio(sc); /* the next job has started */
+                if (locked)
                     locked = pr_sched_unlock() != PR_OK;
                 break;
             case PR_ACT_SET_PRIORITY:
@@ -386,6 +433,13 @@ void pr_script_body(void *arg)
             if (locked && i != at && a->kind != PR_ACT_WAIT_PERIOD) /* a restart: the job goes on */
                 locked = pr_sched_unlock() != PR_OK;
             note_result(sc, at, err);
+            if (pr_task_aborted()) { /* the job ends as its mutexes are given up (lock_for_job_end) */
+                if (!locked)
+                    locked = pr_sched_lock() == PR_OK;
+                for (int s = 0; s < PR_CONFIG_MAX_SEMS; s++)
+                    skipped[s] = 0;
+                i = end_aborted_job(sc, i);
+            }
         }
         if (pr_task_wait_period() != PR_OK)
             return; /* not periodic: the single job is over (the lock ends with the task) */

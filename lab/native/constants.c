@@ -34,12 +34,13 @@ static const pr_lab_constant_t constants[] = {
     ROW("event", "TIMER_START", PR_EV_TIMER_START), ROW("event", "TIMER_EXPIRE", PR_EV_TIMER_EXPIRE),
     ROW("event", "TIMER_RUN", PR_EV_TIMER_RUN), ROW("event", "RTPRIO", PR_EV_RTPRIO), ROW("event", "NICE", PR_EV_NICE),
     ROW("event", "PRIV_GROUP", PR_EV_PRIV_GROUP), ROW("event", "TASK_GROUP", PR_EV_TASK_GROUP),
+    ROW("event", "ARRIVAL", PR_EV_ARRIVAL), ROW("event", "JOB_ABORT", PR_EV_JOB_ABORT),
     /* causes of a PRIO record (pr_prio_cause_t) */
     ROW("cause", "set", PR_CAUSE_SET), ROW("cause", "inherit", PR_CAUSE_INHERIT),
     ROW("cause", "release", PR_CAUSE_RELEASE), ROW("cause", "acquire", PR_CAUSE_ACQUIRE),
     ROW("cause", "timeout", PR_CAUSE_TIMEOUT), ROW("cause", "delete", PR_CAUSE_DELETE),
     ROW("cause", "ceiling", PR_CAUSE_CEILING), ROW("cause", "message", PR_CAUSE_MESSAGE),
-    ROW("cause", "decay", PR_CAUSE_DECAY),
+    ROW("cause", "decay", PR_CAUSE_DECAY), ROW("cause", "abort", PR_CAUSE_ABORT),
     /* the kinds of object a PRIO record names (pr_trace_object_t) */
     ROW("object", "sem", PR_OBJ_SEM), ROW("object", "msgq", PR_OBJ_MSGQ),
     /* error codes (errors.h) */
@@ -50,6 +51,7 @@ static const pr_lab_constant_t constants[] = {
     ROW("error", "PR_EBUSY", PR_EBUSY), ROW("error", "PR_ECONTEXT", PR_ECONTEXT),
     ROW("error", "PR_ESTATE", PR_ESTATE), ROW("error", "PR_EOVERFLOW", PR_EOVERFLOW),
     ROW("error", "PR_ECEILING", PR_ECEILING), ROW("error", "PR_EABORTED", PR_EABORTED),
+    ROW("error", "PR_EJOBABORTED", PR_EJOBABORTED),
     /* locking protocols (pr_protocol_t) */
     ROW("protocol", "none", PR_PROTOCOL_NONE), ROW("protocol", "pip", PR_PROTOCOL_PIP),
     ROW("protocol", "pcp", PR_PROTOCOL_PCP), ROW("protocol", "ipcp", PR_PROTOCOL_IPCP),

@@ -67,6 +67,7 @@ typedef struct task_state {
     int recovering;         /* the mutex it recovers since its RECOVER record, or NONE */
     uint64_t recover_cpu;   /* its cpu at that record */
     uint64_t recovered;     /* ns of its recoveries so far: cpu that is not work */
+    uint64_t arrival;       /* its latest ARRIVAL (PR_OK, not deferred) not yet released, or NEVER */
 } task_state_t;
 
 typedef struct account {
@@ -116,7 +117,11 @@ static int release(account_t *a, int task, uint32_t job, uint64_t now, uint64_t 
     j->job = job;
     j->release = now;
     j->start = j->finish = PR_LAB_NEVER;
-    j->deadline = rel_deadline ? now + rel_deadline : PR_LAB_NEVER;
+    /* A job with an ARRIVAL record (jitter, sporadic) has its deadline
+     * counted from its arrival; others arrive when they are released. */
+    uint64_t arrival = a->tasks[task].arrival != PR_LAB_NEVER ? a->tasks[task].arrival : now;
+    a->tasks[task].arrival = PR_LAB_NEVER;
+    j->deadline = rel_deadline ? arrival + rel_deadline : PR_LAB_NEVER;
     a->next[r] = NONE;
     a->mark[r] = a->tasks[task].lower_ran;
     task_state_t *ts = &a->tasks[task];
@@ -154,7 +159,7 @@ static int needs_task(uint8_t event)
 {
     switch (event) {
     case PR_EV_TASK_CREATE: case PR_EV_RELEASE: case PR_EV_JOB_DONE: case PR_EV_BLOCK:
-    case PR_EV_WAKE: case PR_EV_DEADLINE_MISS: case PR_EV_ABORT: case PR_EV_RECOVER:
+    case PR_EV_WAKE: case PR_EV_DEADLINE_MISS: case PR_EV_ABORT: case PR_EV_RECOVER: case PR_EV_ARRIVAL:
         return 1;
     }
     return 0;
@@ -246,6 +251,7 @@ int pr_lab_account(const pr_trace_record_t *records, size_t n, int ntasks, const
     for (int t = 0; t < ntasks && !err; t++) {
         a.tasks[t].head = a.tasks[t].tail = NONE;
         a.tasks[t].recovering = NONE;
+        a.tasks[t].arrival = PR_LAB_NEVER;
     }
     for (int s = 0; s < nsems; s++) {
         longest_hold[s] = recovery[s] = 0;
@@ -272,6 +278,10 @@ int pr_lab_account(const pr_trace_record_t *records, size_t n, int ntasks, const
         case PR_EV_PRIO_SET:
             if (e->result == PR_OK && task != NONE)
                 a.tasks[task].base = e->arg1;
+            break;
+        case PR_EV_ARRIVAL:
+            if (e->result == PR_OK && e->arg0 == 0)
+                a.tasks[task].arrival = e->time;
             break;
         case PR_EV_RELEASE:
             err = release(&a, task, (uint32_t)e->value, e->time, rel_deadline[task]);

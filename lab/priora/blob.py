@@ -86,6 +86,12 @@ def encode(kernel: KernelScenario, horizon_ticks: int | None, *, trace_limit: in
     horizon = 0 if horizon_ticks is None else horizon_ticks
     if not 0 <= horizon <= U64 or (horizon_ticks is not None and horizon == 0):
         raise BlobError(f"horizon {horizon_ticks} ticks does not fit a blob (1 .. 2^64-1)")
+    for t in kernel.tasks:
+        if t.flags or t.jitter or t.exec_spread or t.arrivals or t.abort_time:
+            raise BlobError(
+                f"task {t.name}: sporadic tasks, release jitter, drawn execution times, hard deadlines and "
+                "abort times do not run on QEMU yet (the blob has no room for them): use priora simulate"
+            )
     for s in kernel.semaphores:
         if not 0 <= s.recovery <= U64:
             raise BlobError(f"semaphore {s.name}: recovery {s.recovery} ns does not fit a blob (0 .. 2^64-1)")

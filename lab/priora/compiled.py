@@ -55,6 +55,15 @@ class KernelTask:
     actions: tuple[KernelAction, ...]
     sched_class: int = 0  # PR_CLASS_REALTIME (0) or PR_CLASS_TIMESHARE (1): then priority is ignored
     nice: int = 0
+    flags: int = 0  # PR_TASK_SPORADIC | PR_TASK_DEFER_EARLY
+    min_interarrival: int = 0  # ticks (sporadic)
+    jitter: int = 0  # ticks
+    jitter_seed: int = 0
+    exec_spread: int = 0  # pr_script_t.exec_spread: 65536 - ceil(65536 bcet / wcet); 0 = always the wcet
+    exec_seed: int = 0  # pr_script_t.exec_state before it runs
+    arrivals: tuple[int, ...] = ()  # ticks at which pr_task_release is called (sporadic)
+    importance: int = 0
+    abort_time: int = 0  # ticks; 0 = none
 
 
 @dataclass(frozen=True)
@@ -140,12 +149,37 @@ def kernel_semaphore(scenario: Scenario, r: Resource) -> KernelSemaphore:
     return KernelSemaphore(r.name, r.initial, limit, flags, protocol, ceiling, recovery)
 
 
+# The execution-time draws' seed is the file's seed with its bits mixed
+# (docs/scenario-format.md), so that the jitter and the execution times of
+# one task are not the same sequence.
+EXEC_SEED_MIX = 0x9E3779B9
+RATIO_ONE = 65536  # pr_script_t: a job's ratio r is at most 65536 (the wcet)
+
+
+def exec_spread(bcet: int | None, wcet: int) -> int:
+    """pr_script_t.exec_spread for jobs between bcet and wcet ticks: the
+    least ratio is ceil(65536 bcet / wcet), so no job computes less than
+    bcet but for the rounding down of each compute (under 1 ns each)."""
+    if bcet is None or wcet == 0:
+        return 0
+    return RATIO_ONE - -(-RATIO_ONE * bcet // wcet)
+
+
 def kernel_task(scenario: Scenario, t: Task) -> KernelTask:
     actions = tuple(kernel_action(scenario, a) for a in t.body)
+    flags = 0
+    if t.sporadic:
+        flags = native.PR_TASK_SPORADIC | (native.PR_TASK_DEFER_EARLY if t.defer_early else 0)
+    if t.hard:
+        flags |= native.PR_TASK_HARD
     sched_class = native.PR_CLASS_TIMESHARE if t.timeshare else native.PR_CLASS_REALTIME
     return KernelTask(
-        t.name, t.priority, t.period or 0, t.phase, t.deadline or 0, actions, sched_class, t.nice
-    )
+        t.name, t.priority, t.period or 0, t.phase, t.deadline or 0, actions, sched_class, t.nice,
+        flags=flags, min_interarrival=t.min_interarrival or 0, jitter=t.jitter, jitter_seed=t.seed,
+        exec_spread=exec_spread(t.bcet, t.wcet),
+        exec_seed=t.seed ^ EXEC_SEED_MIX if t.bcet is not None else 0, arrivals=t.arrivals,
+        importance=t.importance, abort_time=t.abort_time or 0,
+    )  # fmt: skip
 
 
 def kernel_queue(q: Queue) -> KernelQueue:

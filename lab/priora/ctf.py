@@ -82,6 +82,8 @@ FIELDS: dict[str, tuple[str | None, str | None, str | None, str | None, str | No
     "NICE": ("target", "caller", "result", "old_nice", "new_nice", None),
     "PRIV_GROUP": ("caller", "group", "result", None, None, "privileges"),
     "TASK_GROUP": ("target", "caller", "result", "old_group", "new_group", None),
+    "ARRIVAL": ("task", "caller", "result", "deferred", None, "jitter_or_tick"),
+    "JOB_ABORT": ("task", "by", None, "abort_time", None, "job"),
 }
 SLOTS = ("task", "object", "result", "arg0", "arg1", "value")
 SLOT_TYPES = ("uint8_t", "uint8_t", "int8_t", "uint8_t", "uint8_t", "int32_t")

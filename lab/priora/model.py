@@ -165,13 +165,14 @@ class Periodic:
 
 @dataclass(frozen=True)
 class Task:
-    """A task: periodic when `period` is set, else one job released at `phase`."""
+    """A task: periodic when `period` is set, sporadic when
+    `min_interarrival` is, else one job released at `phase`."""
 
     name: str
     priority: int  # larger = more urgent
     period: int | None  # ticks
-    phase: int  # ticks, first release
-    deadline: int | None  # ticks, relative to each release (default: the period)
+    phase: int  # ticks, first arrival
+    deadline: int | None  # ticks, relative to each arrival (default: the period, or the minimum interarrival)
     body: tuple[Action, ...]
     # The time-sharing band (docs/semantics.md, "Two bands"): the kernel sets
     # such a task's level from its usage and nice; `priority` is then the top
@@ -179,6 +180,45 @@ class Task:
     # which is what its ceilings and blocking terms must assume.
     timeshare: bool = False
     nice: int = 0
+    # Sporadic (docs/scenario-format.md, "Sporadic tasks"): jobs arrive at
+    # the ticks `arrivals` (pr_task_release), at least min_interarrival apart:
+    # an earlier one is refused, or deferred with defer_early.
+    min_interarrival: int | None = None  # ticks
+    arrivals: tuple[int, ...] = ()  # ticks, in order
+    defer_early: bool = False
+    # Each job is released at its arrival + a draw in [0, jitter] ticks.
+    jitter: int = 0
+    # Each job computes between bcet and the body's compute total (ticks),
+    # uniformly; None: always the total.
+    bcet: int | None = None
+    seed: int = 0  # of the jitter and execution-time draws
+    # A hard task's miss aborts a job, the least important one (docs/semantics.md).
+    hard: bool = False
+    importance: int = 0
+    abort_time: int | None = None  # ticks after each arrival: a soft job still running is aborted
+    start: int = 0  # ticks: the start time; `phase` (the first arrival) is start + the file's phase
+
+    @property
+    def sporadic(self) -> bool:
+        return self.min_interarrival is not None
+
+    def effective_arrivals(self) -> tuple[int, ...]:
+        """The ticks its jobs arrive at: `arrivals`, less those the kernel
+        refuses as too early, or with defer_early those moved to the
+        earliest allowed tick (pr_task_release)."""
+        gap = self.min_interarrival or 0
+        taken: list[int] = []
+        for a in self.arrivals:
+            if not taken or a >= taken[-1] + gap:
+                taken.append(a)
+            elif self.defer_early:
+                taken.append(taken[-1] + gap)
+        return tuple(taken)
+
+    @property
+    def wcet(self) -> int:
+        """The body's compute total, in ticks."""
+        return sum(a.ticks for a in self.body if a.kind == "compute")
 
 
 @dataclass(frozen=True)
@@ -245,7 +285,10 @@ class Scenario:
         if not periods:
             return None
         phases = [t.phase for t in self.tasks] + [p.phase for p in periodics]
-        return math.lcm(*periods) + max(phases)
+        # A sporadic task's last job arrives by then and is due one minimum
+        # interarrival time later at most (its deadline and jitter are below it).
+        ends = [t.effective_arrivals()[-1] + (t.min_interarrival or 0) for t in self.tasks if t.arrivals]
+        return max([math.lcm(*periods) + max(phases), *ends])
 
     def horizon_ticks(self) -> int | None:
         return self.system.horizon if self.system.horizon is not None else self.default_horizon()

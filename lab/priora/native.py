@@ -41,6 +41,8 @@ typedef struct {
     const char *name; pr_prio_t priority; void (*entry)(void *arg); void *arg;
     pr_ticks_t period; pr_ticks_t phase; pr_ticks_t deadline; pr_id_t watchdog;
     int sched_class; int nice; int priv_group;
+    unsigned flags; pr_ticks_t min_interarrival; pr_ticks_t jitter; uint32_t jitter_seed;
+    uint32_t importance; pr_ticks_t abort_time;
 } pr_task_attr_t;
 typedef struct {
     pr_id_t id; char name[16]; int state; int suspended;
@@ -49,6 +51,9 @@ typedef struct {
     uint64_t cpu_time; pr_ticks_t period; pr_ticks_t phase; pr_ticks_t deadline; pr_id_t watchdog;
     pr_id_t cond_on; uint32_t aborts; uint32_t aborts_pending; pr_id_t events_on; pr_id_t msgq_on;
     int sched_class; int nice; uint32_t usage; int priv_group;
+    unsigned flags; pr_ticks_t min_interarrival; pr_ticks_t jitter; uint32_t arrivals;
+    uint32_t releases_refused; uint32_t releases_deferred; uint32_t releases_pending; pr_ticks_t max_jitter;
+    uint32_t importance; pr_ticks_t abort_time; uint32_t hard_misses; uint32_t jobs_aborted; int job_aborted;
 } pr_task_status_t;
 typedef struct {
     int value; int max; unsigned flags; int protocol; pr_prio_t ceiling; const char *name;
@@ -64,6 +69,7 @@ typedef struct {
 typedef struct {
     const pr_action_t *actions; uint32_t count; uint32_t timeouts; uint32_t errors;
     int last_error; uint32_t last_error_action; uint32_t aborts; uint64_t lost;
+    uint32_t exec_spread; uint32_t exec_state; uint32_t exec_ratio;
 } pr_script_t;
 typedef struct {
     uint64_t release; uint64_t start; uint64_t finish; uint64_t deadline; uint64_t blocked; uint64_t inverted;
@@ -111,6 +117,7 @@ void pr_kernel_stats(pr_kernel_stats_t *stats);
 void pr_task_attr_init(pr_task_attr_t *attr);
 int pr_task_create(const pr_task_attr_t *attr, pr_id_t *id);
 int pr_task_status(pr_id_t id, pr_task_status_t *status);
+int pr_task_release(pr_id_t id);
 void pr_sem_attr_init(pr_sem_attr_t *attr);
 int pr_sem_alloc(const pr_sem_attr_t *attr, pr_id_t *id);
 int pr_sem_stats(pr_id_t id, pr_sem_stats_t *stats);
@@ -215,10 +222,11 @@ PR_EPERM = -7
 PR_EHELD = -8
 PR_EDEADLK = -9
 PR_EOVERFLOW = -13
+PR_EJOBABORTED = -20  # the caller's job was aborted (a hard miss, its abort time)
 # The error codes mirrored here (checked at load, with every other constant).
 ERRORS = (
     "PR_OK", "PR_EAGAIN", "PR_ETIMEDOUT", "PR_EPERM", "PR_EHELD", "PR_EDEADLK", "PR_EOVERFLOW", "PR_ECEILING",
-    "PR_EABORTED",
+    "PR_EABORTED", "PR_EJOBABORTED",
 )  # fmt: skip
 PR_FOREVER = 0xFFFFFFFF
 PR_NO_WAIT = 0
@@ -241,6 +249,10 @@ PR_MSGQ_INHERIT = 4
 PR_SCRIPT_MSG_SIZE = 4
 PR_CLASS_REALTIME = 0  # timeshare.h
 PR_CLASS_TIMESHARE = 1
+PR_TASK_SPORADIC = 1  # pr_task_attr_t.flags
+PR_TASK_DEFER_EARLY = 2
+PR_TASK_HARD = 4
+PR_ACT_RELEASE = 14  # pr_action_t.kind: pr_task_release(sem = the task)
 PR_OBJ_MSGQ = 1  # PR_EV_PRIO value's second byte: the lend came through a message queue
 
 EVENT = {
@@ -251,12 +263,13 @@ EVENT = {
     "COND_SIGNAL": 27, "SCHED_LOCK": 28, "RECOVER": 29, "EVENTS_SET": 30, "EVENTS_WAIT": 31,
     "EVENTS_WAKE": 32, "MSGQ_WAIT": 33, "MSGQ_WAKE": 34, "SEND": 35, "RECEIVE": 36, "TIMER_START": 37,
     "TIMER_EXPIRE": 38, "TIMER_RUN": 39, "RTPRIO": 40, "NICE": 41, "PRIV_GROUP": 42, "TASK_GROUP": 43,
+    "ARRIVAL": 44, "JOB_ABORT": 45,
 }  # fmt: skip
 EVENT_NAME = {code: name for name, code in EVENT.items()}
 # PR_EV_PRIO's value: why an effective priority changed (pr_prio_cause, trace.h).
 CAUSE_NAME = {
     1: "set", 2: "inherit", 3: "release", 4: "acquire", 5: "timeout", 6: "delete", 7: "ceiling", 8: "message",
-    9: "decay",
+    9: "decay", 10: "abort",
 }  # fmt: skip
 JSON_NOT_WHOLE = -2  # pr_lab_jobs_json: a time is not a whole number of the unit (lab/native/jobs_json.h)
 TRACE_NONE = 0xFF

@@ -225,6 +225,24 @@ class InterruptRow:
 
 
 @dataclass
+class ArrivalRow:
+    """A sporadic task, or one with release jitter, a hard deadline or an
+    abort time: how its jobs arrived, missed and were aborted."""
+
+    arrivals: int  # jobs that arrived
+    refused: int  # sporadic: requests refused as too early
+    deferred: int  # sporadic: early requests deferred to the earliest allowed tick
+    max_jitter: Number  # the largest release - arrival
+    # The largest finish - arrival (the analysis' response time); None: none finished.
+    max_response: Number | None
+    hard_misses: int = 0  # deadline misses of a hard task (each aborted a job)
+    soft_misses: int = 0  # deadline misses of a soft task (the job went on)
+    aborted: int = (
+        0  # its jobs aborted: chosen at a hard miss (least importance first), or at their abort time
+    )
+
+
+@dataclass
 class SystemRow:
     utilisation: float
     nominal_utilisation: float | None  # None: no periodic task
@@ -298,6 +316,9 @@ class Report:
     # The scenario has time-sharing tasks: the bands' fields are shown and
     # written (TIMESHARE_FIELDS); without, the report reads as before bands.
     timeshare: bool = False
+    # The tasks that are sporadic or have release jitter, in file order
+    # (none: the report reads as before arrivals existed).
+    arrivals: dict[str, ArrivalRow] = field(default_factory=dict)
 
 
 # ---------------------------------------------------------------- building
@@ -545,6 +566,29 @@ def _interrupts(result: SimResult) -> dict[str, InterruptRow]:
     }
 
 
+def _arrivals(result: SimResult) -> dict[str, ArrivalRow]:
+    """Per sporadic task or task with jitter: the kernel's counters, and the
+    response times from each job's arrival (its deadline less the relative
+    deadline: the kernel counts deadlines from arrivals)."""
+    s, jobs = result.scenario, result.jobs
+    rows: dict[str, ArrivalRow] = {}
+    if not result.arrivals:  # a run on a target: it has none of these tasks (priora.blob)
+        return rows
+    for i, (t, c) in enumerate(zip(s.tasks, result.arrivals, strict=True)):
+        if not (t.sporadic or t.jitter or t.hard or t.abort_time):
+            continue
+        mine = jobs[(jobs["task"] == i) & (jobs["finish"] != native.NEVER)]
+        worst: Number | None = None
+        if t.deadline is not None and len(mine):
+            arrival = mine["deadline"] - np.uint64(s.ticks_to_ns(t.deadline))
+            worst = _time(s, int((mine["finish"] - arrival).max()))
+        rows[t.name] = ArrivalRow(
+            c.arrivals, c.refused, c.deferred, in_unit(s, c.max_jitter), worst,
+            c.hard_misses, c.misses - c.hard_misses, c.aborted,
+        )  # fmt: skip
+    return rows
+
+
 def _compute_ticks(body: tuple[Action, ...]) -> int:
     return sum(a.ticks for a in body if a.kind == "compute")
 
@@ -556,7 +600,9 @@ def nominal_utilisation(tasks: tuple[Task, ...]) -> float | None:
     periodic = [t for t in tasks if t.period is not None]
     if not periodic:
         return None
-    total = sum((Fraction(_compute_ticks(t.body), t.period) for t in periodic if t.period), Fraction(0))
+    # A sporadic task at its most frequent: one job per minimum interarrival time.
+    gaps = [(t, t.period or t.min_interarrival) for t in tasks if t.period or t.min_interarrival]
+    total = sum((Fraction(_compute_ticks(t.body), gap) for t, gap in gaps if gap), Fraction(0))
     return round(float(total), DECIMALS)
 
 
@@ -635,6 +681,7 @@ def build_report(result: SimResult) -> Report:
         timers=_timers(result),
         interrupts=_interrupts(result),
         timeshare=timeshare,
+        arrivals=_arrivals(result),
     )
 
 
@@ -651,7 +698,17 @@ def schema() -> dict[str, Any]:
     return loaded
 
 
-Row = TaskRow | ResourceRow | SystemRow | WarningRow | QueueRow | EventsRow | TimerRow | InterruptRow
+Row = (
+    TaskRow
+    | ResourceRow
+    | SystemRow
+    | WarningRow
+    | QueueRow
+    | EventsRow
+    | TimerRow
+    | InterruptRow
+    | ArrivalRow
+)
 
 
 def _services(report: Report) -> dict[str, dict[str, Row]]:
@@ -661,6 +718,7 @@ def _services(report: Report) -> dict[str, dict[str, Row]]:
         "events": dict(report.events),
         "timers": dict(report.timers),
         "interrupts": dict(report.interrupts),
+        "arrivals": dict(report.arrivals),
     }
     return {key: rows for key, rows in tables.items() if rows}
 
@@ -940,6 +998,11 @@ def _services_tables(report: Report, unit: str) -> list[Table]:
         headers = ["interrupt", f"phase ({unit})", f"period ({unit})", "runs", "failed calls"]
         rows = [[name, *vars(i).values()] for name, i in report.interrupts.items()]
         tables.append(Table("interrupts", "Interrupts", headers, list(zip(*rows, strict=True))))
+    if report.arrivals:
+        headers = ["task", "arrivals", "refused", "deferred", f"max jitter ({unit})"]
+        headers += [f"max response from arrival ({unit})", "hard misses", "soft misses", "aborted"]
+        rows = [[name, *vars(a).values()] for name, a in report.arrivals.items()]
+        tables.append(Table("arrivals", "Arrivals", headers, list(zip(*rows, strict=True))))
     return tables
 
 

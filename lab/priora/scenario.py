@@ -85,7 +85,17 @@ _SYSTEM_KEYS = (
 _RESOURCE_KEYS = (
     "kind", "protocol", "ceiling", "recovery", "initial", "max", "order", "length", "message_order", "inherit"
 )  # fmt: skip
-_TASK_KEYS = ("priority", "period", "phase", "deadline", "body", "class", "nice")
+_TASK_KEYS = (
+    "priority", "period", "phase", "deadline", "body", "min_interarrival", "arrivals", "early_release",
+    "jitter", "bcet", "wcet", "distribution", "seed", "deadline_kind", "importance", "abort_time", "start",
+    "class", "nice",
+)  # fmt: skip
+_DEADLINE_KINDS = ("soft", "hard")
+IMPORTANCE_MAX = 2**32 - 1  # pr_task_attr_t.importance is a uint32_t
+_EARLY_RELEASES = ("refuse", "defer")
+_DISTRIBUTIONS = ("uniform",)
+SEED_MAX = 2**32 - 1  # the kernel's and the interpreter's xorshift32 seeds are uint32_t
+ARRIVALS_MAX = 4096  # the lab's limit: arrivals of all sporadic tasks of a scenario
 _CLASSES = ("realtime", "timeshare")
 NICE_MIN, NICE_MAX = -20, 19  # timeshare.h
 # The time-sharing band a file gets when it has time-sharing tasks and does
@@ -205,6 +215,13 @@ def parse(text: str, source: str, *, check_default_horizon: bool = True) -> Scen
         service = top_level([*given, *(t.priority for t in timers)])
         scenario = replace(scenario, system=replace(system, timer_service_priority=service))
     periodic = any(t.period for t in tasks) or any(t.period for t in timers)
+    sporadic = next((t for t in tasks if t.arrivals), None)
+    if sporadic is not None and not periodic:
+        # The arrivals are interrupts of the lab's (simulate.py): the same rule.
+        _At(source, _label("tasks", sporadic.name)).field("arrivals").fail(
+            "arrivals need a periodic task or a periodic timer in the scenario: a port ends a run when "
+            "nothing is ready and no kernel timer is armed"
+        )
     if interrupts and not periodic:
         # A port stops a run when nothing is ready and no kernel timer is
         # armed: the kernel cannot know that an interrupt is still to come.
@@ -289,6 +306,8 @@ def _key(key: str) -> str:
 
 def _choices(choices: tuple[str, ...]) -> str:
     quoted = [json.dumps(c) for c in choices]
+    if len(quoted) == 1:
+        return quoted[0]
     return ", ".join(quoted[:-1]) + " or " + quoted[-1]
 
 
@@ -647,8 +666,25 @@ class _Draft:
     phase: int
     deadline: int | None
     body: tuple[Action, ...]
+    arrival: _Arrival
     timeshare: bool = False
     nice: int = 0
+
+
+@dataclass(frozen=True)
+class _Arrival:
+    """A task's arrival and execution-time keys (model.Task's fields of the same names)."""
+
+    min_interarrival: int | None = None
+    arrivals: tuple[int, ...] = ()
+    defer_early: bool = False
+    jitter: int = 0
+    bcet: int | None = None
+    seed: int = 0
+    hard: bool = False
+    importance: int = 0
+    abort_time: int | None = None
+    start: int = 0
 
 
 def _tasks(
@@ -666,9 +702,12 @@ def _tasks(
     top = system.timeshare_levels - 1  # a time-sharing task's level is at most this
     tasks = tuple(
         Task(d.name, top if d.timeshare else next(priorities), d.period, d.phase, d.deadline, d.body,
-             d.timeshare, d.nice)
+             d.timeshare, d.nice, **vars(d.arrival))
         for d in drafts
     )  # fmt: skip
+    total = sum(len(t.arrivals) for t in tasks)
+    if total > ARRIVALS_MAX:
+        at.fail(f"{total} arrivals in all, the lab has room for {ARRIVALS_MAX}")
     return tasks, system
 
 
@@ -717,9 +756,132 @@ def _task(at: _At, name: str, value: object, resources: Mapping[str, _Object], c
     phase = _time(at.field("phase"), phase_number, clock, positive=False, limit=clock.max_ticks())
     deadline = _optional_time(at.field("deadline"), table.get("deadline"), clock, PERIOD_MAX)
     body = _body(at.field("body"), table.get("body"), resources, clock)
+    arrival = _arrival(at, table, clock, period, deadline, body)
+    gap = period if arrival.min_interarrival is None else arrival.min_interarrival
+    # The first arrival: the start time plus the phase, its offset ([Tokuda-Nakajima 1993], section 2.1).
+    phase += arrival.start
+    if phase > clock.max_ticks():
+        at.field("start").fail(
+            f"start + phase ({phase} ticks) exceeds the limit of {clock.max_ticks()} ticks"
+        )
     return _Draft(
-        at, name, priority, period, phase, period if deadline is None else deadline, body, timeshare, nice
+        at,
+        name,
+        priority,
+        period,
+        phase,
+        gap if deadline is None else deadline,
+        body,
+        arrival,
+        timeshare,
+        nice,
     )
+
+
+def _arrival(
+    at: _At,
+    table: Mapping[str, object],
+    clock: _Clock,
+    period: int | None,
+    deadline: int | None,
+    body: tuple[Action, ...],
+) -> _Arrival:
+    """The sporadic, jitter and execution-time keys, with the kernel's rules
+    (pr_task_create: docs/api.md) checked here so that each gets its line."""
+    mit = _optional_time(at.field("min_interarrival"), table.get("min_interarrival"), clock, PERIOD_MAX)
+    if mit is not None and period is not None:
+        at.field("min_interarrival").fail(
+            "not with period: a task is periodic (period) or sporadic (min_interarrival), not both"
+        )
+    if mit is not None and "phase" in table:
+        at.field("phase").fail("not for a sporadic task: its jobs arrive at its arrivals")
+    for key in ("arrivals", "early_release"):
+        if key in table and mit is None:
+            at.field(key).fail("only for a sporadic task: give min_interarrival too")
+    if mit is not None and deadline is not None and deadline > mit:
+        at.field("deadline").fail(
+            f"must be at most min_interarrival ({mit} ticks) for a sporadic task, got {deadline} ticks"
+        )
+    arrivals = _arrivals(at.field("arrivals"), table.get("arrivals", []), clock)
+    early = _choice(
+        at.field("early_release"), table.get("early_release", "refuse"), _EARLY_RELEASES, "early_release"
+    )
+    jitter = 0
+    if "jitter" in table:
+        jitter = _time(at.field("jitter"), _toml_number(at.field("jitter"), table["jitter"]), clock,
+                       positive=False, limit=PERIOD_MAX)  # fmt: skip
+        gap = period if mit is None else mit
+        limit_deadline = deadline if deadline is not None else gap
+        if gap is not None and jitter >= gap:
+            what = "period" if mit is None else "min_interarrival"
+            at.field("jitter").fail(f"{jitter} ticks must be below the {what} ({gap} ticks)")
+        if limit_deadline is not None and jitter >= limit_deadline:
+            at.field("jitter").fail(f"{jitter} ticks must be below the deadline ({limit_deadline} ticks)")
+    wcet = sum(a.ticks for a in body if a.kind == "compute")
+    if "wcet" in table:
+        given = _time(at.field("wcet"), _toml_number(at.field("wcet"), table["wcet"]), clock,
+                      positive=True, limit=clock.max_ticks())  # fmt: skip
+        if given != wcet:
+            at.field("wcet").fail(
+                f"{given} ticks differs from the body's compute total {wcet} ticks (the worst case)"
+            )
+    bcet = None
+    if "bcet" in table:
+        bcet = _time(at.field("bcet"), _toml_number(at.field("bcet"), table["bcet"]), clock,
+                     positive=False, limit=clock.max_ticks())  # fmt: skip
+        if bcet > wcet:
+            at.field("bcet").fail(
+                f"{bcet} ticks exceeds the body's compute total {wcet} ticks (the worst case)"
+            )
+    if "distribution" in table:
+        _choice(at.field("distribution"), table["distribution"], _DISTRIBUTIONS, "distribution")
+        if bcet is None:
+            at.field("distribution").fail("needs bcet: the execution times are drawn from bcet to the wcet")
+    seed = 0
+    if "seed" in table:
+        seed = _int(at.field("seed"), table["seed"])
+        if not 0 <= seed <= SEED_MAX:
+            at.field("seed").fail(f"must be in 0..{SEED_MAX} (a 32-bit seed), got {seed}")
+    hard = _choice(
+        at.field("deadline_kind"), table.get("deadline_kind", "soft"), _DEADLINE_KINDS, "deadline_kind"
+    )
+    importance = 0
+    if "importance" in table:
+        importance = _int(at.field("importance"), table["importance"])
+        if not 0 <= importance <= IMPORTANCE_MAX:
+            at.field("importance").fail(f"must be in 0..{IMPORTANCE_MAX}, got {importance}")
+    abort_time = _optional_time(at.field("abort_time"), table.get("abort_time"), clock, PERIOD_MAX)
+    if abort_time is not None:
+        gap = period if mit is None else mit
+        if hard == "hard":
+            at.field("abort_time").fail("not for a hard task: its deadline aborts its job")
+        if gap is not None and abort_time > gap:
+            what = "period" if mit is None else "min_interarrival"
+            at.field("abort_time").fail(f"{abort_time} ticks exceeds the {what} ({gap} ticks)")
+    if hard == "hard" and deadline is None and period is None and mit is None:
+        at.field("deadline_kind").fail("a hard task needs a deadline (or a period)")
+    start = 0
+    if "start" in table:
+        if mit is not None:
+            at.field("start").fail("not for a sporadic task: its jobs arrive at its arrivals")
+        start = _time(at.field("start"), _toml_number(at.field("start"), table["start"]), clock,
+                      positive=False, limit=clock.max_ticks())  # fmt: skip
+    return _Arrival(
+        mit, arrivals, early == "defer", jitter, bcet, seed, hard == "hard", importance, abort_time, start
+    )
+
+
+def _arrivals(at: _At, value: object, clock: _Clock) -> tuple[int, ...]:
+    """Ticks at which a sporadic task's jobs are asked for, in order."""
+    if not isinstance(value, list):
+        at.fail(f"must be an array of times, got {describe_value(value)}")
+    ticks: list[int] = []
+    for i, item in enumerate(value):
+        t = _time(at.item(i), _toml_number(at.item(i), item), clock, positive=False, limit=clock.max_ticks())
+        if ticks and t < ticks[-1]:
+            at.item(i).fail(f"{t} ticks comes before the arrival before it ({ticks[-1]} ticks)")
+        ticks.append(t)
+    return tuple(ticks)
 
 
 def _periodics(
@@ -840,14 +1002,16 @@ def _rate_monotonic(at: _At, drafts: list[_Draft], band: int) -> list[int]:
     """Shorter period = more urgent: the shortest gets the top level (31, the
     default build's, while 32 levels are enough, else PRIORITY_MAX), each
     longer distinct period one level lower; equal periods share a level; all
-    above the time-sharing band's `band` levels."""
+    above the time-sharing band's `band` levels. A sporadic task's period is
+    its minimum interarrival time."""
     periods: list[int] = []
     for d in drafts:
-        if d.period is None:
+        period = d.period if d.period is not None else d.arrival.min_interarrival
+        if period is None:
             d.at.field("period").fail(
                 "missing: rate-monotonic order needs a period on every task (or give every task a priority)"
             )
-        periods.append(d.period)
+        periods.append(period)
     levels = sorted(set(periods))
     lowest = max(PRIORITY_MIN, band)  # above the time-sharing band
     if len(levels) > PRIORITY_MAX - lowest + 1:

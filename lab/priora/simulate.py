@@ -98,6 +98,19 @@ class InterruptCounters:
 
 
 @dataclass(frozen=True)
+class ArrivalCounters:
+    """The kernel's arrival counters of one task (pr_task_status) at the end."""
+
+    arrivals: int  # jobs that arrived
+    refused: int  # sporadic: pr_task_release calls refused as too early
+    deferred: int  # sporadic: early calls deferred to the earliest allowed tick
+    max_jitter: int  # ticks: the largest release - arrival
+    misses: int = 0  # deadline misses
+    hard_misses: int = 0  # ... of a hard task
+    aborted: int = 0  # jobs aborted (a hard miss chose them, or their abort time)
+
+
+@dataclass(frozen=True)
 class SimResult:
     """What one run produced. Times are kernel times in ns; the report converts."""
 
@@ -115,6 +128,7 @@ class SimResult:
     events: tuple[EventsCounters, ...] = ()  # per event flags object, in model order
     timers: tuple[TimerCounters, ...] = ()  # per timer, in model order
     interrupts: tuple[InterruptCounters, ...] = ()  # per interrupt, in model order
+    arrivals: tuple[ArrivalCounters, ...] = ()  # per task, in model order
 
 
 def _alloc_semaphore(lib: Any, k: KernelSemaphore, keep: list[Any]) -> None:
@@ -163,6 +177,8 @@ def _create_task(lib: Any, k: KernelTask, keep: list[Any]) -> Any:
     """Creates the task; returns its pr_script_t (the interpreter's counters)."""
     script = native.ffi.new("pr_script_t *")
     _fill_script(script, k.actions, keep)
+    script.exec_spread = k.exec_spread
+    script.exec_state = k.exec_seed
     bad = native.ffi.new("uint32_t *")
     if lib.pr_script_check(script, bad) != native.PR_OK:
         raise NativeError(f"the kernel refused the body of task {k.name} at action {bad[0]}")
@@ -180,6 +196,12 @@ def _create_task(lib: Any, k: KernelTask, keep: list[Any]) -> Any:
     attr.deadline = k.deadline
     attr.sched_class = k.sched_class
     attr.nice = k.nice
+    attr.flags = k.flags
+    attr.min_interarrival = k.min_interarrival
+    attr.jitter = k.jitter
+    attr.jitter_seed = k.jitter_seed
+    attr.importance = k.importance
+    attr.abort_time = k.abort_time
     tid = native.ffi.new("pr_id_t *")
     err = lib.pr_task_create(attr, tid)
     if err != native.PR_OK:
@@ -244,6 +266,27 @@ def _create_timer(lib: Any, k: KernelPeriodic, keep: list[Any]) -> Any:
     if err != native.PR_OK:
         raise NativeError(f"the kernel refused timer {k.name}: {native.errname(err)}")
     return script
+
+
+def arrival_interrupts(tasks: tuple[KernelTask, ...]) -> tuple[KernelPeriodic, ...]:
+    """The sporadic tasks' arrivals after tick 0 as interrupts of the lab's:
+    one per tick that has some, which releases each task arriving then
+    (pr_task_release, in task order), after the scenario's own interrupts."""
+    by_tick: dict[int, list[KernelAction]] = {}
+    for index, task in enumerate(tasks):
+        for tick in task.arrivals:
+            if tick > 0:
+                by_tick.setdefault(tick, []).append(KernelAction(native.PR_ACT_RELEASE, index, 0, 0))
+    return tuple(KernelPeriodic("arrivals", tick, 0, 0, tuple(by_tick[tick])) for tick in sorted(by_tick))
+
+
+def _release_at_zero(lib: Any, tasks: tuple[KernelTask, ...]) -> None:
+    """Arrivals at tick 0, which has no tick interrupt: from outside the
+    kernel once every task exists, in task order."""
+    for index, task in enumerate(tasks):
+        for tick in task.arrivals:
+            if tick == 0:
+                lib.pr_task_release(index)  # an early one is refused or deferred, as the kernel says
 
 
 def _set_interrupts(lib: Any, interrupts: tuple[KernelPeriodic, ...], keep: list[Any]) -> Any:
@@ -419,7 +462,8 @@ def _load(scenario: Scenario, costs: HostCosts | CostModel | None) -> _Loaded:
         if err != native.PR_OK:
             raise NativeError(f"the kernel refused the timer service task: {native.errname(err)}")
     timer_scripts = [_create_timer(lib, timer, keep) for timer in compiled.timers]
-    interrupts = _set_interrupts(lib, compiled.interrupts, keep)
+    interrupts = _set_interrupts(lib, compiled.interrupts + arrival_interrupts(compiled.tasks), keep)
+    _release_at_zero(lib, compiled.tasks)
     return _Loaded(lib, keep, scripts, timer_scripts, interrupts, len(compiled.interrupts))
 
 
@@ -469,6 +513,21 @@ def simulate(
         InterruptCounters(int(interrupts[i].fired), failed_calls(interrupts[i].script))
         for i in range(loaded.compiled_interrupts)
     )
+    arrivals = []
+    for i in range(len(scenario.tasks)):
+        st = native.ffi.new("pr_task_status_t *")
+        lib.pr_task_status(i, st)
+        arrivals.append(
+            ArrivalCounters(
+                int(st.arrivals),
+                int(st.releases_refused),
+                int(st.releases_deferred),
+                int(st.max_jitter),
+                int(st.deadline_misses),
+                int(st.hard_misses),
+                int(st.jobs_aborted),
+            )
+        )
     loaded.release()
     del loaded, interrupts
     return SimResult(
@@ -486,6 +545,7 @@ def simulate(
         events=events_counters,
         timers=timer_counters,
         interrupts=fired,
+        arrivals=tuple(arrivals),
     )
 
 

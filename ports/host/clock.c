@@ -210,13 +210,14 @@ static uint64_t next_event_time(void)
     return host.next_tick_time < host.until ? host.next_tick_time : host.until;
 }
 
-/* A task whose critical section was aborted (rcs) stops computing at once,
- * also when the abort happened while it was preempted in here. */
+/* A task whose critical section was aborted (rcs), or whose job was
+ * (task.h: pr_task_aborted), stops computing at once, also when the abort
+ * happened while it was preempted in here. */
 void pr_port_consume(uint64_t amount)
 {
-    while (amount > 0 && pr_sem_aborted() == 0) {
+    while (amount > 0 && pr_sem_aborted() == 0 && pr_task_aborted() == 0) {
         take_interrupts();
-        if (pr_sem_aborted() != 0)
+        if (pr_sem_aborted() != 0 || pr_task_aborted() != 0)
             return;
         uint64_t step = next_event_time() - host.now;
         if (step > amount)

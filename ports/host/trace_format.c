@@ -39,6 +39,7 @@ static const char *cause_name(int cause)
     case PR_CAUSE_CEILING: return "ceiling";
     case PR_CAUSE_MESSAGE: return "message";
     case PR_CAUSE_DECAY: return "decay";
+    case PR_CAUSE_ABORT: return "abort";
     }
     return "?";
 }
@@ -211,6 +212,18 @@ char *pr_trace_format(const pr_trace_record_t *r, uint32_t tick_hz, pr_trace_nam
         break;
     case PR_EV_TASK_GROUP:
         snprintf(buf, size, "%s %s %s %s %u->%u", when, ev, t, res, r->arg0, r->arg1);
+        break;
+    case PR_EV_JOB_ABORT:
+        snprintf(buf, size, "%s %s %s job=%d %s%s", when, ev, t, r->value, r->arg0 ? "abort-time" : "by=",
+                 r->arg0 ? "" : OBJ_TASK());
+        break;
+    case PR_EV_ARRIVAL:
+        if (r->result != 0)
+            snprintf(buf, size, "%s %s %s %s earliest=%u", when, ev, t, res, (unsigned)r->value);
+        else if (r->arg0)
+            snprintf(buf, size, "%s %s %s deferred to=%u", when, ev, t, (unsigned)r->value);
+        else
+            snprintf(buf, size, "%s %s %s jitter=%d", when, ev, t, r->value);
         break;
     default:
         snprintf(buf, size, "%s %s %s", when, ev, t);

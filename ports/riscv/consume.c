@@ -30,6 +30,6 @@ void pr_port_consume(uint64_t amount)
     pr_id_t self = pr_task_self();
     pr_task_status_t st = status_of(self);
     uint64_t target = st.cpu_time + amount;
-    while (st.cpu_time < target && st.aborts_pending == 0)
+    while (st.cpu_time < target && st.aborts_pending == 0 && st.job_aborted == 0)
         st = status_of(self);
 }

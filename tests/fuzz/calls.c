@@ -91,6 +91,8 @@ static int issue(fz_call_t *c, pr_id_t *out_id, call_out_t *out)
     case FZ_TASK_YIELD: return pr_task_yield();
     case FZ_TASK_SET_PRIO: return pr_task_set_priority((pr_id_t)a0, (pr_prio_t)a1);
     case FZ_TASK_WAIT_PERIOD: return pr_task_wait_period();
+    case FZ_TASK_RELEASE: return pr_task_release((pr_id_t)a0);
+    case FZ_TASK_ABORTED: return pr_task_aborted();
     case FZ_TASK_WAIT_MISS: {
         int r = pr_task_wait_miss((pr_timeout_t)a0, c->null ? NULL : &who);
         *out_id = who;

@@ -192,6 +192,17 @@ static void make_create(fz_call_t *c)
     } else if (fz_chance(10)) {
         a->deadline = (pr_ticks_t)fz_range(1, 30);
     }
+    if (fz_chance(10)) { /* sporadic: released by pr_task_release, sometimes with a bad attribute */
+        a->flags = PR_TASK_SPORADIC | (fz_chance(50) ? PR_TASK_DEFER_EARLY : 0u);
+        a->period = fz_chance(5) ? 10 : 0;
+        a->min_interarrival = (pr_ticks_t)fz_range(fz_chance(5) ? 0 : 1, 12);
+        a->deadline = fz_chance(50) ? 0 : (pr_ticks_t)fz_range(1, 14);
+    } else if (fz_chance(2)) {
+        a->flags = fz_chance(50) ? PR_TASK_DEFER_EARLY : 8u; /* without PR_TASK_SPORADIC, or unknown */
+    }
+    if (fz_chance(15)) /* release jitter, sometimes not below the period or deadline */
+        a->jitter = (pr_ticks_t)fz_range(1, 15);
+    a->jitter_seed = (uint32_t)fz_range(0, 1000);
     if (fz_chance(1))
         a->period = (pr_ticks_t)UINT32_MAX + 1;
     if (fz_chance(25))
@@ -280,7 +291,8 @@ static void make_recovery(fz_call_t *c)
 /* A call any caller may make (the rest of the time, each its own). */
 static void make_common(fz_call_t *c, int self)
 {
-    switch (fz_below(19)) {
+    switch (fz_below(20)) {
+    case 17: c->op = fz_chance(80) ? FZ_TASK_RELEASE : FZ_TASK_ABORTED; c->arg[0] = pick_task(self); break;
     case 0:
         if (running_tasks() < fz.profile.max_workers)
             make_create(c);

@@ -34,6 +34,8 @@ static const op_info_t OPS[FZ_OPS] = {
     [FZ_TASK_WAIT_PERIOD] = {"task_wait_period", E(OK) | E(ECONTEXT) | E(ESTATE)},
     [FZ_TASK_WAIT_MISS] = {"task_wait_miss", FZ_POSITIVE | E(ECONTEXT) | E(EAGAIN) | E(ETIMEDOUT)},
     [FZ_TASK_SELF] = {"task_self", 0},
+    [FZ_TASK_RELEASE] = {"task_release", E(OK) | E(EBADID) | E(ENOTALLOC) | E(ESTATE) | E(EAGAIN) | E(EOVERFLOW)},
+    [FZ_TASK_ABORTED] = {"task_aborted", E(OK)}, /* the fuzzer makes no hard task and no abort time: 0 */
     [FZ_TASK_STATUS] = {"task_status", E(OK) | E(EBADID) | E(ENOTALLOC) | E(EINVAL)},
     [FZ_SEM_ALLOC] = {"sem_alloc", E(OK) | E(EINVAL) | E(ENOSPC) | E(EPRIV_CEILING)},
     [FZ_SEM_FREE] = {"sem_free", E(OK) | E(EBADID) | E(ENOTALLOC) | E(EBUSY)},
@@ -158,11 +160,31 @@ static int sem_attr_valid(const pr_sem_attr_t *a)
     }
 }
 
+/* The arrival attributes as docs/api.md states them (pr_task_create). */
+static int arrival_attr_ok(const pr_task_attr_t *a)
+{
+    const int sporadic = (a->flags & PR_TASK_SPORADIC) != 0;
+    if ((a->flags & ~(PR_TASK_SPORADIC | PR_TASK_DEFER_EARLY | PR_TASK_HARD)) != 0 || a->jitter > UINT32_MAX ||
+        a->min_interarrival > UINT32_MAX || a->abort_time > UINT32_MAX)
+        return 0;
+    if (sporadic)
+        if (a->period != 0 || a->phase != 0 || a->min_interarrival == 0 || a->deadline > a->min_interarrival)
+            return 0;
+    if (!sporadic && (a->min_interarrival != 0 || (a->flags & PR_TASK_DEFER_EARLY)))
+        return 0;
+    const pr_ticks_t gap = sporadic ? a->min_interarrival : a->period;
+    const pr_ticks_t deadline = a->deadline != 0 ? a->deadline : gap;
+    if (a->abort_time != 0 && ((a->flags & PR_TASK_HARD) || (gap != 0 && a->abort_time > gap)))
+        return 0;
+    return a->jitter == 0 || ((gap == 0 || a->jitter < gap) && (deadline == 0 || a->jitter < deadline));
+}
+
 static unsigned predict_create(const fz_call_t *c, int who)
 {
     const pr_task_attr_t *a = &c->task_attr;
     if (c->null || a->entry == NULL || !fz_task_attr_valid(a) ||
-        name_len(a->name) >= PR_CONFIG_NAME_LEN || a->period > UINT32_MAX || a->deadline > UINT32_MAX)
+        name_len(a->name) >= PR_CONFIG_NAME_LEN || a->period > UINT32_MAX || a->deadline > UINT32_MAX ||
+        !arrival_attr_ok(a))
         return E(EINVAL);
     if (a->watchdog != PR_NO_TASK) {
         unsigned err = task_id_err(a->watchdog);
@@ -343,7 +365,17 @@ unsigned fz_predict(const fz_call_t *c, int who)
             err = fz_set_priority_privs(who, id, c->arg[1] > st->base_priority);
         return err != 0 ? err : E(OK);
     case FZ_TASK_WAIT_PERIOD:
-        return who < 0 ? E(ECONTEXT) : fz.snap.task[who].period == 0 ? E(ESTATE) : E(OK);
+        return who < 0                                                                           ? E(ECONTEXT)
+               : fz.snap.task[who].period == 0 && !(fz.snap.task[who].flags & PR_TASK_SPORADIC) ? E(ESTATE)
+                                                                                                 : E(OK);
+    case FZ_TASK_ABORTED:
+        return E(OK);
+    case FZ_TASK_RELEASE:
+        if ((err = task_id_err(id)) != 0)
+            return err;
+        if (!(st->flags & PR_TASK_SPORADIC) || st->state == PR_TASK_DONE)
+            return E(ESTATE);
+        return (st->flags & PR_TASK_DEFER_EARLY) ? E(OK) : E(OK) | E(EAGAIN);
     case FZ_TASK_WAIT_MISS:
         if (who < 0)
             return E(ECONTEXT);

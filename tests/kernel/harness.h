@@ -90,7 +90,7 @@ void downer_body(void *arg);
 #define A_DELAY(n) {PR_ACT_DELAY, 0, 0, 0, (n)}
 #define A_WAIT_PERIOD {PR_ACT_WAIT_PERIOD, 0, 0, 0, 0}
 #define A_SET_PRIORITY(p) {PR_ACT_SET_PRIORITY, 0, 0, 0, (p)}
-#define SCRIPT(actions) ((pr_script_t){(actions), sizeof(actions) / sizeof *(actions), 0, 0, PR_OK, 0, 0, 0})
+#define SCRIPT(actions) ((pr_script_t){(actions), sizeof(actions) / sizeof *(actions), 0, 0, PR_OK, 0, 0, 0, 0, 0, 0})
 
 #define CHECK(cond)                                                                                \
     do {                                                                                           \

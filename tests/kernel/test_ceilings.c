@@ -19,7 +19,7 @@ static const pr_action_t Cross_body[] = {A_LOCK(A), A_COMPUTE(1), A_LOCK(B), A_C
 static void ipcp_nested_restore(const pr_action_t *body, size_t n)
 {
     harness_reset(0);
-    pr_script_t s = {body, (uint32_t)n, 0, 0, PR_OK, 0, 0, 0};
+    pr_script_t s = {body, (uint32_t)n, 0, 0, PR_OK, 0, 0, 0, 0, 0, 0};
     CHECK_EQ(mutex_ceiling("A", PR_PROTOCOL_IPCP, 3), A);
     CHECK_EQ(mutex_ceiling("B", PR_PROTOCOL_IPCP, 5), B);
     script_task("L", 1, 0, &s);

@@ -1010,7 +1010,7 @@ static void every_code_has_distinct_name_and_text(void)
         {PR_EDEADLK, "PR_EDEADLK"}, {PR_EBUSY, "PR_EBUSY"},         {PR_ECONTEXT, "PR_ECONTEXT"},
         {PR_ESTATE, "PR_ESTATE"},   {PR_EOVERFLOW, "PR_EOVERFLOW"}, {PR_ECEILING, "PR_ECEILING"},
         {PR_EABORTED, "PR_EABORTED"}, {PR_EPRIV_RT, "PR_EPRIV_RT"}, {PR_EPRIV_PRIO, "PR_EPRIV_PRIO"},
-        {PR_EPRIV_CEILING, "PR_EPRIV_CEILING"}, {PR_EPRIV_GROUP, "PR_EPRIV_GROUP"},
+        {PR_EPRIV_CEILING, "PR_EPRIV_CEILING"}, {PR_EPRIV_GROUP, "PR_EPRIV_GROUP"}, {PR_EJOBABORTED, "PR_EJOBABORTED"},
     };
     size_t n = sizeof codes / sizeof *codes;
     for (size_t i = 0; i < n; i++) {

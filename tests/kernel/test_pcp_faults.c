@@ -219,7 +219,7 @@ static pr_id_t behind_tid, behind_yid, behind_wid;
 static void setup_behind(pr_protocol_t protocol, const pr_action_t *t_body, size_t t_count)
 {
     harness_reset(0);
-    behind_t = (pr_script_t){t_body, (uint32_t)t_count, 0, 0, PR_OK, 0, 0, 0};
+    behind_t = (pr_script_t){t_body, (uint32_t)t_count, 0, 0, PR_OK, 0, 0, 0, 0, 0, 0};
     behind_y = SCRIPT(behind_y_body);
     behind_w = SCRIPT(behind_w_body);
     int pcp = protocol == PR_PROTOCOL_PCP;

@@ -12,7 +12,7 @@ enum { A = 0, B = 1 };
 
 static int check(const pr_action_t *actions, uint32_t count, uint32_t *bad)
 {
-    pr_script_t sc = {actions, count, 0, 0, PR_OK, 0, 0, 0};
+    pr_script_t sc = {actions, count, 0, 0, PR_OK, 0, 0, 0, 0, 0, 0};
     *bad = 999;
     return pr_script_check(&sc, bad);
 }
@@ -46,9 +46,9 @@ static void script_check_accepts_and_rejects(void)
     CHECK_SCRIPT(unknown, PR_EINVAL, 1);
     uint32_t bad = 7;
     CHECK_EQ(pr_script_check(NULL, &bad), PR_EINVAL);
-    pr_script_t empty = {NULL, 0, 0, 0, PR_OK, 0, 0, 0};
+    pr_script_t empty = {NULL, 0, 0, 0, PR_OK, 0, 0, 0, 0, 0, 0};
     CHECK_EQ(pr_script_check(&empty, NULL), PR_OK);
-    pr_script_t missing = {NULL, 2, 0, 0, PR_OK, 0, 0, 0};
+    pr_script_t missing = {NULL, 2, 0, 0, PR_OK, 0, 0, 0, 0, 0, 0};
     CHECK_EQ(pr_script_check(&missing, NULL), PR_EINVAL);
 }
 
@@ -222,7 +222,7 @@ static void failed_lock_skips_sections_opened_in_its_range(void)
 
 static int check_once(const pr_action_t *actions, uint32_t count, uint32_t *bad)
 {
-    pr_script_t sc = {actions, count, 0, 0, PR_OK, 0, 0, 0};
+    pr_script_t sc = {actions, count, 0, 0, PR_OK, 0, 0, 0, 0, 0, 0};
     *bad = 999;
     return pr_script_check_once(&sc, bad);
 }

@@ -37,7 +37,8 @@ from priora.simulate import SimResult, simulate
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 SHIPPED = (
     "chain", "client_server", "deadlock", "interrupt_event", "inversion", "minix_prodcons", "producer_consumer",
-    "protocols", "queue_prodcons", "round_robin", "rtmach_benchmark1", "timer_release", "timeshare",
+    "protocols", "queue_prodcons", "round_robin", "rtmach_benchmark1", "sporadic_jitter",
+    "timer_release", "timeshare",
 )  # fmt: skip
 
 Time = int | Fraction

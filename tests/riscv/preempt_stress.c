@@ -76,7 +76,7 @@ int main(void)
     if (pr_sem_alloc(&sattr, &id) != PR_OK)
         return 1;
     for (int i = 0; i < NTASKS; i++) {
-        scripts[i] = (pr_script_t){tasks[i].body, tasks[i].n, 0, 0, 0, 0, 0, 0};
+        scripts[i] = (pr_script_t){tasks[i].body, tasks[i].n, 0, 0, 0, 0, 0, 0, 0, 0, 0};
         pr_task_attr_init(&tattr);
         tattr.name = tasks[i].name;
         tattr.priority = tasks[i].prio;

@@ -55,7 +55,7 @@ static int run(const char *label, pr_protocol_t protocol)
         return fail("pr_sem_alloc", err);
 
     for (int i = 0; i < NTASKS; i++) {
-        scripts[i] = (pr_script_t){tasks[i].body, tasks[i].actions, 0, 0, 0, 0, 0, 0};
+        scripts[i] = (pr_script_t){tasks[i].body, tasks[i].actions, 0, 0, 0, 0, 0, 0, 0, 0, 0};
         if ((err = pr_script_check(&scripts[i], NULL)) != PR_OK)
             return fail("pr_script_check", err);
         pr_task_attr_init(&tattr);

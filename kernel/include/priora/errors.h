@@ -28,10 +28,11 @@ typedef enum pr_err {
     PR_EPRIV_RT = -16,      /* the caller lacks PR_PRIV_RTPRIO (privilege.h) */
     PR_EPRIV_PRIO = -17,    /* the caller lacks PR_PRIV_SETPRIO */
     PR_EPRIV_CEILING = -18, /* the caller lacks PR_PRIV_CEILING */
-    PR_EPRIV_GROUP = -19    /* the caller lacks PR_PRIV_GROUPS */
+    PR_EPRIV_GROUP = -19,   /* the caller lacks PR_PRIV_GROUPS */
+    PR_EJOBABORTED = -20    /* the caller's current job was aborted (a hard deadline missed, its abort time reached) */
 } pr_err_t;
 
-#define PR_ELAST PR_EPRIV_GROUP /* the last (most negative) error code */
+#define PR_ELAST PR_EJOBABORTED /* the last (most negative) error code */
 
 /* A short constant text for a code (PR_ETIMEDOUT: "timeout expired"). */
 const char *pr_strerror(int err);

@@ -9,7 +9,8 @@
  *
  * Actions:
  *   PR_ACT_COMPUTE      consume `amount` units of CPU time (port units: ns
- *                       on the host port); preemptible.
+ *                       on the host port), scaled by the job's draw when the
+ *                       script has an exec_spread; preemptible.
  *   PR_ACT_LOCK         pr_sem_down(sem, timeout) on a mutex. If it fails
  *                       (timeout, or any error), the job skips its critical
  *                       section: it goes on after the matching PR_ACT_UNLOCK.
@@ -46,6 +47,9 @@
  *   PR_ACT_EVENTS_WAIT  pr_events_wait(sem = the event flags, amount = mask,
  *                       options = PR_EVENTS_ANY or PR_EVENTS_ALL, | PR_EVENTS_CLEAR,
  *                       timeout).
+ *   PR_ACT_RELEASE      pr_task_release(sem = the sporadic task): a job of it
+ *                       arrives (PR_EAGAIN, refused as too early, is counted
+ *                       with the timeouts).
  * A failed SEND, RECEIVE or EVENTS_WAIT (timeout or error) lets the job go
  * on with the next action, like a DOWN.
  *
@@ -53,7 +57,7 @@
  * (pr_script_timer_action, in the timer service task) and a scenario
  * interrupt (pr_script_interrupts_tick, in the tick interrupt) run their
  * actions once, in order, every call with PR_NO_WAIT. They take UP, SEND,
- * EVENTS_SET and EVENTS_CLEAR only (pr_script_check_once).
+ * EVENTS_SET, EVENTS_CLEAR and RELEASE only (pr_script_check_once).
  *
  * Timeouts, errors, aborts and lost work are counted in the script (per
  * task); each result is in the kernel trace as well.
@@ -76,7 +80,8 @@ typedef enum pr_action_kind {
     PR_ACT_RECEIVE,
     PR_ACT_EVENTS_SET,
     PR_ACT_EVENTS_CLEAR,
-    PR_ACT_EVENTS_WAIT
+    PR_ACT_EVENTS_WAIT,
+    PR_ACT_RELEASE
 } pr_action_kind_t;
 
 /* pr_action_t.options of a PR_ACT_SEND: `amount` is the message's priority. */
@@ -90,7 +95,7 @@ typedef enum pr_action_kind {
 typedef struct pr_action {
     pr_action_kind_t kind;
     pr_id_t sem;            /* the object: LOCK, UNLOCK, DOWN, UP: a semaphore; SEND,
-                               RECEIVE: a message queue; EVENTS_*: event flags */
+                               RECEIVE: a message queue; EVENTS_*: event flags; RELEASE: a task */
     pr_timeout_t timeout;   /* LOCK, DOWN, SEND, RECEIVE, EVENTS_WAIT: PR_FOREVER, PR_NO_WAIT or ticks */
     uint32_t options;       /* SEND: PR_ACT_SEND_PRIORITY or 0; EVENTS_WAIT: PR_EVENTS_*; else 0 */
     uint64_t amount;        /* COMPUTE: time units; DELAY: ticks; SET_PRIORITY: priority;
@@ -108,6 +113,13 @@ typedef struct pr_script {
     uint32_t aborts;        /* rcs: sections restarted after an abort (PR_EABORTED) */
     uint64_t lost;          /* rcs: CPU time (port units) spent in sections that were
                                aborted, counted once even when nested sections restart */
+    /* Execution times between a best and a worst case (set before it runs):
+     * each job draws r uniformly from [65536 - exec_spread, 65536] and runs
+     * each COMPUTE amount a as floor(a * r / 65536). 0 = every job runs the
+     * amounts as written (the worst case). At most 65536. */
+    uint32_t exec_spread;
+    uint32_t exec_state;    /* xorshift32 state of those draws: the seed before it runs (0 = 1) */
+    uint32_t exec_ratio;    /* filled in: the current job's r */
 } pr_script_t;
 
 /* Checks a script before it runs: known kinds, an UNLOCK for every LOCK (same
@@ -118,7 +130,7 @@ typedef struct pr_script {
 int pr_script_check(const pr_script_t *script, uint32_t *bad_action);
 
 /* Checks a body that runs once and never waits (a timer's action, an
- * interrupt): UP, SEND, EVENTS_SET and EVENTS_CLEAR only, in their ranges.
+ * interrupt): UP, SEND, EVENTS_SET, EVENTS_CLEAR and RELEASE only, in their ranges.
  * Returns PR_OK, or PR_EINVAL with the index of the first bad action. */
 int pr_script_check_once(const pr_script_t *script, uint32_t *bad_action);
 

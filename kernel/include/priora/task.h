@@ -14,6 +14,13 @@
  * with pr_task_wait_period(). A task with period 0 has exactly one job,
  * released at its phase, which ends when its entry function returns.
  *
+ * Arrival and release: job k arrives at phase + (k-1) T and is released at
+ * that arrival + j_k, where j_k in [0, J] is drawn from the task's seeded
+ * generator (J = 0: j_k = 0); its deadline counts from its arrival. A
+ * sporadic task's jobs arrive by pr_task_release, at least its minimum
+ * interarrival time apart ([Tokuda-Nakajima 1993], section 2.1). See
+ * docs/semantics.md.
+ *
  * A deadline miss is detected at the deadline tick of a job that has not
  * completed: it is counted, traced, and the task's watchdog (if any) is woken.
  */
@@ -37,10 +44,24 @@ typedef struct pr_task_attr {
     int sched_class;      /* PR_CLASS_REALTIME (0) or PR_CLASS_TIMESHARE (timeshare.h) */
     int nice;             /* PR_NICE_MIN .. PR_NICE_MAX, 0 by default (timeshare.h) */
     int priv_group;       /* PR_GROUP_CREATOR (0), or 1 .. PR_CONFIG_PRIV_GROUPS (privilege.h) */
+    unsigned flags;       /* PR_TASK_SPORADIC, PR_TASK_DEFER_EARLY; 0 = periodic (or one job) */
+    pr_ticks_t min_interarrival; /* sporadic: least ticks from one arrival to the next, >= 1 */
+    pr_ticks_t jitter;    /* release jitter bound J, ticks: each job is released at its
+                             arrival + j, j drawn in [0, J]; 0 = released at its arrival */
+    uint32_t jitter_seed; /* seed of the task's draws of j (xorshift32); 0 is taken as 1 */
+    uint32_t importance;  /* chooses the job to abort at a hard miss: the least important first */
+    pr_ticks_t abort_time;/* soft: a job still running this long after its arrival is aborted; 0 = never */
 } pr_task_attr_t;
 
+/* pr_task_attr_t.flags */
+#define PR_TASK_SPORADIC 1u    /* jobs arrive only by pr_task_release (period and phase 0) */
+#define PR_TASK_DEFER_EARLY 2u /* sporadic: a release before the minimum interarrival time has
+                                  passed is deferred to the earliest allowed tick (else refused) */
+#define PR_TASK_HARD 4u        /* hard deadlines: a miss aborts a job (the least important one) */
+
 /* Fills *attr with defaults: no name, priority 0, no entry, one job at once,
- * no deadline, no watchdog, real-time, nice 0, the creator's privilege group. */
+ * no deadline, no watchdog, real-time, nice 0, the creator's privilege group,
+ * not sporadic, no jitter. */
 void pr_task_attr_init(pr_task_attr_t *attr);
 
 typedef enum pr_task_state {
@@ -82,6 +103,18 @@ typedef struct pr_task_status {
     int nice;
     uint32_t usage;            /* time sharing: its decayed recent CPU usage, ticks (timeshare.h) */
     int priv_group;            /* privilege.h */
+    unsigned flags;            /* as created (PR_TASK_*) */
+    pr_ticks_t min_interarrival, jitter;
+    uint32_t arrivals;         /* jobs arrived (released, or waiting for their jittered release) */
+    uint32_t releases_refused; /* sporadic: pr_task_release calls refused as too early */
+    uint32_t releases_deferred;/* sporadic: early releases deferred so far (arrived or not) */
+    uint32_t releases_pending; /* sporadic: deferred releases that have not arrived yet */
+    pr_ticks_t max_jitter;     /* the largest release - arrival seen, ticks */
+    uint32_t importance;
+    pr_ticks_t abort_time;
+    uint32_t hard_misses;      /* of deadline_misses, those of a hard task (the rest are soft) */
+    uint32_t jobs_aborted;     /* its jobs aborted (a hard miss chose it, or its abort time) */
+    int job_aborted;           /* 1 while its current job is aborted and not ended */
 } pr_task_status_t;
 
 /* Creates a task from the pool and returns its id in *id. A deadline with
@@ -128,8 +161,27 @@ int pr_task_set_priority(pr_id_t id, pr_prio_t priority);
 
 /* Ends the caller's current job and waits for its next release. Returns at
  * once if that release is already due (an overrun). Errors: PR_ECONTEXT,
- * PR_ESTATE (the caller is not periodic). */
+ * PR_ESTATE (the caller is neither periodic nor sporadic). */
 int pr_task_wait_period(void);
+
+/* A job of a sporadic task arrives now (its release follows after its
+ * jitter, drawn as for a periodic task). Arrivals are at least the task's
+ * minimum interarrival time apart: one that comes earlier is refused
+ * (PR_EAGAIN, counted in releases_refused) or, with PR_TASK_DEFER_EARLY,
+ * deferred to the earliest allowed tick (returns PR_OK; deferred ones
+ * queue, each min_interarrival after the one before). The job's deadline
+ * counts from its arrival. Any context (task, interrupt, timer action,
+ * outside the kernel). O(1). Errors: PR_EBADID, PR_ENOTALLOC, PR_ESTATE
+ * (not sporadic, or done), PR_EAGAIN, PR_EOVERFLOW (2^32-1 deferred
+ * releases pending). */
+int pr_task_release(pr_id_t id);
+
+/* 1 if the calling task's current job was aborted (a hard miss chose it,
+ * or its abort time came) and the task has not ended it yet
+ * (pr_task_wait_period, or its body's return); 0 otherwise, and outside a
+ * task. An aborted job should release its mutexes and end: the kernel
+ * never takes them (docs/semantics.md). Any context; O(1). */
+int pr_task_aborted(void);
 
 /* For a watchdog: waits until a task that names the caller as its watchdog
  * misses a deadline. Returns the number of misses reported since the last

@@ -74,10 +74,18 @@ typedef enum pr_trace_event {
                                was time-sharing, | 0x200 if it moves to time sharing */
     PR_EV_NICE = 41,        /* task = target; object = caller; result; arg0 = old, arg1 = new nice + 20 */
     PR_EV_PRIV_GROUP = 42,  /* task = caller; object = group; result; value = the group's new privileges */
-    PR_EV_TASK_GROUP = 43   /* task = target; object = caller; result; arg0 = old, arg1 = new group */
+    PR_EV_TASK_GROUP = 43,  /* task = target; object = caller; result; arg0 = old, arg1 = new group */
+    PR_EV_ARRIVAL = 44,     /* a job arrives (sporadic tasks, tasks with jitter): task; object = caller
+                               of pr_task_release (0xFF: interrupt, outside, or the kernel's timer);
+                               result = PR_OK or PR_EAGAIN (too early: refused); arg0 = 1 deferred;
+                               value = arrived: its jitter j (RELEASE follows j ticks later);
+                               deferred or refused: the earliest allowed tick (low 32 bits) */
+    PR_EV_JOB_ABORT = 45    /* task whose current job is aborted; object = the hard task whose miss
+                               chose it (itself too), 0xFF for its abort time; arg0 = 1 abort time,
+                               0 hard miss; value = the job's number */
 } pr_trace_event_t;
 
-#define PR_EV_LAST PR_EV_TASK_GROUP /* the largest event code */
+#define PR_EV_LAST PR_EV_JOB_ABORT /* the largest event code */
 
 /* Why an effective priority changed (PR_EV_PRIO value). */
 typedef enum pr_prio_cause {
@@ -89,7 +97,8 @@ typedef enum pr_prio_cause {
     PR_CAUSE_DELETE = 6,   /* a waiter of one of its mutexes was deleted */
     PR_CAUSE_CEILING = 7,  /* it locked a mutex that lends its ceiling at once (ipcp, npcs) */
     PR_CAUSE_MESSAGE = 8,  /* it received a message from a queue that lends (msgq.h: inheritance) */
-    PR_CAUSE_DECAY = 9     /* time sharing: its usage or nice moved its level (timeshare.h) */
+    PR_CAUSE_DECAY = 9,    /* time sharing: its usage or nice moved its level (timeshare.h) */
+    PR_CAUSE_ABORT = 10    /* a waiter of one of its mutexes left the wait: its job was aborted */
 } pr_prio_cause_t;
 
 /* What a PR_EV_PRIO record's object names (its value's second byte). */

@@ -122,7 +122,7 @@ def _task(
         meets = None if task.deadline is None else False
         reason = "a time-sharing task: its level moves with its CPU usage, so no response time is bounded"
         return TaskResult(blocking.ticks, blocking.terms, None, meets, True, reason)
-    interferers = [Interferer(j.name, wcet(j, task), j.period) for j in interfering]
+    interferers = [Interferer(j.name, wcet(j, task), j.period, j.jitter) for j in interfering]
     # Under npcs nothing preempts the job's final section once it has begun:
     # the analysis bounds when that section starts (fixed_priority.response_time).
     final = task.final_region if protocol == "npcs" else 0

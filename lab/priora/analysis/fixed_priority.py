@@ -40,6 +40,7 @@ class Interferer:
     name: str
     wcet: int
     period: int | None
+    jitter: int = 0  # J_j: its jobs are released up to J_j ticks after their arrival
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,12 @@ def response_time(
     and q = 0 .. ceil(L / T_i) - 1, L the busy period's length: with F > 0 a
     job can end within its period while the busy period goes on (the work
     released during its final region), so a later job can be the worst
-    [Bril-Lukkien-Verhaegh 2009]. A task without a period has one job; an
+    [Bril-Lukkien-Verhaegh 2009]. With release jitter [Audsley et al. 1993]
+    an interferer's jobs count as ceil((S_q + J_j) / T_j), the busy period
+    holds ceil((L + J_i) / T_i) jobs of the task, and its response is
+    counted from the arrival: R_i = max_q (S_q + F - q T_i) + J_i. A
+    sporadic task counts with its minimum interarrival time as T. A task
+    without a period has one job; an
     interferer without a period counts once. ceil counts the jobs released
     before S_q: one released at S_q's very instant is too late, since a call
     at a tick's instant runs before that tick's releases (docs/analysis.md)."""
@@ -103,12 +109,12 @@ def response_time(
         (with the task's own jobs when own_period is given), or None when
         the step limit is reached."""
         nonlocal steps
-        terms = [(j.period, j.wcet) for j in periodic if j.period is not None]
+        terms = [(j.period, j.wcet, j.jitter) for j in periodic if j.period is not None]
         if own_period is not None:
-            terms.append((own_period, task.wcet))
-        w = base + sum(c for _, c in terms)
+            terms.append((own_period, task.wcet, task.jitter))
+        w = base + sum(c for _, c, _ in terms)
         while True:
-            following = base + sum(_ceil(w, t) * c for t, c in terms)
+            following = base + sum(_ceil(w + jitter, t) * c for t, c, jitter in terms)
             if following == w:
                 return w
             w = following
@@ -121,13 +127,13 @@ def response_time(
         busy = least_fixed_point(fixed, task.period)
         if busy is None:
             return _not_converged(deadline, 0, max_steps)
-        jobs = max(1, _ceil(busy, task.period))
+        jobs = max(1, _ceil(busy + task.jitter, task.period))
     worst = 0
     for q in range(jobs):
         start = least_fixed_point(fixed + q * task.wcet + task.wcet - final)
         if start is None:
             return _not_converged(deadline, worst, max_steps)
-        worst = max(worst, start + final - q * (task.period or 0))
+        worst = max(worst, start + final - q * (task.period or 0) + task.jitter)
     return Response(worst, None if deadline is None else worst <= deadline, False)
 
 
@@ -177,6 +183,8 @@ def rate_monotonic_problem(ts: TaskSet) -> str | None:
     if problem:
         return problem
     for t in ts.tasks:
+        if t.jitter:
+            return f"task {t.name} has release jitter, which the utilisation bounds do not cover"
         if t.deadline is not None and t.period is not None and t.deadline < t.period:
             return f"task {t.name} has a deadline shorter than its period"
     for a in ts.tasks:

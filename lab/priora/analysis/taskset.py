@@ -72,6 +72,9 @@ class TaskInfo:
     # with its CPU usage, so no response time is bounded; `priority` is the
     # top of the band, which its sections' blocking of others assumes.
     timeshare: bool = False
+    # Release jitter J: each job is released up to J ticks after its arrival
+    # (a sporadic task's period is its minimum interarrival time).
+    jitter: int = 0
     # Per mutex it locks, its longest section there: computed once, so that
     # the rules read it in constant time whatever the body's length.
     _longest: Mapping[str, int] = field(init=False, repr=False, compare=False)
@@ -378,13 +381,14 @@ def extract(scenario: Scenario) -> TaskSet:
             TaskInfo(
                 task.name,
                 task.priority,
-                task.period,
+                task.period if task.period is not None else task.min_interarrival,
                 task.deadline,
                 wcet,
                 steps,
                 sections,
                 final_region(task.body),
-                task.timeshare,
+                timeshare=task.timeshare,
+                jitter=task.jitter,
             )
         )
         edges.extend(Edge(h, m, task.name) for h, m in pairs)

@@ -431,7 +431,7 @@ static void create_tasks(const header_t *h)
         const unsigned char *e = task_entry(h, i);
         pr_task_attr_t attr;
         pr_id_t id;
-        scripts[i] = (pr_script_t){&actions[u32_at(e + 20)], u32_at(e + 24), 0, 0, 0, 0, 0, 0};
+        scripts[i] = (pr_script_t){&actions[u32_at(e + 20)], u32_at(e + 24), 0, 0, 0, 0, 0, 0, 0, 0, 0};
         uint32_t bad = 0;
         if (pr_script_check(&scripts[i], &bad) != PR_OK)
             refused("the body of task", i, PR_EINVAL);
@@ -496,7 +496,7 @@ static void create_timers_and_interrupts(const header_t *h)
     }
     for (uint32_t i = 0; i < h->ntimers; i++) {
         const unsigned char *e = periodic_entry(h, i);
-        timer_scripts[i] = (pr_script_t){&actions[u32_at(e + 20)], u32_at(e + 24), 0, 0, 0, 0, 0, 0};
+        timer_scripts[i] = (pr_script_t){&actions[u32_at(e + 20)], u32_at(e + 24), 0, 0, 0, 0, 0, 0, 0, 0, 0};
         if (pr_script_check_once(&timer_scripts[i], NULL) != PR_OK)
             refused("the body of timer", i, PR_EINVAL);
         pr_timer_attr_t attr;
@@ -518,7 +518,7 @@ static void create_timers_and_interrupts(const header_t *h)
         pr_script_interrupt_t *irq = &interrupt_list[i];
         irq->phase = u64_at(e + 32);
         irq->period = u64_at(e + 40);
-        irq->script = (pr_script_t){&actions[u32_at(e + 20)], u32_at(e + 24), 0, 0, 0, 0, 0, 0};
+        irq->script = (pr_script_t){&actions[u32_at(e + 20)], u32_at(e + 24), 0, 0, 0, 0, 0, 0, 0, 0, 0};
         if (pr_script_check_once(&irq->script, NULL) != PR_OK)
             refused("the body of interrupt", i, PR_EINVAL);
     }

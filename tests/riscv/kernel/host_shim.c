@@ -53,6 +53,8 @@ uint64_t pr_host_tick_time(pr_ticks_t k)
 
 void pr_host_consume(uint64_t ns) { pr_port_consume(ns); }
 
+void pr_host_set_tick_hook(pr_host_tick_hook_t fn, void *arg) { pr_kernel_set_tick_hook(fn, arg); }
+
 void pr_host_set_costs(const pr_host_costs_t *costs) { (void)costs; }
 
 /* Records beyond the capacity are dropped and counted by the kernel as

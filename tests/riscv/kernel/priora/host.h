@@ -24,6 +24,11 @@ uint64_t pr_host_now(void);
 uint64_t pr_host_tick_time(pr_ticks_t k);
 void pr_host_consume(uint64_t ns);
 
+/* fn(arg) at every tick, in the tick interrupt after its work: the RISC-V
+ * port's pr_kernel_set_tick_hook. */
+typedef void (*pr_host_tick_hook_t)(void *arg);
+void pr_host_set_tick_hook(pr_host_tick_hook_t fn, void *arg);
+
 typedef struct pr_host_costs {
     uint64_t switch_ns;
     uint64_t tick_ns;

@@ -1,0 +1,464 @@
+"""Arrivals, release jitter and execution times between a best and a worst
+case (docs/scenario-format.md, "Arrivals, jitter and execution times"):
+every refusal of the scenario keys, the simulated jobs of small files worked
+out by hand, the report's arrivals block, the example, and a property test:
+on random sets of periodic tasks with jitter and sporadic tasks (arrivals at
+the worst case and at random), whatever response-time analysis with release
+jitter [Audsley et al. 1993] proves, the kernel does (no miss, no response
+from the arrival above R_i).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+import jsonschema
+import pytest
+from test_analysis import _random_body
+
+from priora import native
+from priora.analysis import analyze
+from priora.blob import BlobError, encode
+from priora.cli import main
+from priora.compiled import compile_scenario, exec_spread
+from priora.errors import ScenarioError
+from priora.model import NEEDS_PRIORITY_ORDER, Scenario
+from priora.report import build_report, report_json, schema
+from priora.scenario import load, parse
+from priora.simulate import SimResult, simulate
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sporadic_jitter.toml"
+HEAD = '[system]\ntick_hz = 1000\ntime_unit = "tick"\n\n'
+# A periodic task that keeps the run going (arrivals are the lab's interrupts).
+CLOCK = '[tasks.clock]\npriority = 1\nperiod = 50\nbody = ["compute 1"]\n'
+
+
+def one_task(keys: str) -> str:
+    return HEAD + f'[tasks.T]\npriority = 5\n{keys}\nbody = ["compute 2"]\n\n' + CLOCK
+
+
+# ---------------------------------------------------------------- refusals
+
+
+BAD = [
+    ("min_interarrival = 5\nperiod = 10", "[tasks.T] min_interarrival: not with period: a task is periodic "
+     "(period) or sporadic (min_interarrival), not both"),
+    ("min_interarrival = 5\nphase = 3", "[tasks.T] phase: not for a sporadic task: its jobs arrive at its arrivals"),
+    ("arrivals = [1, 2]", "[tasks.T] arrivals: only for a sporadic task: give min_interarrival too"),
+    ('early_release = "defer"', "[tasks.T] early_release: only for a sporadic task: give min_interarrival too"),
+    ("min_interarrival = 5\ndeadline = 6", "[tasks.T] deadline: must be at most min_interarrival (5 ticks) for a "
+     "sporadic task, got 6 ticks"),
+    ("min_interarrival = 0", "[tasks.T] min_interarrival: must be > 0, got 0"),
+    ("min_interarrival = 5\narrivals = 3", "[tasks.T] arrivals: must be an array of times, got an integer (3)"),
+    ("min_interarrival = 5\narrivals = [4, 2]", "[tasks.T] arrivals[1]: 2 ticks comes before the arrival "
+     "before it (4 ticks)"),
+    ("min_interarrival = 5\narrivals = [-1]", "[tasks.T] arrivals[0]: must be >= 0, got -1"),
+    ('min_interarrival = 5\nearly_release = "later"', '[tasks.T] early_release: unknown early_release "later" '
+     '(expected "refuse" or "defer")'),
+    ("period = 10\njitter = 10", "[tasks.T] jitter: 10 ticks must be below the period (10 ticks)"),
+    ("period = 10\ndeadline = 4\njitter = 4", "[tasks.T] jitter: 4 ticks must be below the deadline (4 ticks)"),
+    ("min_interarrival = 5\njitter = 5", "[tasks.T] jitter: 5 ticks must be below the min_interarrival (5 ticks)"),
+    ("period = 10\njitter = -1", "[tasks.T] jitter: must be >= 0, got -1"),
+    ("period = 10\nbcet = 3", "[tasks.T] bcet: 3 ticks exceeds the body's compute total 2 ticks (the worst case)"),
+    ("period = 10\nwcet = 3", "[tasks.T] wcet: 3 ticks differs from the body's compute total 2 ticks "
+     "(the worst case)"),
+    ('period = 10\ndistribution = "uniform"', "[tasks.T] distribution: needs bcet: the execution times are "
+     "drawn from bcet to the wcet"),
+    ('period = 10\nbcet = 1\ndistribution = "normal"', '[tasks.T] distribution: unknown distribution "normal" '
+     '(expected "uniform")'),
+    ("period = 10\nseed = -1", "[tasks.T] seed: must be in 0..4294967295 (a 32-bit seed), got -1"),
+    ("period = 10\nseed = 4294967296", "[tasks.T] seed: must be in 0..4294967295 (a 32-bit seed), got 4294967296"),
+    ('period = 10\nseed = "7"', '[tasks.T] seed: must be an integer, got a string ("7")'),
+    ('period = 10\ndeadline_kind = "firm"', '[tasks.T] deadline_kind: unknown deadline_kind "firm" (expected "soft" or '
+     '"hard")'),
+    ('deadline_kind = "hard"', "[tasks.T] deadline_kind: a hard task needs a deadline (or a period)"),
+    ("period = 10\nimportance = -1", "[tasks.T] importance: must be in 0..4294967295, got -1"),
+    ("period = 10\nimportance = 1.5", "[tasks.T] importance: must be an integer, got a float (1.5)"),
+    ('period = 10\nabort_time = 4\ndeadline_kind = "hard"', "[tasks.T] abort_time: not for a hard task: its "
+     "deadline aborts its job"),
+    ("period = 10\nabort_time = 11", "[tasks.T] abort_time: 11 ticks exceeds the period (10 ticks)"),
+    ("period = 10\nabort_time = 0", "[tasks.T] abort_time: must be > 0, got 0"),
+    ("min_interarrival = 5\nstart = 2", "[tasks.T] start: not for a sporadic task: its jobs arrive at its arrivals"),
+    ("period = 10\nstart = -2", "[tasks.T] start: must be >= 0, got -2"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("keys", "message"), BAD)
+def test_bad_keys(keys: str, message: str) -> None:
+    with pytest.raises(ScenarioError) as caught:
+        parse(one_task(keys), "bad.toml")
+    assert str(caught.value) == f"bad.toml: {message}"
+
+
+def test_arrivals_need_a_periodic_task() -> None:
+    text = HEAD + '[tasks.S]\nmin_interarrival = 5\narrivals = [1]\nbody = ["compute 1"]\n'
+    with pytest.raises(ScenarioError) as caught:
+        parse(text, "alone.toml")
+    assert str(caught.value) == (
+        "alone.toml: [tasks.S] arrivals: arrivals need a periodic task or a periodic timer in the scenario: "
+        "a port ends a run when nothing is ready and no kernel timer is armed"
+    )
+
+
+def test_too_many_arrivals() -> None:
+    many = ", ".join(str(5 * i) for i in range(4097))
+    with pytest.raises(ScenarioError) as caught:
+        parse(one_task(f"min_interarrival = 5\narrivals = [{many}]"), "many.toml")
+    assert str(caught.value) == "many.toml: [tasks]: 4097 arrivals in all, the lab has room for 4096"
+
+
+def test_cli_names_file_field_and_value(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "j.toml"
+    path.write_text(one_task("period = 10\njitter = 12"))
+    assert main(["simulate", str(path)]) != 0
+    err = capsys.readouterr().err.strip()
+    assert err == f"priora: {path}: [tasks.T] jitter: 12 ticks must be below the period (10 ticks)"
+
+
+# ---------------------------------------------------------------- the model and the kernel objects
+
+
+def test_defaults_and_compiled_attributes() -> None:
+    s = parse(
+        one_task(
+            'min_interarrival = 6\narrivals = [0, 3, 12]\nearly_release = "defer"\njitter = 2\nseed = 9'
+        ),
+        "k.toml",
+    )
+    t = s.tasks[0]
+    assert (t.sporadic, t.deadline, t.arrivals, t.defer_early, t.jitter, t.seed) == (
+        True,
+        6,
+        (0, 3, 12),
+        True,
+        2,
+        9,
+    )
+    assert t.effective_arrivals() == (0, 6, 12)
+    k = compile_scenario(s).tasks[0]
+    assert (k.flags, k.min_interarrival, k.jitter, k.jitter_seed, k.deadline, k.period) == (
+        native.PR_TASK_SPORADIC | native.PR_TASK_DEFER_EARLY, 6, 2, 9, 6, 0
+    )  # fmt: skip
+    assert (k.exec_spread, k.exec_seed) == (0, 0)
+    # Refused: 3 comes 3 ticks after 0; the default horizon covers the last job.
+    refused = parse(one_task("min_interarrival = 6\narrivals = [0, 3, 12]"), "r.toml").tasks[0]
+    assert refused.effective_arrivals() == (0, 12)
+    assert parse(one_task("min_interarrival = 6\narrivals = [0, 3, 60]"), "h.toml").horizon_ticks() == 66
+
+
+def test_exec_spread() -> None:
+    # ceil(65536 * 1 / 2) = 32768: jobs run 1 to 2 ticks; bcet 0: 0 to 2.
+    assert (exec_spread(None, 2), exec_spread(1, 2), exec_spread(0, 2), exec_spread(2, 2)) == (
+        0,
+        32768,
+        65536,
+        0,
+    )
+    assert exec_spread(1, 3) == 65536 - 21846  # ceil(65536 / 3) = 21846
+    k = compile_scenario(parse(one_task("period = 10\nbcet = 1\nseed = 5"), "e.toml")).tasks[0]
+    assert (k.exec_spread, k.exec_seed) == (32768, 5 ^ 0x9E3779B9)
+
+
+def test_the_blob_refuses_them() -> None:
+    s = load(EXAMPLE)
+    with pytest.raises(BlobError) as caught:
+        encode(compile_scenario(s), 10)
+    assert str(caught.value) == (
+        "task alarm: sporadic tasks, release jitter, drawn execution times, hard deadlines and abort times do "
+        "not run on QEMU yet (the blob has no room for them): use priora simulate"
+    )
+
+
+# ---------------------------------------------------------------- runs worked out by hand
+
+
+def jobs_of(result: SimResult, task: int) -> list[tuple[int, int, int]]:
+    """(release, finish, deadline) of each job of `task`, in ticks (finish -1: unfinished)."""
+    rows = []
+    for j in result.jobs[result.jobs["task"] == task]:
+        finish = -1 if j["finish"] == native.NEVER else int(j["finish"]) // 10**6
+        rows.append((int(j["release"]) // 10**6, finish, int(j["deadline"]) // 10**6))
+    return rows
+
+
+def test_sporadic_refused_and_deferred() -> None:
+    # S: min interarrival 5, asked for at 0, 2, 9 and 10. Refused: 2 (too
+    # early), 10 (9 + 5 > 10). Deferred: 2 -> 5, 9 -> 10, 10 -> 15.
+    for early, expected, refused, deferred in (
+        ("refuse", [(0, 1, 5), (9, 10, 14)], 2, 0),
+        ("defer", [(0, 1, 5), (5, 6, 10), (10, 11, 15), (15, 16, 20)], 0, 3),
+    ):
+        text = HEAD + (
+            f'[tasks.S]\npriority = 5\nmin_interarrival = 5\narrivals = [0, 2, 9, 10]\nearly_release = "{early}"\n'
+            'body = ["compute 1"]\n\n[tasks.clock]\npriority = 1\nperiod = 30\nbody = ["compute 1"]\n'
+        )
+        run = simulate(parse(text, "s.toml"))
+        assert jobs_of(run, 0) == expected
+        row = build_report(run).arrivals["S"]
+        assert (row.arrivals, row.refused, row.deferred, row.max_jitter) == (
+            len(expected),
+            refused,
+            deferred,
+            0,
+        )
+        events = [native.EVENT_NAME[int(e)] for e in run.trace["event"] if int(e) == native.EVENT["ARRIVAL"]]
+        assert len(events) == len(expected) + refused + deferred
+
+
+def test_jitter_deadline_counts_from_the_arrival() -> None:
+    # P: period 10, deadline 5, jitter 4, seed 7: the kernel's draws are 3, 0,
+    # 2, 0 (tests/kernel/test_sporadic_jitter.c); jobs of 3 ticks. Job 1
+    # arrives at 0, is released at 3 and misses its deadline 5.
+    text = (
+        HEAD
+        + '[tasks.P]\npriority = 2\nperiod = 10\ndeadline = 5\njitter = 4\nseed = 7\nbody = ["compute 3"]\n'
+    )
+    run = simulate(parse(text, "j.toml"), 40)
+    assert jobs_of(run, 0) == [(3, 6, 5), (10, 13, 15), (22, 25, 25), (30, 33, 35)]
+    assert [bool(m) for m in run.jobs["missed"] == 1] == [True, False, False, False]
+    row = build_report(run).arrivals["P"]
+    assert (row.arrivals, row.max_jitter, row.max_response) == (4, 3, 6)
+
+
+def test_execution_times_are_drawn_per_job() -> None:
+    # bcet 2 of 4: each job computes floor(4 ms * r / 65536) with r uniform in
+    # [32768, 65536]: seed 0 mixed gives these; the same seed, the same jobs.
+    text = HEAD + '[tasks.P]\npriority = 2\nperiod = 10\nbcet = 2\nseed = 0\nbody = ["compute 4"]\n'
+    run = simulate(parse(text, "e.toml"), 40)
+    work = (run.jobs["finish"] - run.jobs["release"]).tolist()
+    assert all(2 * 10**6 <= w <= 4 * 10**6 for w in work) and len(set(work)) == 4
+    assert (simulate(parse(text, "e.toml"), 40).jobs == run.jobs).all()
+    other = simulate(parse(text.replace("seed = 0", "seed = 1"), "e.toml"), 40)
+    assert (other.jobs["finish"] - other.jobs["release"]).tolist() != work
+
+
+HARD = (
+    HEAD
+    + """
+[tasks.X]
+priority = 4
+body = ["compute 3"]
+
+[tasks.H]
+priority = 3
+period = 20
+deadline = 3
+deadline_kind = "hard"
+importance = 5
+body = ["compute 2"]
+
+[tasks.L]
+priority = 1
+period = 20
+importance = IMPORTANCE
+body = ["compute 5"]
+
+[tasks.S]
+priority = 2
+period = 10
+start = 2
+phase = 1
+abort_time = 4
+body = ["compute 5"]
+"""
+)
+
+
+def test_hard_miss_importance_and_abort_time() -> None:
+    # X (one job, 3 ticks) delays H (hard, D 3, importance 5): H misses at 3.
+    # L (importance 1) is less important: its job is aborted (it runs at 7
+    # and ends at once) and H's goes on to 5. S starts at 2 with phase 1:
+    # arrivals 3 and 13; each job of 5 ticks is aborted 4 after its arrival.
+    # With L as important as H, H's own job is aborted at 3 and L runs 7..12.
+    for importance, h, l_finish, aborted in ((1, (0, 5), 7, (0, 1)), (5, (0, 3), 12, (1, 0))):
+        run = simulate(parse(HARD.replace("IMPORTANCE", str(importance)), "hard.toml"), 20)
+        assert [(r, f) for r, f, _ in jobs_of(run, 1)] == [h]
+        assert jobs_of(run, 2)[0][1] == l_finish
+        assert jobs_of(run, 3) == [(3, 7, 13), (13, 17, 23)]
+        rows = build_report(run).arrivals
+        assert list(rows) == ["H", "S"]
+        assert (rows["H"].hard_misses, rows["H"].soft_misses, rows["H"].aborted) == (1, 0, aborted[0])
+        assert (rows["S"].hard_misses, rows["S"].aborted) == (0, 2)
+        assert run.arrivals[2].aborted == aborted[1]
+        aborts = [native.EVENT_NAME[int(e)] for e in run.trace["event"]].count("JOB_ABORT")
+        assert aborts == 3
+
+
+# ---------------------------------------------------------------- the example
+
+
+def test_the_example(capsys: pytest.CaptureFixture[str]) -> None:
+    s = load(EXAMPLE)
+    run = simulate(s)
+    report = build_report(run)
+    assert [(n, vars(a)) for n, a in report.arrivals.items()] == [
+        (
+            "alarm",
+            {
+                "arrivals": 3,
+                "refused": 2,
+                "deferred": 0,
+                "max_jitter": 1,
+                "max_response": 2,
+                "hard_misses": 0,
+                "soft_misses": 0,
+                "aborted": 0,
+            },
+        ),
+        (
+            "sensor",
+            {
+                "arrivals": 9,
+                "refused": 0,
+                "deferred": 0,
+                "max_jitter": 2,
+                "max_response": 3.372406,
+                "hard_misses": 0,
+                "soft_misses": 0,
+                "aborted": 0,
+            },
+        ),
+    ]
+    assert report.system.misses == 0
+    document = json.loads(report_json(report))
+    jsonschema.validate(document, schema())
+    assert report_json(build_report(simulate(s))) == report_json(report)  # same seeds, same bytes
+    analysis = analyze(s, ["pip"]).protocols["pip"]
+    assert {n: r.response for n, r in analysis.tasks.items()} == {
+        "alarm": 2,
+        "sensor": 5,
+        "logger": 8,
+        "filter": 17,
+    }
+    assert main(["simulate", str(EXAMPLE)]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "Arrivals\ntask    arrivals  refused  deferred  max jitter (ms)  max response from arrival (ms)  hard"
+        in out
+    )
+    assert main(["analyze", str(EXAMPLE)]) == 0
+
+
+# ---------------------------------------------------------------- the property test
+
+
+PERIODS = (4, 5, 6, 8, 10, 12, 15, 20, 24, 30)  # every hyperperiod divides 120
+SETS = 1500
+
+
+def random_arrival_set(rng: random.Random) -> str:
+    """2 to 5 tasks (utilisation 0.3 to 0.9 at their most frequent, UUniFast),
+    one to all but one of them periodic with jitter below min(T, D) half the
+    time, the others sporadic with a deadline up to their minimum
+    interarrival time, asked for at the worst case (0, T, 2T, ...) or at
+    random gaps (some too early: refused or deferred); 1 or 2 mutexes; bcet
+    one time in three."""
+    n = rng.randint(2, 5)
+    mutexes = [f"M{i}" for i in range(rng.randint(1, 2))]
+    shares, rest = [], rng.uniform(0.3, 0.9)
+    for i in range(1, n):
+        following = rest * rng.random() ** (1 / (n - i))
+        shares.append(rest - following)
+        rest = following
+    shares.append(rest)
+    priorities = rng.sample(range(1, n + 1), n)
+    sporadic = set(rng.sample(range(n), rng.randint(0, n - 1)))
+    gaps = [rng.choice(PERIODS) for _ in range(n)]
+    horizon = math.lcm(*gaps) * 2
+    lines = [f'[system]\ntime_unit = "tick"\nprotocol = "none"\nhorizon = {horizon}']
+    lines += [f'[resources.{m}]\nkind = "mutex"' for m in mutexes]
+    for i in range(n):
+        gap = gaps[i]
+        wcet = max(1, round(shares[i] * gap))
+        keys = [f"[tasks.T{i}]", f"priority = {priorities[i]}"]
+        deadline = rng.randint(wcet, gap) if rng.random() < 0.4 else gap
+        keys.append(f"deadline = {deadline}")
+        if rng.random() < 0.5 and deadline > 1:
+            keys.append(f"jitter = {rng.randint(1, min(gap, deadline) - 1)}")
+        if rng.random() < 0.33:
+            keys.append(f"bcet = {rng.randint(0, wcet)}")
+        keys.append(f"seed = {rng.randrange(2**32)}")
+        if i in sporadic:
+            keys.append(f"min_interarrival = {gap}")
+            if rng.random() < 0.5:  # the worst case: as often as allowed, from 0
+                arrivals = list(range(0, horizon, gap))
+            else:
+                arrivals, t = [], rng.randrange(gap)
+                while t < horizon:
+                    arrivals.append(t)
+                    t += rng.randint(gap // 2, 2 * gap)  # below gap: too early
+                keys.append(f'early_release = "{rng.choice(("refuse", "defer"))}"')
+            keys.append(f"arrivals = {arrivals}")
+        else:
+            keys.append(f"period = {gap}")
+        body = _random_body(rng, wcet, mutexes, rng.uniform(0.2, 0.7))
+        keys.append("body = [" + ", ".join(f'"{a}"' for a in body) + "]")
+        lines.append("\n".join(keys))
+    return "\n\n".join(lines) + "\n"
+
+
+@dataclass
+class Coverage:
+    sets: int = 0
+    tasks: int = 0  # tasks with a finite R, checked job by job
+    jittered: int = 0  # ... of which with jitter
+    sporadic: int = 0  # ... of which sporadic
+    tight: int = 0  # ... whose largest response from the arrival equals R
+    schedulable: int = 0
+    refused: int = 0  # sets in which the kernel refused an early arrival
+
+
+def check(text: str, protocol: str, coverage: Coverage) -> list[str]:
+    s: Scenario = parse(text, "random.toml")
+    if protocol in NEEDS_PRIORITY_ORDER and any(r.order == "fifo" for r in s.resources):
+        return []
+    s = s.with_protocol(protocol)  # type: ignore[arg-type]
+    result = analyze(s, [protocol]).protocols[protocol]
+    if result.reason is not None:
+        return []
+    coverage.sets += 1
+    coverage.schedulable += result.tests["response_time"].passes is True
+    run = simulate(s)
+    tick = 10**9 // s.system.tick_hz
+    coverage.refused += sum(a.refused for a in run.arrivals) > 0
+    problems = []
+    for index, t in enumerate(s.tasks):
+        r = result.tasks[t.name]
+        if r.response is None or t.deadline is None:
+            continue
+        coverage.tasks += 1
+        coverage.jittered += t.jitter > 0
+        coverage.sporadic += t.sporadic
+        jobs = run.jobs[run.jobs["task"] == index]
+        arrival = jobs["deadline"] - t.deadline * tick  # deadlines count from arrivals
+        finished = jobs["finish"] != native.NEVER
+        responses = (jobs["finish"][finished] - arrival[finished]).tolist()
+        responses += (run.end_ns - arrival[~finished]).tolist()
+        if responses and max(responses) == r.response * tick:
+            coverage.tight += 1
+        late = [x // tick for x in responses if x > r.response * tick]
+        if late:
+            problems.append(f"{t.name}: R = {r.response} but the kernel took {max(late)} from the arrival")
+        if r.meets_deadline and int((jobs["missed"] == 1).sum()):
+            problems.append(f"{t.name}: RTA says it meets its deadline, the kernel missed it")
+    return problems
+
+
+@pytest.mark.parametrize("protocol", ["none", "pip", "pcp"])
+def test_the_kernel_agrees_with_the_analysis_with_jitter_and_sporadic_tasks(protocol: str) -> None:
+    rng = random.Random(20261125)
+    coverage = Coverage()
+    for _ in range(SETS):
+        text = random_arrival_set(rng)
+        problems = check(text, protocol, coverage)
+        assert not problems, f"{protocol}: {problems}\n{text}"
+    assert coverage.sets > SETS * 0.95  # a few sets have a lock with a timeout of 0...
+    assert coverage.tasks > SETS * 2
+    assert coverage.jittered > SETS * 0.8 and coverage.sporadic > SETS * 0.8
+    assert coverage.tight > SETS * 0.3
+    assert coverage.schedulable > SETS * 0.1
+    assert coverage.refused > SETS * 0.1
