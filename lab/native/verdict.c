@@ -32,6 +32,7 @@ typedef struct task_state {
     int64_t head, tail; /* oldest and newest pending jobs, or NONE */
     int blocked;
     uint64_t blocked_since;
+    uint64_t arrival; /* its latest ARRIVAL not yet released, or NEVER (metrics.c's rule) */
 } task_state_t;
 
 /* Records whose task byte must name a task (metrics.c's rule). */
@@ -39,7 +40,7 @@ static int needs_task(uint8_t event)
 {
     switch (event) {
     case PR_EV_TASK_CREATE: case PR_EV_RELEASE: case PR_EV_JOB_DONE: case PR_EV_BLOCK:
-    case PR_EV_WAKE: case PR_EV_DEADLINE_MISS: case PR_EV_ABORT: case PR_EV_RECOVER:
+    case PR_EV_WAKE: case PR_EV_DEADLINE_MISS: case PR_EV_ABORT: case PR_EV_RECOVER: case PR_EV_ARRIVAL:
         return 1;
     }
     return 0;
@@ -73,7 +74,7 @@ int pr_lab_verdict(const pr_trace_record_t *records, size_t n, int ntasks, const
     task_state_t *tasks = malloc(((size_t)ntasks + 1) * sizeof *tasks);
     int err = jobs == NULL || tasks == NULL ? -1 : 0;
     for (int t = 0; t < ntasks && !err; t++) {
-        tasks[t] = (task_state_t){NONE, NONE, 0, 0};
+        tasks[t] = (task_state_t){NONE, NONE, 0, 0, NEVER};
         verdict[t] = (pr_lab_verdict_t){0, 0, 0, 0};
     }
     size_t used = 0;
@@ -89,10 +90,16 @@ int pr_lab_verdict(const pr_trace_record_t *records, size_t n, int ntasks, const
             continue;
         task_state_t *ts = &tasks[task];
         switch (e->event) {
+        case PR_EV_ARRIVAL: /* jitter, sporadic: the deadline counts from the arrival */
+            if (e->result == PR_OK && e->arg0 == 0)
+                ts->arrival = e->time;
+            break;
         case PR_EV_RELEASE: {
             int64_t r = (int64_t)used++;
             uint64_t rel = rel_deadline[task];
-            jobs[r] = (pending_job_t){e->time, rel ? e->time + rel : NEVER, 0, (uint32_t)e->value, 0, NONE};
+            uint64_t arrival = ts->arrival != NEVER ? ts->arrival : e->time;
+            ts->arrival = NEVER;
+            jobs[r] = (pending_job_t){e->time, rel ? arrival + rel : NEVER, 0, (uint32_t)e->value, 0, NONE};
             if (ts->tail == NONE)
                 ts->head = r;
             else

@@ -226,3 +226,28 @@ def test_the_variants_of_a_set_share_their_compiled_tasks_and_nothing_else_does(
     assert again == tuple(kernel_task(swapped, t) for t in swapped.tasks) and again != first
     faster = replace(s, system=replace(s.system, tick_hz=20_000))
     assert compile_scenario(faster).tasks == tuple(kernel_task(faster, t) for t in faster.tasks) != first
+
+
+def test_jittered_and_sporadic_jobs_count_their_deadlines_from_their_arrival() -> None:
+    # examples/sporadic_jitter.toml: jobs released after their arrival (jitter)
+    # and sporadic arrivals; the verdict's misses are the job rows', whose
+    # deadlines count from each job's arrival (its ARRIVAL record).
+    scenario = load(ROOT / "examples" / "sporadic_jitter.toml")
+    horizon = scenario.horizon_ticks()
+    assert horizon is not None
+    for protocol in PROTOCOLS:
+        s = scenario.with_protocol(protocol)
+        expected = from_rows(s, horizon, horizon)
+        assert verdict(s, horizon, horizon).tasks == expected, protocol
+    arrivals = simulate(scenario).trace["event"] == native.EVENT["ARRIVAL"]
+    assert arrivals.sum() > 0  # the run has jobs with an arrival before their release
+    # A job released j ticks after its arrival computes 3: it misses a
+    # deadline of 6 from its arrival when j >= 4, never one from its release.
+    jittered = parse(
+        "[system]\nhorizon = 200\n[tasks.J]\npriority = 5\nperiod = 10\ndeadline = 6\njitter = 5\nseed = 7\n"
+        'body = ["compute 3"]\n',
+        "j.toml",
+    )
+    got = verdict(jittered, 200, 200).tasks
+    assert got == from_rows(jittered, 200, 200)
+    assert 0 < got[0].misses < got[0].jobs
