@@ -82,6 +82,12 @@ int pr_script_check(const pr_script_t *sc, uint32_t *bad_action)
         case PR_ACT_SET_PRIORITY:
             ok = a->amount <= PR_PRIO_MAX;
             break;
+        case PR_ACT_RTPRIO:
+            ok = a->amount <= PR_PRIO_MAX || a->amount == PR_ACT_RTPRIO_OFF;
+            break;
+        case PR_ACT_NICE:
+            ok = a->amount <= PR_NICE_MAX - PR_NICE_MIN;
+            break;
         case PR_ACT_DELAY:
             ok = a->amount < PR_FOREVER;
             break;
@@ -240,7 +246,8 @@ static int may_yield_the_cpu(pr_action_kind_t kind)
 {
     return kind == PR_ACT_LOCK || kind == PR_ACT_UNLOCK || kind == PR_ACT_DOWN || kind == PR_ACT_UP ||
            kind == PR_ACT_SET_PRIORITY || kind == PR_ACT_SEND || kind == PR_ACT_RECEIVE ||
-           kind == PR_ACT_EVENTS_SET || kind == PR_ACT_EVENTS_WAIT || kind == PR_ACT_RELEASE;
+           kind == PR_ACT_EVENTS_SET || kind == PR_ACT_EVENTS_WAIT || kind == PR_ACT_RELEASE ||
+           kind == PR_ACT_RTPRIO || kind == PR_ACT_NICE;
 }
 
 /*
@@ -421,6 +428,13 @@ void pr_script_body(void *arg)
                 break;
             case PR_ACT_SET_PRIORITY:
                 err = pr_task_set_priority(pr_task_self(), (pr_prio_t)a->amount);
+                break;
+            case PR_ACT_RTPRIO:
+                err = pr_task_rtprio(pr_task_self(),
+                                     a->amount == PR_ACT_RTPRIO_OFF ? PR_RTPRIO_RTOFF : (pr_prio_t)a->amount, NULL);
+                break;
+            case PR_ACT_NICE:
+                err = pr_task_set_nice(pr_task_self(), (int)a->amount + PR_NICE_MIN, NULL);
                 break;
             case PR_ACT_SEND:
             case PR_ACT_RECEIVE:

@@ -367,6 +367,11 @@ int pr_lab_account(const pr_trace_record_t *records, size_t n, int ntasks, const
                     a.tasks[task].cpu - a.tasks[task].recovered - a.tasks[task].lost;
             }
             break;
+        case PR_EV_RTPRIO: /* a band move or nice value the task asked for itself (a body's action) */
+        case PR_EV_NICE:
+            if (task != NONE && pr_trace_task_id(e, PR_TRACE_OBJECT) == task)
+                count_result(&a, task, e->result, 0);
+            break;
         case PR_EV_SEM_UP:
             count_result(&a, task, e->result, 0);
             if (e->result == PR_EABORTED && task != NONE && sem != NONE && is_mutex[sem])

@@ -17,7 +17,8 @@ Version 5, every field little-endian:
     events     16 bytes each, in id order: name
     tasks      64 bytes each, in id order; at offset 28 the class (0
                real-time, 1 time sharing) and the nice value (signed),
-               a byte each (0 before version 5)
+               a byte each, and the privilege group at 30 (0 before
+               version 5: then the system group)
     timers and interrupts
                48 bytes each, timers first, in file order: name, priority,
                first action, count, phase, period
@@ -52,12 +53,13 @@ LIMIT = 16 * 1024 * 1024  # the blob may use RAM from ADDRESS to the end: 16 MiB
 # trace limit (records the runner keeps in RAM; 0 = as many as fit), queues,
 # event flags, timers, interrupts, the timer service's priority; the
 # time-sharing band's levels (0 = none), slice and decay (ticks; 0 = the
-# kernel's defaults), 0.
+# kernel's defaults), the privileges of groups 2..8 (4 bits each, group g's
+# at bit 4 (g - 2)).
 HEADER = struct.Struct("<4sHHIIIHHIIQQIHHHHIIIII")
 # name, value, max (0 = none), flags, protocol, ceiling, 0, recovery (ns; rcs only)
 SEMAPHORE = struct.Struct("<16siiIiIIQ")
-# name, priority, first action, count, class, nice, 0, period, phase, deadline
-TASK = struct.Struct("<16siIIBbHQQQ8x")
+# name, priority, first action, count, class, nice, group, 0, period, phase, deadline
+TASK = struct.Struct("<16siIIBbBBQQQ8x")
 QUEUE = struct.Struct("<16sII8x")  # name, length, flags (PR_MSGQ_*)
 EVENTS = struct.Struct("<16s")  # name
 PERIODIC = struct.Struct("<16sIIIIQQ")  # name, priority, first action, count, 0, phase, period
@@ -114,6 +116,7 @@ def encode(kernel: KernelScenario, horizon_ticks: int | None, *, trace_limit: in
                 len(t.actions),
                 t.sched_class,
                 t.nice,
+                t.priv_group,
                 0,
                 t.period,
                 t.phase,
@@ -135,7 +138,8 @@ def encode(kernel: KernelScenario, horizon_ticks: int | None, *, trace_limit: in
     header = HEADER.pack(
         MAGIC, VERSION, HEADER.size, total, 0, kernel.tick_hz, len(kernel.tasks), len(kernel.semaphores),
         first, 0, kernel.quantum, horizon, trace_limit, len(kernel.queues), len(kernel.events),
-        len(kernel.timers), len(kernel.interrupts), kernel.timer_service_priority, *kernel.timeshare, 0,
+        len(kernel.timers), len(kernel.interrupts), kernel.timer_service_priority, *kernel.timeshare,
+        sum(bits << 4 * (group - 2) for group, bits in kernel.groups),
     )  # fmt: skip
     blob = header + body
     crc = zlib.crc32(blob[CRC_FROM:])
@@ -149,10 +153,10 @@ def decode(blob: bytes) -> tuple[KernelScenario, int | None]:
         raise BlobError(f"{len(blob)} bytes: shorter than the header")
     (magic, version, header_bytes, total, crc, tick_hz, ntasks, nsems, nactions, flags, quantum,
      horizon, _trace_limit, nqueues, nevents, ntimers, ninterrupts,
-     service, levels, slice_ticks, decay, zero) = HEADER.unpack_from(blob)  # fmt: skip
+     service, levels, slice_ticks, decay, privileges) = HEADER.unpack_from(blob)  # fmt: skip
     if magic != MAGIC:
         raise BlobError(f"magic {magic!r}, expected {MAGIC!r}")
-    if version != VERSION or header_bytes != HEADER.size or flags != 0 or zero != 0:
+    if version != VERSION or header_bytes != HEADER.size or flags != 0:
         raise BlobError(
             f"version {version}, header {header_bytes} bytes, flags {flags}: not a version {VERSION} blob"
         )
@@ -198,8 +202,8 @@ def decode(blob: bytes) -> tuple[KernelScenario, int | None]:
         at += ACTION.size
     tasks = tuple(
         KernelTask(name.rstrip(b"\0").decode("ascii"), priority, period, phase, deadline,
-                   tuple(actions[first : first + count]), sched_class, nice)
-        for name, priority, first, count, sched_class, nice, _zero, period, phase, deadline in entries
+                   tuple(actions[first : first + count]), sched_class, nice, group)
+        for name, priority, first, count, sched_class, nice, group, _zero, period, phase, deadline in entries
     )  # fmt: skip
     periodics = [
         KernelPeriodic(name.rstrip(b"\0").decode("ascii"), phase, period, priority,
@@ -209,5 +213,6 @@ def decode(blob: bytes) -> tuple[KernelScenario, int | None]:
     kernel = KernelScenario(
         tick_hz, quantum, tuple(sems), tasks, tuple(queues), tuple(events), tuple(periodics[:ntimers]),
         tuple(periodics[ntimers:]), service, (levels, slice_ticks, decay),
+        tuple((g, privileges >> 4 * (g - 2) & 0xF) for g in range(2, 9) if privileges >> 4 * (g - 2) & 0xF),
     )  # fmt: skip
     return kernel, (horizon if horizon != 0 else None)

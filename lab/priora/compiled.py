@@ -55,6 +55,7 @@ class KernelTask:
     actions: tuple[KernelAction, ...]
     sched_class: int = 0  # PR_CLASS_REALTIME (0) or PR_CLASS_TIMESHARE (1): then priority is ignored
     nice: int = 0
+    priv_group: int = 1  # privilege.h: 1, the system group
     flags: int = 0  # PR_TASK_SPORADIC | PR_TASK_DEFER_EARLY
     min_interarrival: int = 0  # ticks (sporadic)
     jitter: int = 0  # ticks
@@ -100,6 +101,7 @@ class KernelScenario:
     timer_service_priority: int = 0  # the service task's priority, when there are timers
     # pr_kernel_config_t's time-sharing band: levels (0 = none), slice, decay (ticks; 0 = defaults)
     timeshare: tuple[int, int, int] = (0, 0, 0)
+    groups: tuple[tuple[int, int], ...] = ()  # privilege groups given privileges: (group, PR_PRIV_* bits)
 
 
 def kernel_action(scenario: Scenario, a: Action) -> KernelAction:
@@ -120,6 +122,10 @@ def kernel_action(scenario: Scenario, a: Action) -> KernelAction:
         amount = a.ticks
     elif a.kind == "send" and a.priority is not None:
         options, amount = native.PR_ACT_SEND_PRIORITY, a.priority
+    elif a.kind == "rtprio":
+        amount = native.PR_ACT_RTPRIO_OFF if a.priority is None else a.priority
+    elif a.kind == "nice":
+        amount = a.nice - native.NICE_MIN
     elif a.kind in ("set", "clear", "wait"):
         amount = a.mask
         if a.kind == "wait":
@@ -174,7 +180,7 @@ def kernel_task(scenario: Scenario, t: Task) -> KernelTask:
         flags |= native.PR_TASK_HARD
     sched_class = native.PR_CLASS_TIMESHARE if t.timeshare else native.PR_CLASS_REALTIME
     return KernelTask(
-        t.name, t.priority, t.period or 0, t.phase, t.deadline or 0, actions, sched_class, t.nice,
+        t.name, t.priority, t.period or 0, t.phase, t.deadline or 0, actions, sched_class, t.nice, t.group,
         flags=flags, min_interarrival=t.min_interarrival or 0, jitter=t.jitter, jitter_seed=t.seed,
         exec_spread=exec_spread(t.bcet, t.wcet),
         exec_seed=t.seed ^ EXEC_SEED_MIX if t.bcet is not None else 0, arrivals=t.arrivals,
@@ -236,4 +242,5 @@ def compile_scenario(scenario: Scenario) -> KernelScenario:
             scenario.system.timeshare_quantum,
             scenario.system.timeshare_decay,
         ),
+        groups=tuple(g for g in scenario.system.groups if g[1] != 0),  # a group starts with none
     )

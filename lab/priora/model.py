@@ -25,7 +25,19 @@ Protocol = Literal["none", "pip", "pcp", "ipcp", "npcs", "rcs"]
 ResourceKind = Literal["mutex", "counting", "binary"]
 Order = Literal["priority", "fifo"]
 ActionKind = Literal[
-    "compute", "lock", "unlock", "down", "up", "delay", "send", "receive", "set", "clear", "wait"
+    "compute",
+    "lock",
+    "unlock",
+    "down",
+    "up",
+    "delay",
+    "send",
+    "receive",
+    "set",
+    "clear",
+    "wait",
+    "rtprio",
+    "nice",
 ]
 
 TIME_UNITS: tuple[TimeUnit, ...] = ("tick", "us", "ms")
@@ -69,12 +81,15 @@ class Action:
     """One step of a task body.
 
     kind     compute | lock | unlock | down | up | delay | send | receive |
-             set | clear | wait
+             set | clear | wait | rtprio | nice
     resource the object named: a semaphore (lock/unlock/down/up), a queue
              (send/receive), event flags (set/clear/wait); else None
     ticks    compute and delay: the amount, in ticks; else 0
     timeout  lock, down, send, receive, wait: ticks to wait, None = forever
-    priority send: the message's priority; None = the sender's
+    priority send: the message's priority; None = the sender's;
+             rtprio: the real-time priority to move to; None = out of the
+             real-time band, to time sharing ("rtprio off")
+    nice     nice: the task's new nice value
     mask     set, clear, wait: the event flags (1 .. 2^32-1)
     wait_all wait: every flag of the mask (else any)
     clear    wait: clear the mask's flags when satisfied
@@ -88,11 +103,16 @@ class Action:
     mask: int = 0
     wait_all: bool = False
     clear: bool = False
+    nice: int = 0
 
     def text(self, time: Callable[[int], object] = str) -> str:
         """The action as a file writes it; `time` writes a time given in
         ticks (default: the ticks)."""
         words: list[str] = [self.kind]
+        if self.kind == "rtprio":
+            return f"rtprio {'off' if self.priority is None else self.priority}"
+        if self.kind == "nice":
+            return f"nice {self.nice}"
         if self.resource is not None:
             words.append(self.resource)
         if self.kind in ("set", "clear", "wait"):
@@ -180,6 +200,7 @@ class Task:
     # which is what its ceilings and blocking terms must assume.
     timeshare: bool = False
     nice: int = 0
+    group: int = 1  # its privilege group (privilege.h): 1, the system group, holds every privilege
     # Sporadic (docs/scenario-format.md, "Sporadic tasks"): jobs arrive at
     # the ticks `arrivals` (pr_task_release), at least min_interarrival apart:
     # an earlier one is refused, or deferred with defer_early.
@@ -242,6 +263,8 @@ class System:
     timeshare_levels: int = 0
     timeshare_quantum: int = 0
     timeshare_decay: int = 0
+    # Privilege groups 2 .. 8 given privileges ([groups.N]): (N, PR_PRIV_* bits).
+    groups: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)

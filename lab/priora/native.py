@@ -117,6 +117,7 @@ void pr_kernel_stats(pr_kernel_stats_t *stats);
 void pr_task_attr_init(pr_task_attr_t *attr);
 int pr_task_create(const pr_task_attr_t *attr, pr_id_t *id);
 int pr_task_status(pr_id_t id, pr_task_status_t *status);
+int pr_priv_group_set(int group, uint32_t privs);
 int pr_task_release(pr_id_t id);
 void pr_sem_attr_init(pr_sem_attr_t *attr);
 int pr_sem_alloc(const pr_sem_attr_t *attr, pr_id_t *id);
@@ -239,8 +240,10 @@ PROTOCOL_NUMBER = {"none": 0, "pip": 1, "pcp": 2, "ipcp": 3, "npcs": 4, "rcs": 5
 PROTOCOL_NAME = {number: name for name, number in PROTOCOL_NUMBER.items()}
 ACTION_NUMBER = {
     "compute": 1, "lock": 2, "unlock": 3, "down": 4, "up": 5, "delay": 6, "send": 9, "receive": 10, "set": 11,
-    "clear": 12, "wait": 13,
+    "clear": 12, "wait": 13, "rtprio": 15, "nice": 16,
 }  # fmt: skip
+PR_ACT_RTPRIO_OFF = 2**64 - 1  # PR_ACT_RTPRIO's amount: out of the real-time band
+NICE_MIN = -20  # PR_NICE_MIN: PR_ACT_NICE's amount is the nice value - NICE_MIN
 PR_ACT_SEND_PRIORITY = 1  # pr_action_t.options of a send: amount is the message's priority
 PR_EVENTS_ALL = 1
 PR_EVENTS_CLEAR = 2

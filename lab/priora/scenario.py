@@ -77,7 +77,7 @@ _NUMBER = re.compile(r"[+-]?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _AT_LINE = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
 _AT_END = re.compile(r"\s*\(at end of document\)$")
 
-_TOP_KEYS = ("system", "resources", "tasks", "timers", "interrupts")
+_TOP_KEYS = ("system", "resources", "tasks", "timers", "interrupts", "groups")
 _SYSTEM_KEYS = (
     "tick_hz", "time_unit", "horizon", "protocol", "quantum", "cost_model", "cpu_hz",
     "timer_service_priority", "timeshare_levels", "timeshare_quantum", "timeshare_decay",
@@ -88,8 +88,12 @@ _RESOURCE_KEYS = (
 _TASK_KEYS = (
     "priority", "period", "phase", "deadline", "body", "min_interarrival", "arrivals", "early_release",
     "jitter", "bcet", "wcet", "distribution", "seed", "deadline_kind", "importance", "abort_time", "start",
-    "class", "nice",
+    "class", "nice", "group",
 )  # fmt: skip
+# Privilege groups (privilege.h): 1 is the system group (every privilege);
+# [groups.N] gives group N, 2 .. PRIV_GROUPS, its privileges.
+PRIV_GROUPS = 8  # PR_CONFIG_PRIV_GROUPS
+PRIVILEGES = {"rtprio": 1, "setprio": 2, "ceiling": 4, "groups": 8}  # PR_PRIV_*
 _DEADLINE_KINDS = ("soft", "hard")
 IMPORTANCE_MAX = 2**32 - 1  # pr_task_attr_t.importance is a uint32_t
 _EARLY_RELEASES = ("refuse", "defer")
@@ -104,9 +108,10 @@ DEFAULT_TIMESHARE_LEVELS = 8
 _TIMER_KEYS = ("phase", "period", "priority", "body")
 _INTERRUPT_KEYS = ("phase", "period", "body")
 _ACTIONS: tuple[ActionKind, ...] = (
-    "compute", "lock", "unlock", "down", "up", "delay", "send", "receive", "set", "clear", "wait"
+    "compute", "lock", "unlock", "down", "up", "delay", "send", "receive", "set", "clear", "wait", "rtprio",
+    "nice",
 )  # fmt: skip
-_ACTIONS_TEXT = "compute, lock, unlock, down, up, delay, send, receive, set, clear or wait"
+_ACTIONS_TEXT = "compute, lock, unlock, down, up, delay, send, receive, set, clear, wait, rtprio or nice"
 # What a timer's or an interrupt's body may do: nothing that waits or computes.
 _ONCE_ACTIONS: tuple[ActionKind, ...] = ("up", "send", "set", "clear")
 # Resource kinds that are not semaphores, and the keys they take.
@@ -187,6 +192,7 @@ def parse(text: str, source: str, *, check_default_horizon: bool = True) -> Scen
     doc = _decode(text, source)
     _check_top_level(source, doc)
     system, clock = _system(_At(source, "[system]"), doc.get("system", {}))
+    system = replace(system, groups=_groups(_At(source, "[groups]"), doc.get("groups", {})))
     resources, queues, events = _resources(
         _At(source, "[resources]"), doc.get("resources", {}), system, clock
     )
@@ -248,7 +254,10 @@ def _check_top_level(source: str, doc: Mapping[str, object]) -> None:
     for key, value in doc.items():
         if key in _TOP_KEYS:
             continue
-        expected = "expected [system], [resources.NAME], [tasks.NAME], [timers.NAME] and [interrupts.NAME]"
+        expected = (
+            "expected [system], [resources.NAME], [tasks.NAME], [timers.NAME], [interrupts.NAME]"
+            " and [groups.N]"
+        )
         if isinstance(value, dict):
             _At(source, f"[{_key(key)}]").fail(f"unknown table ({expected})")
         _At(source, _key(key)).fail(f"unknown top-level key ({expected})")
@@ -669,6 +678,7 @@ class _Draft:
     arrival: _Arrival
     timeshare: bool = False
     nice: int = 0
+    group: int = 1
 
 
 @dataclass(frozen=True)
@@ -697,18 +707,48 @@ def _tasks(
         at.fail(f"{len(table)} tasks, the kernel has room for {MAX_TASKS}")
     drafts = [_task(_At(at.source, _label("tasks", n)), n, v, objects, clock) for n, v in table.items()]
     system = _timeshare_band(at, drafts, system)
+    _check_band_actions(drafts, system.timeshare_levels)
     realtime = [d for d in drafts if not d.timeshare]
     priorities = iter(_priorities(at, realtime, system.timeshare_levels) if realtime else [])
     top = system.timeshare_levels - 1  # a time-sharing task's level is at most this
     tasks = tuple(
         Task(d.name, top if d.timeshare else next(priorities), d.period, d.phase, d.deadline, d.body,
-             d.timeshare, d.nice, **vars(d.arrival))
+             d.timeshare, d.nice, group=d.group, **vars(d.arrival))
         for d in drafts
     )  # fmt: skip
     total = sum(len(t.arrivals) for t in tasks)
     if total > ARRIVALS_MAX:
         at.fail(f"{total} arrivals in all, the lab has room for {ARRIVALS_MAX}")
     return tasks, system
+
+
+def _groups(at: _At, value: object) -> tuple[tuple[int, int], ...]:
+    """[groups.N] privileges = [...]: (N, the privileges' bits), N in 2 ..
+    PRIV_GROUPS, in file order (the system group, 1, holds every privilege)."""
+    table = _table(at, value)
+    out = []
+    for key, item in table.items():
+        where = _At(at.source, f"[groups.{_key(key)}]")
+        if not key.isascii() or not key.isdigit() or not 2 <= int(key) <= PRIV_GROUPS:
+            where.fail(
+                f"a group is a number in 2..{PRIV_GROUPS} (1, the system group, holds every privilege)"
+            )
+        entry = _table(where, item)
+        _check_keys(where, entry, ("privileges",))
+        names = entry.get("privileges", [])
+        if not isinstance(names, list):
+            where.field("privileges").fail(
+                f"must be an array of privilege names, got {describe_value(names)}"
+            )
+        bits = 0
+        for i, name in enumerate(names):
+            if name not in PRIVILEGES:
+                where.field("privileges").item(i).fail(
+                    f"unknown privilege {json.dumps(name)} (expected one of: {', '.join(PRIVILEGES)})"
+                )
+            bits |= PRIVILEGES[name]
+        out.append((int(key), bits))
+    return tuple(out)
 
 
 def _timeshare_band(at: _At, drafts: list[_Draft], system: System) -> System:
@@ -745,6 +785,13 @@ def _task(at: _At, name: str, value: object, resources: Mapping[str, _Object], c
         nice = _int(at.field("nice"), table["nice"])
         if not NICE_MIN <= nice <= NICE_MAX:
             at.field("nice").fail(f"must be in {NICE_MIN}..{NICE_MAX}, got {nice}")
+    group = 1
+    if "group" in table:
+        group = _int(at.field("group"), table["group"])
+        if not 1 <= group <= PRIV_GROUPS:
+            at.field("group").fail(
+                f"must be in 1..{PRIV_GROUPS} (1: the system group, every privilege), got {group}"
+            )
     if timeshare and "priority" in table:
         at.field("priority").fail(
             "a time-sharing task has no priority of its own: "
@@ -775,6 +822,7 @@ def _task(at: _At, name: str, value: object, resources: Mapping[str, _Object], c
         arrival,
         timeshare,
         nice,
+        group,
     )
 
 
@@ -1064,7 +1112,46 @@ def _action(at: _At, item: object, resources: Mapping[str, _Object], clock: _Clo
         return _queue_action(at, item, kind, words[1:], resources, clock)
     if kind in ("set", "clear", "wait"):
         return _events_action(at, item, kind, words[1:], resources, clock)
+    if kind in ("rtprio", "nice"):
+        return _band_action(at, item, kind, words[1:])
     return _resource_action(at, item, kind, words[1:], resources, clock)
+
+
+def _band_action(at: _At, item: str, kind: ActionKind, args: list[str]) -> Action:
+    """ "rtprio N" / "rtprio off" and "nice N": the task moves itself between
+    the bands, or sets its nice value (pr_task_rtprio, pr_task_set_nice); the
+    band's bounds are checked once it is known (_check_band_actions)."""
+    if len(args) != 1:
+        _malformed(at, item, kind)
+    if kind == "rtprio" and args[0] == "off":
+        return Action("rtprio")
+    if not re.fullmatch(r"-?[0-9]+", args[0]):
+        _malformed(at, item, kind)
+    value = int(args[0])
+    if kind == "nice":
+        if not NICE_MIN <= value <= NICE_MAX:
+            at.fail(f"nice {value}: must be in {NICE_MIN}..{NICE_MAX}")
+        return Action("nice", nice=value)
+    if not PRIORITY_MIN <= value <= PRIORITY_MAX:
+        at.fail(f"rtprio {value}: must be in {PRIORITY_MIN}..{PRIORITY_MAX} (the kernel's range), or off")
+    return Action("rtprio", priority=value)
+
+
+def _check_band_actions(drafts: list[_Draft], band: int) -> None:
+    """A body's "rtprio N" names a real-time priority, above the band; its
+    "rtprio off" needs a band to go to."""
+    for d in drafts:
+        for i, a in enumerate(d.body):
+            if a.kind != "rtprio":
+                continue
+            where = d.at.field("body").item(i)
+            if a.priority is None and band == 0:
+                where.fail("rtprio off: there is no time-sharing band ([system] timeshare_levels is 0)")
+            if a.priority is not None and a.priority < band:
+                where.fail(
+                    f"rtprio {a.priority}: in the time-sharing band (levels 0..{band - 1}); "
+                    f"a real-time priority is {band}..{PRIORITY_MAX}"
+                )
 
 
 def _pick(word: str, choices: tuple[_T, ...]) -> _T | None:
@@ -1087,6 +1174,8 @@ def _malformed(at: _At, item: str, kind: ActionKind) -> NoReturn:
         "set": '"set E MASK"',
         "clear": '"clear E MASK"',
         "wait": '"wait E MASK any|all [clear] [timeout T]"',
+        "rtprio": '"rtprio N" or "rtprio off"',
+        "nice": '"nice N"',
     }
     at.fail(f"malformed action {json.dumps(item)} (expected {shapes[kind]})")
 

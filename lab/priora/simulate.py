@@ -196,6 +196,7 @@ def _create_task(lib: Any, k: KernelTask, keep: list[Any]) -> Any:
     attr.deadline = k.deadline
     attr.sched_class = k.sched_class
     attr.nice = k.nice
+    attr.priv_group = k.priv_group
     attr.flags = k.flags
     attr.min_interarrival = k.min_interarrival
     attr.jitter = k.jitter
@@ -450,6 +451,10 @@ def _load(scenario: Scenario, costs: HostCosts | CostModel | None) -> _Loaded:
         apply_costs(lib, scenario.resources, model)
     keep: list[Any] = []
     compiled = compile_scenario(scenario)
+    for group, privileges in compiled.groups:
+        err = lib.pr_priv_group_set(group, privileges)
+        if err != native.PR_OK:
+            raise NativeError(f"the kernel refused group {group}'s privileges: {native.errname(err)}")
     for sem in compiled.semaphores:
         _alloc_semaphore(lib, sem, keep)
     for queue in compiled.queues:

@@ -484,7 +484,7 @@ BAD_BLOBS: dict[str, tuple[Callable[[bytes], bytes], int, str]] = {
     "reserved": (
         patched(28, "<I", 7),
         10,
-        "blob: the reserved header fields (offsets 28 and 76) must be 0; flags 7",
+        "blob: the reserved header field (offset 28) must be 0; flags 7",
     ),
     "service priority": (
         patched(60, "<I", 7),
@@ -558,10 +558,16 @@ BAD_BLOBS: dict[str, tuple[Callable[[bytes], bytes], int, str]] = {
         "blob: task 0: class out of range (0 real-time, 1 time sharing): 2",
     ),
     "task reserved": (
-        patched(TASKS + 30, "<H", 9),
+        patched(TASKS + 31, "<B", 9),
         10,
-        "blob: task 0: reserved fields must be 0; offset 30 holds 9",
+        "blob: task 0: reserved fields must be 0; offset 31 holds 9",
     ),
+    "task group": (
+        patched(TASKS + 30, "<B", 9),
+        10,
+        "blob: task 0: privilege group out of range (0 or 1: the system group, .. 8): 9",
+    ),
+    "privileges": (patched(76, "<I", 1 << 28), 10, "blob: privileges beyond groups 2..8: 268435456"),
     "timeshare levels": (patched(64, "<I", 40), 10, "blob: time-sharing levels out of range (0..31): 40"),
     "timeshare task without band": (
         patched(TASKS + 28, "<B", 1),

@@ -689,11 +689,11 @@ BAD_FILES = [
     # Unknown tables and keys
     (
         "unknown_table",
-        "unknown_table.toml: [task]: unknown table (expected [system], [resources.NAME], [tasks.NAME], [timers.NAME] and [interrupts.NAME])",
+        "unknown_table.toml: [task]: unknown table (expected [system], [resources.NAME], [tasks.NAME], [timers.NAME], [interrupts.NAME] and [groups.N])",
     ),
     (
         "unknown_top_level_key",
-        "unknown_top_level_key.toml: name: unknown top-level key (expected [system], [resources.NAME], [tasks.NAME], [timers.NAME] and [interrupts.NAME])",
+        "unknown_top_level_key.toml: name: unknown top-level key (expected [system], [resources.NAME], [tasks.NAME], [timers.NAME], [interrupts.NAME] and [groups.N])",
     ),
     (
         "unknown_key_system",
@@ -705,7 +705,7 @@ BAD_FILES = [
     ),
     (
         "unknown_key_task",
-        "unknown_key_task.toml: [tasks.T] deadlne: unknown key (expected one of: priority, period, phase, deadline, body, min_interarrival, arrivals, early_release, jitter, bcet, wcet, distribution, seed, deadline_kind, importance, abort_time, start, class, nice)",
+        "unknown_key_task.toml: [tasks.T] deadlne: unknown key (expected one of: priority, period, phase, deadline, body, min_interarrival, arrivals, early_release, jitter, bcet, wcet, distribution, seed, deadline_kind, importance, abort_time, start, class, nice, group)",
     ),
     # Tables of the wrong type
     (
@@ -985,11 +985,11 @@ BAD_FILES = [
     ),
     (
         "action_unknown",
-        'action_unknown.toml: [tasks.T] body[1]: unknown action "run 2" (expected compute, lock, unlock, down, up, delay, send, receive, set, clear or wait)',
+        'action_unknown.toml: [tasks.T] body[1]: unknown action "run 2" (expected compute, lock, unlock, down, up, delay, send, receive, set, clear, wait, rtprio or nice)',
     ),
     (
         "action_empty",
-        "action_empty.toml: [tasks.T] body[1]: empty action (expected compute, lock, unlock, down, up, delay, send, receive, set, clear or wait)",
+        "action_empty.toml: [tasks.T] body[1]: empty action (expected compute, lock, unlock, down, up, delay, send, receive, set, clear, wait, rtprio or nice)",
     ),
     (
         "action_malformed",

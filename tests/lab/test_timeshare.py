@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 
 import jsonschema
+import numpy as np
 import pytest
 from test_examples import example
 
@@ -204,3 +205,95 @@ def test_the_chart_draws_the_two_bands_apart(run: SimResult) -> None:
     # Without time-sharing tasks: no line, no entry.
     plain = simulate(parse(HEAD, "x.toml"))
     assert ("band", "", "") not in plan(extract(plain), axis_pixels=1000, dpi=100).elements
+
+
+BAND = '[system]\nhorizon = 30\ntimeshare_quantum = 100\n[resources.M]\nkind = "mutex"\n'
+BAD_BAND = [
+    (
+        BAND + '[tasks.T]\nclass = "timeshare"\ngroup = 9\nbody = ["compute 1"]\n',
+        "x.toml: [tasks.T] group: must be in 1..8 (1: the system group, every privilege), got 9",
+    ),
+    (
+        BAND + '[groups.1]\nprivileges = []\n[tasks.T]\nclass = "timeshare"\nbody = ["compute 1"]\n',
+        "x.toml: [groups.1]: a group is a number in 2..8 (1, the system group, holds every privilege)",
+    ),
+    (
+        BAND + '[groups.2]\nprivileges = ["root"]\n[tasks.T]\nclass = "timeshare"\nbody = ["compute 1"]\n',
+        'x.toml: [groups.2] privileges[0]: unknown privilege "root" (expected one of: rtprio, setprio, ceiling, '
+        "groups)",
+    ),
+    (
+        BAND + '[tasks.T]\nclass = "timeshare"\nbody = ["rtprio 3"]\n',
+        "x.toml: [tasks.T] body[0]: rtprio 3: in the time-sharing band (levels 0..7); a real-time priority is "
+        "8..255",
+    ),
+    (
+        '[tasks.T]\npriority = 9\nbody = ["rtprio off"]\n',
+        "x.toml: [tasks.T] body[0]: rtprio off: there is no time-sharing band ([system] timeshare_levels is 0)",
+    ),
+    (
+        BAND + '[tasks.T]\nclass = "timeshare"\nbody = ["nice 25"]\n',
+        "x.toml: [tasks.T] body[0]: nice 25: must be in -20..19",
+    ),
+    (
+        BAND + '[tasks.T]\nclass = "timeshare"\nbody = ["rtprio high"]\n',
+        'x.toml: [tasks.T] body[0]: malformed action "rtprio high" (expected "rtprio N" or "rtprio off")',
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), BAD_BAND, ids=range(len(BAD_BAND)))
+def test_bad_band_files(text: str, message: str) -> None:
+    with pytest.raises(ScenarioError) as caught:
+        parse(text, "x.toml")
+    assert str(caught.value) == message
+
+
+MOVERS = BAND + (
+    '[groups.2]\nprivileges = ["rtprio"]\n'
+    '[groups.3]\nprivileges = ["rtprio", "setprio"]\n'
+    '[tasks.W]\nclass = "timeshare"\ngroup = 2\nbody = ["compute 1", "rtprio 12", "compute 2", "rtprio off", '
+    '"compute 1"]\n'
+    '[tasks.V]\nclass = "timeshare"\ngroup = 3\nphase = 10\nbody = ["compute 1", "rtprio 12", "compute 2", '
+    '"rtprio off", "nice -5", "compute 1"]\n'
+)
+
+
+def test_a_body_moves_between_the_bands_as_its_group_allows() -> None:
+    # W's group may use real-time priorities but not raise its own: entering
+    # the band from time sharing is a raise, refused (PR_EPRIV_PRIO), and W
+    # goes on in the band; V's group has both privileges: it runs 2 ticks at
+    # real-time 12, leaves the band, and its nice -5 (a raise) is allowed too.
+    scenario = parse(MOVERS, "movers.toml")
+    assert scenario.system.groups == ((2, 1), (3, 3))
+    assert [(t.name, t.group) for t in scenario.tasks] == [("W", 2), ("V", 3)]
+    result = simulate(scenario)
+    report = build_report(result)
+    assert (report.tasks["W"].errors, report.tasks["V"].errors) == (1, 0)
+    lines = native.format_records(
+        result.trace[np.isin(result.trace["event"], [native.EVENT[e] for e in ("RTPRIO", "NICE", "PRIO")])],
+        1000,
+        {"task": {0: "W", 1: "V"}},
+    )
+    assert lines == [
+        "1 RTPRIO W PR_EPRIV_PRIO ts->12 nice=0",
+        "3 RTPRIO W ok ts->ts nice=0",
+        "11 RTPRIO V ok ts->12 nice=0",
+        "11 PRIO V 5->12 set -",
+        "13 RTPRIO V ok 12->ts nice=0",
+        "13 PRIO V 12->5 set -",
+        "13 NICE V ok 0->-5",
+        "13 PRIO V 5->6 decay -",
+    ]
+
+
+def test_the_same_moves_on_qemu() -> None:
+    # The groups' privileges and each task's group travel in the blob: the
+    # same refusal and the same moves on the RISC-V kernel.
+    result = qemu_run.run(parse(MOVERS, "movers.toml"), "qemu-rv32").result
+    report = build_report(result)
+    assert (report.tasks["W"].errors, report.tasks["V"].errors) == (1, 0)
+    moves = result.trace[result.trace["event"] == native.EVENT["RTPRIO"]]
+    assert [(int(r["task"]), native.errname(int(r["result"]))) for r in moves] == [
+        (0, "PR_EPRIV_PRIO"), (0, "PR_OK"), (1, "PR_OK"), (1, "PR_OK")
+    ]  # fmt: skip

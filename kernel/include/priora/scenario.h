@@ -50,6 +50,12 @@
  *   PR_ACT_RELEASE      pr_task_release(sem = the sporadic task): a job of it
  *                       arrives (PR_EAGAIN, refused as too early, is counted
  *                       with the timeouts).
+ *   PR_ACT_RTPRIO       pr_task_rtprio on the task itself: into the real-time
+ *                       band at priority `amount`, or out of it with
+ *                       PR_ACT_RTPRIO_OFF (timeshare.h).
+ *   PR_ACT_NICE         pr_task_set_nice on the task itself, to amount - 20.
+ * A refused RTPRIO or NICE (a missing privilege: privilege.h) is counted as
+ * an error and the job goes on.
  * A failed SEND, RECEIVE or EVENTS_WAIT (timeout or error) lets the job go
  * on with the next action, like a DOWN.
  *
@@ -81,8 +87,13 @@ typedef enum pr_action_kind {
     PR_ACT_EVENTS_SET,
     PR_ACT_EVENTS_CLEAR,
     PR_ACT_EVENTS_WAIT,
-    PR_ACT_RELEASE
+    PR_ACT_RELEASE,
+    PR_ACT_RTPRIO,
+    PR_ACT_NICE
 } pr_action_kind_t;
+
+/* PR_ACT_RTPRIO's amount that leaves the real-time band (PR_RTPRIO_RTOFF). */
+#define PR_ACT_RTPRIO_OFF UINT64_MAX
 
 /* pr_action_t.options of a PR_ACT_SEND: `amount` is the message's priority. */
 #define PR_ACT_SEND_PRIORITY 1u

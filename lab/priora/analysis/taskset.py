@@ -294,6 +294,13 @@ def _check_body(source: str, task: Task) -> None:
                 f"{where} body[{i}]",
                 "delay: the analysis does not cover a task that suspends itself or yields",
             )
+        if action.kind in ("rtprio", "nice"):
+            raise AnalysisError(
+                source,
+                f"{where} body[{i}]",
+                f"{action.text()}: the analysis does not cover a task that changes its band or nice value "
+                "within its job",
+            )
         if action.kind == "down" and action.timeout != 0:
             raise AnalysisError(
                 source,

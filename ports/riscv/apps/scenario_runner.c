@@ -95,6 +95,7 @@ typedef struct {
     uint32_t total, crc, tick_hz, ntasks, nsems, nactions, trace_limit;
     uint32_t nqueues, nevents, ntimers, ninterrupts, service_priority;
     uint32_t timeshare_levels, timeshare_quantum, timeshare_decay;
+    uint32_t privileges; /* groups 2..8: 4 bits each, group g's at bit 4 (g - 2) */
     uint64_t quantum, horizon;
 } header_t;
 
@@ -215,8 +216,11 @@ static header_t check_header(void)
     h.timeshare_levels = u32_at(blob + 64);
     h.timeshare_quantum = u32_at(blob + 68);
     h.timeshare_decay = u32_at(blob + 72);
-    if (u32_at(blob + 28) != 0 || u32_at(blob + 76) != 0)
-        bad_blob("the reserved header fields (offsets 28 and 76) must be 0; flags ", u32_at(blob + 28));
+    h.privileges = u32_at(blob + 76);
+    if (u32_at(blob + 28) != 0)
+        bad_blob("the reserved header field (offset 28) must be 0; flags ", u32_at(blob + 28));
+    if ((h.privileges >> 28) != 0 || PR_CONFIG_PRIV_GROUPS < 8)
+        bad_blob("privileges beyond groups 2..8: ", h.privileges);
     if (h.timeshare_levels > PR_PRIO_MAX)
         bad_blob("time-sharing levels out of range (0..31): ", h.timeshare_levels);
     if (h.nqueues > PR_CONFIG_MAX_MSGQS || h.nevents > PR_CONFIG_MAX_EVENTS || h.ntimers > PR_CONFIG_MAX_TIMERS ||
@@ -308,8 +312,10 @@ static void check_tasks(const header_t *h)
             bad_entry("task", i, "its actions are not inside the action table; first ", first);
         if (e[28] > PR_CLASS_TIMESHARE)
             bad_entry("task", i, "class out of range (0 real-time, 1 time sharing): ", e[28]);
-        if (u16_at(e + 30) != 0 || u64_at(e + 56) != 0)
-            bad_entry("task", i, "reserved fields must be 0; offset 30 holds ", u16_at(e + 30));
+        if (e[30] > PR_CONFIG_PRIV_GROUPS)
+            bad_entry("task", i, "privilege group out of range (0 or 1: the system group, .. 8): ", e[30]);
+        if (e[31] != 0 || u64_at(e + 56) != 0)
+            bad_entry("task", i, "reserved fields must be 0; offset 31 holds ", e[31]);
     }
 }
 
@@ -375,7 +381,7 @@ static void check_actions(const header_t *h)
     for (uint32_t i = 0; i < h->nactions; i++) {
         const unsigned char *e = (const unsigned char *)&a[i];
         uint32_t kind = u32_at(e), object = u32_at(e + 4), options = u32_at(e + 12);
-        if (kind < PR_ACT_COMPUTE || kind > PR_ACT_EVENTS_WAIT)
+        if (kind < PR_ACT_COMPUTE || (kind > PR_ACT_EVENTS_WAIT && kind != PR_ACT_RTPRIO && kind != PR_ACT_NICE))
             bad_entry("action", i, "unknown kind ", kind);
         int64_t pool = objects_of(h, kind);
         if ((pool >= 0 && object >= pool) || (pool < 0 && object != 0))
@@ -445,6 +451,7 @@ static void create_tasks(const header_t *h)
         attr.deadline = u64_at(e + 48);
         attr.sched_class = e[28];
         attr.nice = (int8_t)e[29];
+        attr.priv_group = e[30];
         int err = pr_task_create(&attr, &id);
         if (err != PR_OK)
             refused("task", i, err);
@@ -608,6 +615,11 @@ int main(void)
     int err = pr_riscv_init(&cfg);
     if (err != PR_OK)
         refused("the configuration (tick_hz, quantum, time-sharing band)", 0, err);
+    for (int g = 2; g <= 8; g++) { /* before the objects whose creation a privilege may guard */
+        pr_privs_t privs = h.privileges >> (4 * (g - 2)) & 0xFu;
+        if (privs != 0 && (err = pr_priv_group_set(g, privs)) != PR_OK) /* a group starts with none */
+            refused("privilege group", (uint32_t)g, err);
+    }
     create_sems(&h);
     uintptr_t trace_start = free_start;
     create_queues_and_events(&h, &trace_start);
