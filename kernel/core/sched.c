@@ -133,6 +133,25 @@ void sched_reschedule(void)
     switch_to_most_urgent();
 }
 
+/* The end of a call that made a task ready: sched_reschedule, the caller's
+ * interrupt state back, PR_OK. A fast path that ends with a tail call to it
+ * keeps nothing across the switch and needs no stack frame of its own; in
+ * an interrupt (the switch waits for its end) this returns at once. */
+static __attribute__((noinline)) int reschedule_then_restore(pr_irq_state_t irq)
+{
+    sched_reschedule();
+    pr_port_irq_restore(irq);
+    return PR_OK;
+}
+
+int sched_reschedule_return(pr_irq_state_t irq)
+{
+    if (pr_k.isr_nesting == 0) /* else no test more, and no stack frame */
+        return reschedule_then_restore(irq);
+    pr_port_irq_restore(irq);
+    return PR_OK;
+}
+
 /* pr_task_yield's work, here so that the rotation and the switch are one
  * function. The caller is a task: it may switch. (Not "sched_yield": the C
  * library of the host port has one.) */

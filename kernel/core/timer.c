@@ -61,6 +61,18 @@ pr_ticks_t timers_next_expiry(void)
 void timers_fire_due(pr_ticks_t now)
 {
     pr_link_t *slot = timer_slot(now);
+    pr_link_t *first = slot->next;
+    /* The usual slot: one timer. Due, it is fired last, by a tail call, and
+     * nothing is left to scan: the local list would change nothing, and
+     * this needs no stack frame. */
+    if (first != slot && first->next == slot) {
+        pr_timer_t *tm = container_of(first, pr_timer_t, link);
+        if (tm->expiry != now)
+            return;
+        timer_cancel(tm);
+        tm->fire(tm->owner);
+        return;
+    }
     pr_link_t due;
     list_init(&due);
 
