@@ -108,28 +108,15 @@ void pr_isr_enter(void)
     pr_self = &pr_idle;
 }
 
-/* The outermost interrupt ends (the nesting is 0 again): whatever it made
- * ready (a release, a wakeup, an up) runs now if it is more urgent than the
- * interrupted task. self_update and sched_reschedule with the nesting known
- * to be 0: every interrupt that wakes a task pays this. */
-static inline __attribute__((always_inline)) void isr_leave(void)
-{
-    if (unlikely(pr_k.outside)) { /* the port's next pr_kernel_dispatch switches */
-        pr_self = &pr_idle;
-        return;
-    }
-    pr_task_t *me = pr_k.current;
-    pr_self = me;
-    if (sched_may_preempt(me))
-        switch_to_most_urgent();
-}
-
+/* Leaving the outermost interrupt: whatever it made ready (a release, a
+ * wakeup, an up) runs now if it is more urgent than the interrupted task
+ * (sched_isr_leave). */
 void pr_isr_exit(void)
 {
     if (pr_k.isr_nesting == 0) /* unbalanced: there is no interrupt to leave */
         return;
     if (--pr_k.isr_nesting == 0)
-        isr_leave();
+        sched_isr_leave();
 }
 
 /* An interrupt's handler as one call (kernel.h): the port's vector calls it

@@ -123,6 +123,26 @@ void switch_to_most_urgent(void)
     switch_to(prev, next);
 }
 
+/* self_update and sched_reschedule at the end of the outermost interrupt
+ * (the nesting is 0 again), in one step: every interrupt that wakes a task
+ * pays it. A switch sets pr_self itself (account_switch). */
+void sched_isr_leave(void)
+{
+    if (unlikely(pr_k.outside)) { /* the port's next pr_kernel_dispatch switches */
+        pr_self = &pr_idle;
+        return;
+    }
+    pr_task_t *prev = pr_k.current;
+    if (sched_may_preempt(prev)) {
+        pr_task_t *next = ready_first(&pr_k.ready);
+        if (next != prev) {
+            switch_to(prev, next);
+            return;
+        }
+    }
+    pr_self = prev;
+}
+
 void sched_reschedule(void)
 {
     /* In an interrupt, pr_isr_exit reschedules; outside the kernel, the

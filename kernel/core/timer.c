@@ -69,7 +69,8 @@ void timers_fire_due(pr_ticks_t now)
         pr_timer_t *tm = container_of(first, pr_timer_t, link);
         if (tm->expiry != now)
             return;
-        timer_cancel(tm);
+        list_remove(first); /* timer_cancel, which it is linked for */
+        pr_timers_armed--;
         tm->fire(tm->owner);
         return;
     }
