@@ -156,10 +156,10 @@ void pr_kernel_tick(void)
 
 /* A tick whose only work is the timers in its slot: the usual tick at which
  * a timer expires, without the calls that would find nothing to do. */
-static __attribute__((noinline)) void tick_timers(void)
+static __attribute__((noinline)) void tick_timers(pr_link_t *slot)
 {
     pr_isr_enter();
-    timers_fire_due(pr_k.ticks);
+    timers_fire_slot(slot, pr_k.ticks);
     pr_isr_exit();
 }
 
@@ -192,11 +192,12 @@ void pr_kernel_tick_isr(void)
 {
     uint32_t now = tick_count_add1(); /* the slot depends on the low bits only */
     int others = (now & pr_k.tick_work_mask) == 0; /* work besides the timers (tick_work_update) */
-    if (unlikely(!list_empty(timer_slot(now)))) {
+    pr_link_t *slot = timer_slot(now);
+    if (unlikely(!list_empty(slot))) {
         if (others)
             tick_work(now);
         else
-            tick_timers();
+            tick_timers(slot);
     } else if (unlikely(others)) {
         tick_work(now);
     }

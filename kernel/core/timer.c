@@ -58,9 +58,8 @@ pr_ticks_t timers_next_expiry(void)
  * deadline miss wakes a watchdog and cancels its timeout); a cancelled timer
  * simply leaves the local list.
  */
-void timers_fire_due(pr_ticks_t now)
+void timers_fire_slot(pr_link_t *slot, pr_ticks_t now)
 {
-    pr_link_t *slot = timer_slot(now);
     pr_link_t *first = slot->next;
     /* The usual slot: one timer. Due, it is fired last, by a tail call, and
      * nothing is left to scan: the local list would change nothing, and
