@@ -37,11 +37,28 @@ HOST_PORT = (
     "ports/host/context.c",
     "ports/host/switch_x86_64.S",
     "ports/host/trace_sink.c",
+    "ports/host/trace_format.c",
+    "ports/host/trace_dump.c",
 )
-LAB_NATIVE = ("lab/native/metrics.c",)
+LAB_NATIVE = (
+    "lab/native/metrics.c",
+    "lab/native/verdict.c",
+    "lab/native/jobs_json.c",
+    "lab/native/task_totals.c",
+    "lab/native/constants.c",
+    "lab/native/intervals.c",
+)
 INCLUDE_DIRS = ("kernel/include", "ports/host/include", "lab/native")
 DEFINES = ("PR_PORT_TRACE_HOOK", "NDEBUG")
-CFLAGS = ("-std=c11", "-O2", "-fPIC", "-Wall", "-Wextra")
+# CMake's flags for priora_lab (its priora_lab_flags): -O3, link-time
+# optimisation and calls inside the library bound at link time, at compile
+# and link time alike.
+LTO_FLAGS = ("-O3", "-flto=auto", "-fno-semantic-interposition")
+CFLAGS = ("-std=c11", "-fPIC", "-Wall", "-Wextra", *LTO_FLAGS)
+LDFLAGS = (*LTO_FLAGS, "-Wl,-Bsymbolic")
+# The lab's kernel limits: CMakeLists.txt's PRIORA_LAB_LIMITS (256 priority
+# levels, 1,024 tasks), which priora.native checks the library against.
+LAB_LIMITS = ("PR_CONFIG_MAX_TASKS=1024", "PR_CONFIG_PRIORITIES=256")
 
 # What an sdist copies into native-src/: every file the build reads.
 SDIST_TREES = ("kernel", "ports/host", "lab/native")
@@ -80,7 +97,7 @@ def compile_library(root: Path, temp: Path, target: Path) -> None:
     cc = shlex.split(os.environ.get("CC", "cc"))
     flags = [
         *CFLAGS,
-        *(f"-D{d}" for d in DEFINES),
+        *(f"-D{d}" for d in (*DEFINES, *LAB_LIMITS)),
         *(f"-I{root / d}" for d in INCLUDE_DIRS),
         *shlex.split(os.environ.get("CFLAGS", "")),
     ]
@@ -96,7 +113,10 @@ def compile_library(root: Path, temp: Path, target: Path) -> None:
     with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
         for done in [pool.submit(compile_one, s, o) for s, o in zip(sources, objects, strict=True)]:
             done.result()
-    _run([*cc, "-shared", "-o", str(target), *map(str, objects), *shlex.split(os.environ.get("LDFLAGS", ""))])
+    _run([
+        *cc, "-shared", *LDFLAGS, "-o", str(target), *map(str, objects),
+        *shlex.split(os.environ.get("LDFLAGS", "")),
+    ])  # fmt: skip
 
 
 def _run(command: list[str]) -> None:

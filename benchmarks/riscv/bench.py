@@ -241,6 +241,8 @@ OTHERS = (
     ("pi_cost", "per_op", "what inheritance adds to the path"),
     ("yield_alone", "per_op", "yield with no other task at its priority"),
     ("tick_rr", "per_op", "tick interrupt, round robin on (quantum charged)"),
+    ("tick_ts", "min", "tick interrupt, a time-sharing task running (usage charged, level kept)"),
+    ("tick_ts", "max", "the same, the tick that moves its level"),
     ("irq_sem", "per_op", "interrupt to task: an interrupt ups a semaphore"),
     ("irq_tick", "per_op", "interrupt to task: the tick releases a periodic task"),
 )

@@ -12,6 +12,12 @@
  *                  every one of TICKS ticks (min = max)
  *   tick_rr        the same with a round-robin quantum of 1000 ticks that
  *                  never expires (the quantum is charged on every tick)
+ *   tick_ts        the same with the spinner in the time-sharing band
+ *                  (8 levels, slices of 1000 ticks): every tick charges its
+ *                  usage and slice, brings one time-sharing task up to date
+ *                  and computes a level; min is a tick whose level stays,
+ *                  max one that moves it (a change of base priority, with
+ *                  its PRIO record when tracing)
  */
 #include "bench.h"
 
@@ -44,6 +50,17 @@ static void spinner(void *arg)
         gaps[i] = spin();
 }
 
+/* The time-sharing case: 23 ticks first, so that the window's 8 ticks
+ * (24 .. 31, after the one the first spin absorbs) end with the one at which
+ * the level moves. */
+static void spinner_late(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 23; i++)
+        spin();
+    spinner(NULL);
+}
+
 static void report(const char *name)
 {
     unsigned long lo = ~0ul, hi = 0;
@@ -72,6 +89,21 @@ int main(void)
     bench_task("spinner", 4, spinner, NULL);
     bench_run();
     report("tick_rr");
+
+    /* The spinner's usage grows by one a tick: from 0, its level moves at
+     * usage 32 (5 -> 4). Its first 31 ticks keep the level; the 32nd, in
+     * the window when it starts at tick 24, moves it. */
+    pr_kernel_config_t cfg = {.tick_hz = 1000, .timeshare_levels = 8, .timeshare_quantum = 1000};
+    bench_check(pr_riscv_init(&cfg), "pr_riscv_init");
+    pr_task_attr_t attr;
+    pr_id_t id;
+    pr_task_attr_init(&attr);
+    attr.name = "spinner";
+    attr.sched_class = PR_CLASS_TIMESHARE;
+    attr.entry = spinner_late;
+    bench_check(pr_task_create(&attr, &id), "pr_task_create");
+    bench_run();
+    report("tick_ts");
     bench_end("bench_tick");
     return 0;
 }

@@ -12,9 +12,22 @@
 #include "privilege_impl.h"
 #include "timeshare_impl.h"
 
-#define RTPRIO_TRACE_TS 0xFF /* a time-sharing task's real-time priority in a record */
+/* An RTPRIO record's value (trace.h): the nice value + 20 in its low byte,
+ * and which side of the move is time sharing (its arg0/arg1 then 0): every
+ * one of 256 levels can be a real-time priority, so no priority byte is free
+ * to say "time sharing". */
+#define RTPRIO_FROM_TS 0x100
+#define RTPRIO_TO_TS 0x200
 
-static uint8_t rtprio_byte(const pr_task_t *t) { return t->timeshare ? RTPRIO_TRACE_TS : (uint8_t)t->base; }
+static int32_t rtprio_value(const pr_task_t *t, pr_prio_t prio)
+{
+    int32_t value = t != NULL ? t->nice + 20 : 0;
+    if (t != NULL && t->timeshare)
+        value |= RTPRIO_FROM_TS;
+    if (prio == PR_RTPRIO_RTOFF)
+        value |= RTPRIO_TO_TS;
+    return value;
+}
 
 static int check_rtprio(pr_task_t *t, pr_prio_t prio)
 {
@@ -39,9 +52,9 @@ static int task_rtprio(pr_id_t id, pr_prio_t prio, pr_prio_t *old)
     if (err == PR_OK)
         err = check_rtprio(t, prio);
     if (prio != PR_RTPRIO_NOCHG || err != PR_OK)
-        trace_emit(PR_EV_RTPRIO, trace_id_of(id, PR_CONFIG_MAX_TASKS), caller_trace_id(), err,
-                   t != NULL ? rtprio_byte(t) : 0, prio >= 0 ? (uint8_t)prio : RTPRIO_TRACE_TS,
-                   t != NULL ? t->nice : 0);
+        trace_emit(PR_EV_RTPRIO, trace_task_id_of(id), caller_trace_id(), err,
+                   t != NULL && !t->timeshare ? (uint8_t)t->base : 0, prio >= 0 ? (uint8_t)prio : 0,
+                   rtprio_value(t, prio));
     if (err != PR_OK)
         return err;
     if (old != NULL)
@@ -71,7 +84,7 @@ static int task_set_nice(pr_id_t id, int nice, int *old)
         err = PR_ESTATE;
     if (err == PR_OK)
         err = caller_may_set_priority(t, nice < t->nice);
-    trace_emit(PR_EV_NICE, trace_id_of(id, PR_CONFIG_MAX_TASKS), caller_trace_id(), err,
+    trace_emit(PR_EV_NICE, trace_task_id_of(id), caller_trace_id(), err,
                t != NULL ? (uint8_t)(t->nice + 20) : 0, (uint8_t)(nice + 20), 0);
     if (err != PR_OK)
         return err;

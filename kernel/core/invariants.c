@@ -20,7 +20,7 @@ static void check_ready_queue(void)
     const pr_ready_t *rq = &pr_k.ready;
     for (int level = 0; level < PR_CONFIG_PRIORITIES; level++) {
         const pr_link_t *head = rq->head[level];
-        PR_ASSERT(((rq->bitmap >> level) & 1u) == (head != NULL));
+        PR_ASSERT(prio_bitmap_test(&rq->bitmap, level) == (head != NULL));
         if (head == NULL)
             continue;
         const pr_link_t *l = head;
@@ -31,7 +31,9 @@ static void check_ready_queue(void)
             l = l->next;
         } while (l != head);
     }
-    PR_ASSERT(rq->bitmap == 0 || *rq->top == NULL || rq->top >= &rq->head[plist_highest_bit(rq->bitmap)]);
+    PR_ASSERT(prio_bitmap_consistent(&rq->bitmap));
+    PR_ASSERT(prio_bitmap_empty(&rq->bitmap) || *rq->top == NULL ||
+              rq->top >= &rq->head[prio_bitmap_highest(&rq->bitmap)]);
 }
 
 static void check_task(const pr_task_t *t)

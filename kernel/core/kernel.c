@@ -64,7 +64,7 @@ int pr_kernel_init(const pr_kernel_config_t *config)
     for (int i = 0; i < PR_CONFIG_MAX_TASKS; i++) {
         pr_task_t *t = &pr_tasks[i];
         t->id = i;
-        t->trace_tag = (uint8_t)i;
+        t->trace_tag = trace_task_tag(i);
         t->ctx = pr_port_ctx(i);
         t->state = PR_TASK_FREE;
         list_init(&t->qlink);

@@ -48,7 +48,7 @@ static void deadline_fire(void *owner)
     if (jobs_after(job, t->completed)) {
         t->misses++;
         trace_emit(PR_EV_DEADLINE_MISS, trace_id(t),
-                   t->watchdog != PR_NO_TASK ? (uint8_t)t->watchdog : PR_TRACE_NONE, PR_OK, 0, 0,
+                   t->watchdog != PR_NO_TASK ? trace_task_tag(t->watchdog) : PR_TRACE_NONE, PR_OK, 0, 0,
                    (int32_t)job);
         notify_watchdog(t);
     }

@@ -3,13 +3,13 @@
 
 void plist_init(pr_plist_t *pl)
 {
-    pl->bitmap = 0;
+    prio_bitmap_init(&pl->bitmap);
     for (int i = 0; i < PR_CONFIG_PRIORITIES; i++)
         list_init(&pl->level[i]);
 }
 
 #ifdef PR_PORT_NO_CLZ
-/* plist_byte_top[b]: the index of the highest set bit of b (0 for 0, which
+/* plist_byte_top[b] (prio_bitmap.h): the index of the highest set bit of b (0 for 0, which
  * plist_highest_bit never asks). */
 #define T2(n) n, n
 #define T4(n) T2(n), T2(n)

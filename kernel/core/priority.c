@@ -66,15 +66,13 @@ void prio_task_base_changed(pr_task_t *t, int cause)
 
 void prio_check_task(const pr_task_t *t, const uint16_t lent[PR_CONFIG_PRIORITIES])
 {
-    uint32_t bitmap = 0;
     for (int p = 0; p < PR_CONFIG_PRIORITIES; p++) {
         PR_ASSERT(t->lent_count[p] == lent[p]);
-        if (lent[p] != 0)
-            bitmap |= 1u << p;
+        PR_ASSERT(prio_bitmap_test(&t->lent_bitmap, p) == (lent[p] != 0));
     }
-    PR_ASSERT(t->lent_bitmap == bitmap);
+    PR_ASSERT(prio_bitmap_consistent(&t->lent_bitmap));
     PR_ASSERT(t->effective == effective_of(t));
-    (void)bitmap;
+    (void)t, (void)lent;
 }
 
 /* Would t waiting in q close a cycle? Follows the lender's holder -> the

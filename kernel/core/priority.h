@@ -28,7 +28,7 @@ static inline void lent_add(pr_task_t *t, pr_prio_t p)
     if (p == PRIO_NONE)
         return;
     if (t->lent_count[p]++ == 0)
-        t->lent_bitmap |= 1u << p;
+        prio_bitmap_set(&t->lent_bitmap, p);
 }
 
 /* One fewer lends p. */
@@ -40,14 +40,14 @@ static inline void lent_remove(pr_task_t *t, pr_prio_t p)
     PR_ASSERT(n > 0);
     t->lent_count[p] = (uint16_t)(n - 1);
     if (n == 1)
-        t->lent_bitmap &= ~(1u << p);
+        prio_bitmap_clear(&t->lent_bitmap, p);
 }
 
 static inline pr_prio_t effective_of(const pr_task_t *t)
 {
-    if (t->lent_bitmap == 0) /* nothing lent: no search */
+    if (prio_bitmap_empty(&t->lent_bitmap)) /* nothing lent: no search */
         return t->base;
-    pr_prio_t top = plist_highest_bit(t->lent_bitmap);
+    pr_prio_t top = prio_bitmap_highest(&t->lent_bitmap);
     return top > t->base ? top : t->base;
 }
 

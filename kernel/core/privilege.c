@@ -44,7 +44,7 @@ static int task_set_group(pr_id_t id, int group)
         err = PR_EINVAL;
     if (err == PR_OK)
         err = caller_may(PR_PRIV_GROUPS, PR_EPRIV_GROUP);
-    trace_emit(PR_EV_TASK_GROUP, trace_id_of(id, PR_CONFIG_MAX_TASKS), caller_trace_id(), err,
+    trace_emit(PR_EV_TASK_GROUP, trace_task_id_of(id), caller_trace_id(), err,
                t != NULL ? t->priv_group : 0, group_valid(group) ? (uint8_t)group : 0, 0);
     if (err != PR_OK)
         return err;

@@ -14,7 +14,8 @@
  *
  * The queue also remembers where its highest non-empty level is (top: the
  * address of that level's head), so choosing the next task is two loads and
- * a test, not a search of the bitmap. The heads are in the order of their
+ * a test, not a search of the bitmap (prio_bitmap.h: one word up to 32
+ * levels, two levels of words beyond, O(1) either way). The heads are in the order of their
  * levels, so comparing levels is comparing their heads' addresses. And
  * `below`, the head of "the level below level 0" just before head[0],
  * always holds the idle task, which runs when nothing else can: top points
@@ -40,7 +41,7 @@
 
 typedef struct pr_ready {
     pr_link_t **top;                              /* head of the highest non-empty level, or above */
-    uint32_t bitmap;                              /* bit p set while level p is not empty */
+    pr_prio_bitmap_t bitmap;                      /* level p is in it while not empty */
     pr_link_t *below;                             /* the idle task's link, for good */
     pr_link_t *head[PR_CONFIG_PRIORITIES];        /* each level's first task's link, or NULL */
 } pr_ready_t;
@@ -60,7 +61,7 @@ static inline pr_link_t **ready_head(pr_ready_t *rq, int level)
  * the idle task's, if there is none). Returns the top's first link. */
 static inline pr_link_t *ready_refind(pr_ready_t *rq)
 {
-    rq->top = rq->bitmap != 0 ? ready_head(rq, plist_highest_bit(rq->bitmap)) : &rq->below;
+    rq->top = !prio_bitmap_empty(&rq->bitmap) ? ready_head(rq, prio_bitmap_highest(&rq->bitmap)) : &rq->below;
     return *rq->top;
 }
 
@@ -82,7 +83,7 @@ static inline void ready_link(pr_ready_t *rq, pr_task_t *t, int level, int front
     if (first == NULL) { /* alone: a ring of one */
         t->qlink.next = t->qlink.prev = &t->qlink;
         *head = &t->qlink;
-        rq->bitmap |= 1u << level;
+        prio_bitmap_set(&rq->bitmap, level);
     } else {
         list_insert_after(first->prev, &t->qlink); /* behind the last: the tail */
         if (front)
@@ -108,7 +109,7 @@ static inline void ready_unlink(pr_ready_t *rq, pr_task_t *t)
     pr_link_t *next = t->qlink.next;
     if (next == &t->qlink) { /* it was alone: the level empties */
         *head = NULL;
-        rq->bitmap &= ~(1u << level);
+        prio_bitmap_clear(&rq->bitmap, level);
         return;
     }
     list_unlink(&t->qlink);
@@ -134,7 +135,7 @@ static inline void ready_move(pr_ready_t *rq, pr_task_t *t, int front)
     pr_link_t *next = t->qlink.next;
     if (next == &t->qlink) {
         *head = NULL;
-        emptied = 1u << from;
+        emptied = PR_PRIO_TWO_LEVEL ? 1u : 1u << from; /* a flag only, with two levels */
     } else {
         list_unlink(&t->qlink);
         if (*head == &t->qlink)
@@ -145,14 +146,21 @@ static inline void ready_move(pr_ready_t *rq, pr_task_t *t, int front)
     if (first == NULL) {
         t->qlink.next = t->qlink.prev = &t->qlink;
         *head = &t->qlink;
-        filled = 1u << to;
+        filled = PR_PRIO_TWO_LEVEL ? 1u : 1u << to;
     } else {
         list_insert_after(first->prev, &t->qlink);
         if (front)
             *head = &t->qlink;
     }
+#if PR_PRIO_TWO_LEVEL
+    if (emptied) /* clear before set: the two may be one level */
+        prio_bitmap_clear(&rq->bitmap, from);
+    if (filled)
+        prio_bitmap_set(&rq->bitmap, to);
+#else
     if ((emptied | filled) != 0) /* an emptied level's bit is set, a filled one's clear (or both are one) */
         rq->bitmap ^= emptied ^ filled;
+#endif
     t->queued_level = to;
     if (head > rq->top)
         rq->top = head;

@@ -33,7 +33,7 @@ void sched_make_unready(pr_task_t *t, pr_task_state_t state)
 void sched_reset(void)
 {
     pr_ready_t *rq = &pr_k.ready;
-    rq->bitmap = 0;
+    prio_bitmap_init(&rq->bitmap);
     for (int level = 0; level < PR_CONFIG_PRIORITIES; level++)
         *ready_head(rq, level) = NULL;
     rq->below = &idle_task()->qlink;

@@ -278,7 +278,7 @@ void swtimer_check(void)
     }
     for (int level = 0; level < PR_CONFIG_PRIORITIES; level++) {
         const pr_link_t *head = &due_list.level[level];
-        PR_ASSERT(((due_list.bitmap >> level) & 1u) == (uint32_t)!list_empty(head));
+        PR_ASSERT(prio_bitmap_test(&due_list.bitmap, level) == !list_empty(head));
         for (const pr_link_t *l = head->next; l != head; l = l->next) {
             const pr_swtimer_t *tm = container_of(l, pr_swtimer_t, due_link);
             PR_ASSERT(tm->due && tm->allocated && tm->priority == level);

@@ -150,7 +150,7 @@ static int task_create(const pr_task_attr_t *attr, pr_id_t *id)
     pr_id_t tid = t->id;
     memset(t, 0, sizeof *t);
     t->id = tid;
-    t->trace_tag = (uint8_t)tid;
+    t->trace_tag = trace_task_tag(tid);
     t->ctx = pr_port_ctx(tid);
     name_copy(t->name, attr->name);
     list_init(&t->qlink);
@@ -274,7 +274,7 @@ static int task_set_priority(pr_id_t id, pr_prio_t priority)
         err = caller_may(PR_PRIV_RTPRIO, PR_EPRIV_RT);
     if (err == PR_OK)
         err = caller_may_set_priority(t, priority > t->base);
-    trace_emit(PR_EV_PRIO_SET, trace_id_of(id, PR_CONFIG_MAX_TASKS), caller_trace_id(), err,
+    trace_emit(PR_EV_PRIO_SET, trace_task_id_of(id), caller_trace_id(), err,
                err == PR_OK ? (uint8_t)t->base : 0, (uint8_t)priority, 0);
     if (err != PR_OK)
         return err;

@@ -12,6 +12,7 @@
 #include "priora/port.h"
 #include "check.h"
 #include "list.h"
+#include "prio_bitmap.h"
 #include "timer.h"
 
 /* A condition that is rarely true, for the compiler's code layout: the
@@ -56,7 +57,7 @@ typedef struct pr_task {
     int queued_level;           /* the level qlink was inserted at */
 
     pr_id_t id;
-    uint8_t trace_tag;          /* id in a trace record's byte: the id, PR_TRACE_NONE for idle */
+    pr_trace_tag_t trace_tag;   /* its id in trace records (trace_task_tag), PR_TRACE_NONE for idle */
     pr_port_ctx_t ctx;          /* its slot's context, as pr_port_switch takes it (port.h) */
     char name[PR_CONFIG_NAME_LEN];
     pr_task_state_t state;
@@ -69,7 +70,7 @@ typedef struct pr_task {
     pr_prio_t base;
     pr_prio_t effective;
     uint16_t lent_count[PR_CONFIG_PRIORITIES];
-    uint32_t lent_bitmap;
+    pr_prio_bitmap_t lent_bitmap;
     int preempt_locks;          /* preemption locks held: nothing preempts it while it runs (sched.c) */
     int sched_locks;            /* of those, the ones pr_sched_lock took */
 

@@ -71,7 +71,7 @@ void trace_clock_changed(void)
 
 /* Writes one slot at pr_k.trace_next (there is room), after the ring's end
  * going back to its start. */
-static void put(pr_stamp_t stamp, uint32_t what, uint8_t task, uint8_t object, int32_t value)
+static void put(pr_stamp_t stamp, uint32_t what, pr_trace_tag_t task, pr_trace_tag_t object, int32_t value)
 {
     PR_ASSERT(room() > 0);
     if (pr_k.trace_next == ring + RING_SIZE) {
@@ -99,8 +99,8 @@ static void put_mark(void)
     mark_owed = 0;
 }
 
-void trace_emit_slow(uint8_t event, uint8_t task, uint8_t object, int result, uint8_t arg0,
-                     uint8_t arg1, int32_t value)
+void trace_emit_slow(uint8_t event, pr_trace_tag_t task, pr_trace_tag_t object, int result, pr_trace_tag_t arg0,
+                     pr_trace_tag_t arg1, int32_t value)
 {
     uint32_t needed = 1u + (lost_owed != 0) + (mark_owed != 0);
     if (room() < needed)
@@ -118,7 +118,8 @@ void trace_emit_slow(uint8_t event, uint8_t task, uint8_t object, int result, ui
             (int32_t)lost_owed);
         lost_owed = 0;
     }
-    put(pr_port_stamp(), trace_pack(event, result, arg0, arg1), task, object, value);
+    put(pr_port_stamp(), trace_pack(event, result, arg0, arg1), TRACE_SLOT_ID(task, arg0), TRACE_SLOT_ID(object, arg1),
+        value);
     set_limit();
     pr_port_traced(event, task, object, result, arg0, arg1, value);
 }
@@ -129,7 +130,7 @@ static int decode(const trace_slot_t *s, pr_trace_record_t *r)
 {
     uint8_t event = (uint8_t)s->what;
     if (event == CLOCK_MARK) {
-        uint32_t high = s->what >> 16 | (uint32_t)s->task << 16 | (uint32_t)s->object << 24;
+        uint32_t high = s->what >> 16 | (uint32_t)(uint8_t)s->task << 16 | (uint32_t)(uint8_t)s->object << 24;
         from.mark_stamp = s->stamp;
         from.mark_time = (uint64_t)high << 32 | (uint32_t)s->value;
         from.standing = (uint8_t)(s->what >> 8);
@@ -143,12 +144,17 @@ static int decode(const trace_slot_t *s, pr_trace_record_t *r)
     r->seq = from.seq++;
     r->value = s->value;
     r->event = event;
-    r->task = s->task;
-    r->object = s->object;
+    r->task = (uint8_t)s->task;
+    r->object = (uint8_t)s->object;
     r->result = (int8_t)(uint8_t)(s->what >> 8);
     r->arg1 = (uint8_t)(s->what >> 16);
     r->arg0 = (uint8_t)(s->what >> 24);
-    r->reserved = 0;
+#if PR_TRACE_WIDE_IDS /* the tags' high nibbles: the slot's ids' bits 8-11, then the arguments' (12-15) */
+    r->ids_high = (uint16_t)((s->task >> 8 & 0xFu) | (s->object >> 8 & 0xFu) << 4 | (uint32_t)(s->task >> 12) << 8 |
+                             (uint32_t)(s->object >> 12) << 12);
+#else
+    r->ids_high = 0;
+#endif
     return 1;
 }
 

@@ -17,7 +17,7 @@ int waitq_check(const pr_waitq_t *q)
     int n = 0;
     for (int level = 0; level < PR_CONFIG_PRIORITIES; level++) {
         const pr_link_t *head = &q->list.level[level];
-        PR_ASSERT(((q->list.bitmap >> level) & 1u) == (uint32_t)!list_empty(head));
+        PR_ASSERT(prio_bitmap_test(&q->list.bitmap, level) == !list_empty(head));
         PR_ASSERT(!q->fifo || level == 0 || list_empty(head));
         for (const pr_link_t *l = head->next; l != head; l = l->next) {
             const pr_task_t *t = container_of(l, pr_task_t, qlink);

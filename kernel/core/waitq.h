@@ -96,8 +96,13 @@ static inline pr_task_t *waitq_next(const pr_waitq_t *q, const pr_task_t *t)
     const pr_link_t *head = &q->list.level[t->queued_level];
     if (t->qlink.next != head)
         return container_of(t->qlink.next, pr_task_t, qlink);
+#if PR_PRIO_TWO_LEVEL
+    int below = prio_bitmap_highest_below(&q->list.bitmap, t->queued_level);
+    return below >= 0 ? container_of(q->list.level[below].next, pr_task_t, qlink) : NULL;
+#else
     uint32_t below = q->list.bitmap & ((1u << t->queued_level) - 1u);
     return below != 0 ? container_of(q->list.level[plist_highest_bit(below)].next, pr_task_t, qlink) : NULL;
+#endif
 }
 
 /* t, in q, moves to the place of its new effective priority (nothing to

@@ -83,9 +83,9 @@ static pr_sem_t *ceiling_top(void)
  * for a task holding h pcp mutexes. */
 static pr_sem_t *ceiling_blocker(const pr_task_t *t)
 {
-    uint32_t levels = held.bitmap;
-    while (levels != 0) {
-        int level = plist_highest_bit(levels);
+    pr_prio_bitmap_t levels = held.bitmap;
+    while (!prio_bitmap_empty(&levels)) {
+        int level = prio_bitmap_highest(&levels);
         if (level < t->effective)
             return NULL;
         const pr_link_t *head = &held.level[level];
@@ -94,7 +94,7 @@ static pr_sem_t *ceiling_blocker(const pr_task_t *t)
             if (sem_holder(m) != t)
                 return m;
         }
-        levels &= ~(1u << level);
+        prio_bitmap_clear(&levels, level);
     }
     return NULL;
 }

@@ -51,6 +51,7 @@
 #include "priora/priora.h"
 #include "priora/scenario.h"
 #include "metrics.h"
+#include "intervals.h"
 
 #define NONE (-1)
 
@@ -254,7 +255,8 @@ int pr_lab_account(const pr_trace_record_t *records, size_t n, int ntasks, const
 
     for (size_t i = 0; i < n && !err; i++) {
         const pr_trace_record_t *e = &records[i];
-        int task = e->task == PR_TRACE_NONE ? NONE : e->task;
+        pr_id_t tid = pr_trace_task_id(e, PR_TRACE_TASK); /* 12-bit tags beyond 254 tasks */
+        int task = tid == PR_NO_TASK ? NONE : tid;
         /* the object byte is a semaphore in the semaphore events; elsewhere
          * this value is simply not used */
         int sem = e->object < nsems ? e->object : NONE;
@@ -360,7 +362,7 @@ int pr_lab_account(const pr_trace_record_t *records, size_t n, int ntasks, const
             if (e->result == PR_EABORTED && task != NONE && sem != NONE && is_mutex[sem])
                 abort_restart(&a, task, sem, recovery);
             /* arg0 is the task woken: then the hand-off already ended the hold */
-            if (e->result == PR_OK && sem != NONE && is_mutex[sem] && e->arg0 == PR_TRACE_NONE &&
+            if (e->result == PR_OK && sem != NONE && is_mutex[sem] && pr_trace_task_id(e, PR_TRACE_ARG0) == PR_NO_TASK &&
                 held[sem] && holder[sem] == task) {
                 end_hold(longest_hold, hold_since, sem, e->time);
                 held[sem] = 0;
@@ -430,6 +432,8 @@ size_t pr_lab_sizeof(int which)
     case 15: return sizeof(pr_timer_attr_t);
     case 16: return sizeof(pr_timer_status_t);
     case 17: return sizeof(pr_script_interrupt_t);
+    case 18: return sizeof(pr_lab_span_t);
+    case 19: return sizeof(pr_lab_objects_t);
     }
     return 0;
 }

@@ -67,7 +67,8 @@ long pr_lab_limit(int which);
  * (0 trace record, 1 job, 2 totals, 3 kernel config, 4 task attr, 5 task
  * status, 6 sem attr, 7 sem stats, 8 action, 9 script, 10 kernel stats,
  * 11 sem recovery, 12 msgq attr, 13 msgq status, 14 events status, 15
- * timer attr, 16 timer status, 17 script interrupt). */
+ * timer attr, 16 timer status, 17 script interrupt, 18 span, 19 span objects:
+ * intervals.h). */
 size_t pr_lab_sizeof(int which);
 
 #endif

@@ -3,17 +3,21 @@ memory (docs/qemu-run.md). QEMU's generic loader puts it at ADDRESS, where
 the RISC-V scenario runner (ports/riscv/apps/scenario_runner.c) checks it
 and creates the kernel objects, so no image is relinked per scenario.
 
-Version 4, every field little-endian:
+Version 5, every field little-endian:
 
-    header     64 bytes   magic "PRSB", version, sizes, CRC-32, tick_hz,
+    header     80 bytes   magic "PRSB", version, sizes, CRC-32, tick_hz,
                           counts, quantum, horizon, trace limit; the counts
                           of queues, event flags, timers and interrupts and
-                          the timer service's priority (version 3 had zeros)
+                          the timer service's priority (version 3 had zeros);
+                          the time-sharing band's levels, slice and decay
+                          period (version 4 had a 64-byte header without them)
     semaphores 48 bytes each, in id order (version 2 had 40: no recovery;
                version 1 had 32: no ceiling)
     queues     32 bytes each, in id order: name, length, flags
     events     16 bytes each, in id order: name
-    tasks      64 bytes each, in id order
+    tasks      64 bytes each, in id order; at offset 28 the class (0
+               real-time, 1 time sharing) and the nice value (signed),
+               a byte each (0 before version 5)
     timers and interrupts
                48 bytes each, timers first, in file order: name, priority,
                first action, count, phase, period
@@ -39,18 +43,21 @@ from priora.compiled import (
 from priora.errors import PrioraError
 
 MAGIC = b"PRSB"
-VERSION = 4
+VERSION = 5
 ADDRESS = 0x8700_0000  # in QEMU virt's RAM (0x8000_0000 .. 0x8800_0000 with -m 128M)
 LIMIT = 16 * 1024 * 1024  # the blob may use RAM from ADDRESS to the end: 16 MiB
 
 # magic, version, header bytes, total bytes, crc32 of bytes 16.., tick_hz,
 # tasks, semaphores, actions, flags (0), quantum, horizon (0 = until quiescent),
 # trace limit (records the runner keeps in RAM; 0 = as many as fit), queues,
-# event flags, timers, interrupts, the timer service's priority.
-HEADER = struct.Struct("<4sHHIIIHHIIQQIHHHHI")
+# event flags, timers, interrupts, the timer service's priority; the
+# time-sharing band's levels (0 = none), slice and decay (ticks; 0 = the
+# kernel's defaults), 0.
+HEADER = struct.Struct("<4sHHIIIHHIIQQIHHHHIIIII")
 # name, value, max (0 = none), flags, protocol, ceiling, 0, recovery (ns; rcs only)
 SEMAPHORE = struct.Struct("<16siiIiIIQ")
-TASK = struct.Struct("<16siIIIQQQ8x")  # name, priority, first action, count, 0, period, phase, deadline
+# name, priority, first action, count, class, nice, 0, period, phase, deadline
+TASK = struct.Struct("<16siIIBbHQQQ8x")
 QUEUE = struct.Struct("<16sII8x")  # name, length, flags (PR_MSGQ_*)
 EVENTS = struct.Struct("<16s")  # name
 PERIODIC = struct.Struct("<16sIIIIQQ")  # name, priority, first action, count, 0, phase, period
@@ -94,7 +101,18 @@ def encode(kernel: KernelScenario, horizon_ticks: int | None, *, trace_limit: in
     first = 0
     for t in kernel.tasks:
         tasks.append(
-            TASK.pack(_name(t.name), t.priority, first, len(t.actions), 0, t.period, t.phase, t.deadline)
+            TASK.pack(
+                _name(t.name),
+                t.priority,
+                first,
+                len(t.actions),
+                t.sched_class,
+                t.nice,
+                0,
+                t.period,
+                t.phase,
+                t.deadline,
+            )  # fmt: skip
         )
         actions.extend(ACTION.pack(a.kind, a.sem, a.timeout, a.options, a.amount) for a in t.actions)
         first += len(t.actions)
@@ -111,7 +129,7 @@ def encode(kernel: KernelScenario, horizon_ticks: int | None, *, trace_limit: in
     header = HEADER.pack(
         MAGIC, VERSION, HEADER.size, total, 0, kernel.tick_hz, len(kernel.tasks), len(kernel.semaphores),
         first, 0, kernel.quantum, horizon, trace_limit, len(kernel.queues), len(kernel.events),
-        len(kernel.timers), len(kernel.interrupts), kernel.timer_service_priority,
+        len(kernel.timers), len(kernel.interrupts), kernel.timer_service_priority, *kernel.timeshare, 0,
     )  # fmt: skip
     blob = header + body
     crc = zlib.crc32(blob[CRC_FROM:])
@@ -125,10 +143,10 @@ def decode(blob: bytes) -> tuple[KernelScenario, int | None]:
         raise BlobError(f"{len(blob)} bytes: shorter than the header")
     (magic, version, header_bytes, total, crc, tick_hz, ntasks, nsems, nactions, flags, quantum,
      horizon, _trace_limit, nqueues, nevents, ntimers, ninterrupts,
-     service) = HEADER.unpack_from(blob)  # fmt: skip
+     service, levels, slice_ticks, decay, zero) = HEADER.unpack_from(blob)  # fmt: skip
     if magic != MAGIC:
         raise BlobError(f"magic {magic!r}, expected {MAGIC!r}")
-    if version != VERSION or header_bytes != HEADER.size or flags != 0:
+    if version != VERSION or header_bytes != HEADER.size or flags != 0 or zero != 0:
         raise BlobError(
             f"version {version}, header {header_bytes} bytes, flags {flags}: not a version {VERSION} blob"
         )
@@ -174,8 +192,8 @@ def decode(blob: bytes) -> tuple[KernelScenario, int | None]:
         at += ACTION.size
     tasks = tuple(
         KernelTask(name.rstrip(b"\0").decode("ascii"), priority, period, phase, deadline,
-                   tuple(actions[first : first + count]))
-        for name, priority, first, count, _zero, period, phase, deadline in entries
+                   tuple(actions[first : first + count]), sched_class, nice)
+        for name, priority, first, count, sched_class, nice, _zero, period, phase, deadline in entries
     )  # fmt: skip
     periodics = [
         KernelPeriodic(name.rstrip(b"\0").decode("ascii"), phase, period, priority,
@@ -184,6 +202,6 @@ def decode(blob: bytes) -> tuple[KernelScenario, int | None]:
     ]  # fmt: skip
     kernel = KernelScenario(
         tick_hz, quantum, tuple(sems), tasks, tuple(queues), tuple(events), tuple(periodics[:ntimers]),
-        tuple(periodics[ntimers:]), service,
+        tuple(periodics[ntimers:]), service, (levels, slice_ticks, decay),
     )  # fmt: skip
     return kernel, (horizon if horizon != 0 else None)

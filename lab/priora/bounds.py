@@ -122,13 +122,15 @@ def estimate(scenario: Scenario) -> Work:
     default, or --horizon's, as applied to the model)."""
     horizon = scenario.horizon_ticks()
     jobs = actions = 0
-    busy = Fraction(0)
+    ticks_part = overhead_part = 0  # busy = ticks_part + overhead_part / tick_ns, exactly
     tick_ns = Fraction(NS_PER_SECOND, scenario.system.tick_hz)
     for i, t in enumerate(scenario.tasks):
         n = task_jobs(t, horizon)
         jobs += n
         actions += n * len(t.body)
-        busy += n * (_job_ticks(scenario, i) + _overhead_ns(scenario, len(t.body)) / tick_ns + 1)
+        ticks_part += n * (_job_ticks(scenario, i) + 1)
+        overhead_part += n * _overhead_ns(scenario, len(t.body))
+    busy = ticks_part + overhead_part / tick_ns
     for p in (*scenario.timers, *scenario.interrupts):
         actions += periodic_runs(p, horizon) * len(p.body)
     model = scenario.system.cost_model

@@ -6,6 +6,8 @@
                          [--summary] [--format text|markdown] [--csv DIR]
                          [--max-jobs N] [--max-actions N] [--max-ticks N]
     priora run FILE --target qemu-rv32|qemu-rv64 [the same options] [--timeout S]
+    priora trace FILE [--run LABEL] [--scenario FILE] [--list] [simulate's outputs: --json --gantt
+                      --window --size --dpi --trace --ctf --html --strict --summary --format --csv]
     priora demo [--out DIR]
     priora analyze FILE [--json] [--protocol P ...] [--format text|markdown] [--csv DIR]
     priora breakdown FILE --vary TASK.FIELD [--protocol P ...] [--json] [--synchronous]
@@ -63,6 +65,7 @@ ANALYSIS_PROTOCOLS = PROTOCOLS  # priora.analysis.blocking.PROTOCOLS
 
 GANTT_SUFFIXES = (".png", ".svg", ".pdf")
 TARGETS = ("qemu-rv32", "qemu-rv64")  # priora.qemu_run.TARGETS
+TRACE_TARGET = "trace"  # priora trace: the kernel ran elsewhere, its costs were its own
 DEFAULT_TIMEOUT = 120.0  # priora.qemu_run.DEFAULT_TIMEOUT
 TRACE_SUFFIXES = (".json",)
 HTML_SUFFIXES = (".html", ".htm")
@@ -106,6 +109,14 @@ def _parser() -> argparse.ArgumentParser:
         help=f"give up when QEMU takes longer than S seconds of wall time (default: {DEFAULT_TIMEOUT:g})",
     )
     run.set_defaults(handler=_run)
+
+    trace = commands.add_parser(
+        "trace",
+        help="read the kernel trace of any program (a host trace dump or a QEMU UART log) "
+        "and report what happened",
+    )
+    _trace_options(trace)
+    trace.set_defaults(handler=_trace)
 
     demo = commands.add_parser("demo", help="the priority inversion without and with inheritance")
     demo.add_argument(
@@ -355,6 +366,51 @@ def _scenario_options(parser: argparse.ArgumentParser) -> None:
     )
     _table_options(parser)
     _limit_options(parser, "refuse a run estimated to")
+
+
+def _trace_options(parser: argparse.ArgumentParser) -> None:
+    """The options of trace: simulate's outputs, on a trace file."""
+    parser.add_argument(
+        "file", type=Path, metavar="FILE", help="a host program's trace dump or a RISC-V image's UART log"
+    )
+    parser.add_argument("--run", metavar="LABEL", help="the run to read when FILE holds several")
+    parser.add_argument(
+        "--scenario",
+        type=Path,
+        metavar="FILE",
+        help="the program's scenario file (TOML): its tasks' deadlines, its time unit, its resources",
+    )
+    parser.add_argument(
+        "--list", action="store_true", help="print every record as a line of text before the report"
+    )
+    parser.add_argument("--json", action="store_true", help="print the report as one JSON document")
+    parser.add_argument("--gantt", type=Path, metavar="OUT", help="write a Gantt chart (.png, .svg or .pdf)")
+    parser.add_argument(
+        "--window",
+        metavar="FROM:TO",
+        help='the chart shows FROM to TO (the time unit), or "miss": around the first deadline miss',
+    )
+    parser.add_argument("--size", metavar="WxH", help="the chart's width and height in inches (such as 12x4)")
+    parser.add_argument("--dpi", metavar="N", help="the chart's dots per inch (default: 120)")
+    parser.add_argument("--trace", type=Path, metavar="OUT", help="write a Chrome/Perfetto trace (.json)")
+    parser.add_argument(
+        "--ctf", type=Path, metavar="DIR", help="write the kernel trace as CTF (babeltrace2, Trace Compass)"
+    )
+    parser.add_argument(
+        "--html",
+        type=Path,
+        metavar="OUT",
+        help="write a self-contained HTML report with a zoomable chart (.html)",
+    )
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit with status 1 if the kernel refused a call or a job missed its deadline",
+    )
+    parser.add_argument(
+        "--summary", action="store_true", help="the tasks, resources and system tables only (no job rows)"
+    )
+    _table_options(parser)
 
 
 def _table_options(parser: argparse.ArgumentParser) -> None:
@@ -620,7 +676,7 @@ def _report(args: argparse.Namespace, result: SimResult, target: str = "host") -
     if args.ctf is not None:
         _write("--ctf", args.ctf, _ctf, result, whole=False)
     if args.html is not None:  # `priora run` has a target; `simulate` runs on the host port
-        _write("--html", args.html, _html_report(getattr(args, "target", "host")), result)
+        _write("--html", args.html, _html_report(target), result)
     report = build_report(result)
     if args.json:
         about = _provenance(args, "report", result.scenario, target=target, **costs)
@@ -644,6 +700,33 @@ def _run(args: argparse.Namespace) -> Outcome:
     timeout: float = args.timeout  # finite and > 0 (inputs.seconds)
     scenario = _scenario(args)
     return _report(args, qemu_run.run(scenario, args.target, timeout=timeout).result, args.target)
+
+
+def _trace(args: argparse.Namespace) -> Outcome:
+    from priora import trace_file
+
+    sources = (args.file, args.scenario)
+    _check_output("--gantt", args.gantt, GANTT_SUFFIXES, sources)
+    _check_output("--trace", args.trace, TRACE_SUFFIXES, sources)
+    _check_ctf_directory(args.ctf, sources)
+    _check_output("--html", args.html, HTML_SUFFIXES, sources)
+    _check_tables(args)
+    if args.list and args.json:
+        raise UsageError("--list: not with --json (the JSON document is the whole output)")
+    given = None
+    if args.scenario is not None:
+        from priora.scenario import load
+
+        given = load(args.scenario, check_default_horizon=False)
+    run = trace_file.read_run(args.file, args.run)
+    scenario = trace_file.scenario_of(run, args.file, given)
+    args.chart = _chart_options(args, scenario)
+    if args.gantt is not None:
+        args.chart["target"] = TRACE_TARGET
+    outcome = _report(args, trace_file.result_of(run, scenario), TRACE_TARGET)
+    if not args.list:
+        return outcome
+    return Outcome("\n".join([*trace_file.listing(run), ""]) + outcome.text, outcome.failures)
 
 
 def _demo(args: argparse.Namespace) -> str:

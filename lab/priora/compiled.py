@@ -53,6 +53,8 @@ class KernelTask:
     phase: int  # ticks
     deadline: int  # ticks, relative; 0 = the period (none if both are 0)
     actions: tuple[KernelAction, ...]
+    sched_class: int = 0  # PR_CLASS_REALTIME (0) or PR_CLASS_TIMESHARE (1): then priority is ignored
+    nice: int = 0
 
 
 @dataclass(frozen=True)
@@ -87,6 +89,8 @@ class KernelScenario:
     timers: tuple[KernelPeriodic, ...] = ()
     interrupts: tuple[KernelPeriodic, ...] = ()
     timer_service_priority: int = 0  # the service task's priority, when there are timers
+    # pr_kernel_config_t's time-sharing band: levels (0 = none), slice, decay (ticks; 0 = defaults)
+    timeshare: tuple[int, int, int] = (0, 0, 0)
 
 
 def kernel_action(scenario: Scenario, a: Action) -> KernelAction:
@@ -138,7 +142,10 @@ def kernel_semaphore(scenario: Scenario, r: Resource) -> KernelSemaphore:
 
 def kernel_task(scenario: Scenario, t: Task) -> KernelTask:
     actions = tuple(kernel_action(scenario, a) for a in t.body)
-    return KernelTask(t.name, t.priority, t.period or 0, t.phase, t.deadline or 0, actions)
+    sched_class = native.PR_CLASS_TIMESHARE if t.timeshare else native.PR_CLASS_REALTIME
+    return KernelTask(
+        t.name, t.priority, t.period or 0, t.phase, t.deadline or 0, actions, sched_class, t.nice
+    )
 
 
 def kernel_queue(q: Queue) -> KernelQueue:
@@ -153,16 +160,46 @@ def kernel_periodic(scenario: Scenario, p: Periodic) -> KernelPeriodic:
     return KernelPeriodic(p.name, p.phase, p.period, p.priority, actions)
 
 
+# The tasks compiled last, and what they depend on: the tasks themselves (the
+# very tuple, held here so that it stays the same object), the names of the
+# objects their actions name, and the tick rate. A campaign runs one set under
+# each protocol: variants (Scenario.with_protocol) share their tasks.
+_last_tasks: tuple[tuple[Task, ...], tuple[tuple[str, ...], ...], int, tuple[KernelTask, ...]] | None = None
+
+
+def _kernel_tasks(scenario: Scenario) -> tuple[KernelTask, ...]:
+    global _last_tasks
+    names = tuple(
+        tuple(x.name for x in objects) for objects in (scenario.resources, scenario.queues, scenario.events)
+    )
+    last = _last_tasks
+    if (
+        last is not None
+        and last[0] is scenario.tasks
+        and last[1] == names
+        and last[2] == scenario.system.tick_hz
+    ):
+        return last[3]
+    tasks = tuple(kernel_task(scenario, t) for t in scenario.tasks)
+    _last_tasks = (scenario.tasks, names, scenario.system.tick_hz, tasks)
+    return tasks
+
+
 def compile_scenario(scenario: Scenario) -> KernelScenario:
     """Every kernel object of `scenario`, in id order."""
     return KernelScenario(
         tick_hz=scenario.system.tick_hz,
         quantum=scenario.system.quantum,
         semaphores=tuple(kernel_semaphore(scenario, r) for r in scenario.resources),
-        tasks=tuple(kernel_task(scenario, t) for t in scenario.tasks),
+        tasks=_kernel_tasks(scenario),
         queues=tuple(kernel_queue(q) for q in scenario.queues),
         events=tuple(e.name for e in scenario.events),
         timers=tuple(kernel_periodic(scenario, t) for t in scenario.timers),
         interrupts=tuple(kernel_periodic(scenario, i) for i in scenario.interrupts),
         timer_service_priority=scenario.system.timer_service_priority if scenario.timers else 0,
+        timeshare=(
+            scenario.system.timeshare_levels,
+            scenario.system.timeshare_quantum,
+            scenario.system.timeshare_decay,
+        ),
     )

@@ -25,7 +25,13 @@ import struct
 from pathlib import Path
 
 from priora import native
+from priora.errors import PrioraError
 from priora.simulate import SimResult
+
+
+class CtfError(PrioraError):
+    """A trace this CTF layout cannot hold: one line."""
+
 
 MAGIC = 0xC1FC1FC1  # CTF's packet magic number
 CLOCK_HZ = 1_000_000_000  # kernel times are ns on both ports' traces
@@ -72,7 +78,7 @@ FIELDS: dict[str, tuple[str | None, str | None, str | None, str | None, str | No
     "TIMER_START": ("caller", "timer", "result", "start", None, "expiry"),
     "TIMER_EXPIRE": (None, "timer", None, "dropped", None, "expiry"),
     "TIMER_RUN": ("service", "timer", None, None, None, "lateness"),
-    "RTPRIO": ("target", "caller", "result", "old_rtprio", "new_rtprio", "nice"),
+    "RTPRIO": ("target", "caller", "result", "old_rtprio", "new_rtprio", "bands_nice"),
     "NICE": ("target", "caller", "result", "old_nice", "new_nice", None),
     "PRIV_GROUP": ("caller", "group", "result", None, None, "privileges"),
     "TASK_GROUP": ("target", "caller", "result", "old_group", "new_group", None),
@@ -171,6 +177,13 @@ def stream(result: SimResult) -> bytes:
 def write(result: SimResult, directory: Path) -> None:
     """Writes the trace into `directory` (made if missing): `metadata` and
     `stream`, each written to a temporary file first and then renamed."""
+    if len(result.trace) and result.trace["ids_high"].any():
+        # Task ids from 255 on are 12-bit tags (docs/trace-format.md); the
+        # event classes above hold one byte per id.
+        raise CtfError(
+            f"--ctf: {directory}: the run has task ids above 254, which this CTF layout (one byte per id) "
+            "cannot hold; write the run with --trace (Perfetto) instead"
+        )
     directory.mkdir(parents=True, exist_ok=True)
     for name, data in (("metadata", metadata(result).encode()), ("stream", stream(result))):
         target = directory / name

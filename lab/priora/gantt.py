@@ -384,7 +384,9 @@ def _draw_labels(ax: Any, drawn: Plan) -> None:
 def _axes(fig: Figure, ax: Any, drawn: Plan) -> None:
     n = len(drawn.rows)
     ax.set_yticks(range(n))
-    ax.set_yticklabels([f"{r.name}  (p{r.base_priority})" for r in sorted(drawn.rows, key=lambda r: r.y)])
+    ax.set_yticklabels([r.label() for r in sorted(drawn.rows, key=lambda r: r.y)])
+    if ("band", "", "") in drawn.elements:  # the time-sharing rows are the bottom ones
+        ax.axhline(_band_line(drawn), color=TEXT_COLOUR, lw=0.8, ls=BAND_STYLE)
     ax.set_ylim(-0.6, n - 0.4)
     ax.set_xlim(drawn.start, drawn.end if drawn.end > drawn.start else drawn.start + 1)
     ax.set_xlabel(f"time ({drawn.unit})")
@@ -399,6 +401,15 @@ def _axes(fig: Figure, ax: Any, drawn: Plan) -> None:
 Element = tuple[str, str, str]
 
 
+BAND_STYLE = (0, (6, 3))
+
+
+def _band_line(drawn: Plan) -> float:
+    """Halfway between the lowest real-time row and the highest time-sharing one."""
+    top_shared = max(r.y for r in drawn.rows if r.nice is not None)
+    return top_shared + 0.5
+
+
 def legend_handles(drawn: Plan) -> list[tuple[Any, set[Element]]]:
     """One legend entry per kind of element drawn, with the elements it explains."""
     present = {e for e in drawn.elements if e[0] != "label"}
@@ -410,6 +421,8 @@ def legend_handles(drawn: Plan) -> list[tuple[Any, set[Element]]]:
         if found:
             out.append((handle, found))
 
+    label = "real time above, time sharing below (ts: the kernel's decay-usage level)"
+    add(Line2D([], [], color=TEXT_COLOUR, lw=0.8, ls=BAND_STYLE, label=label), {("band", "", "")})
     slice_note = " (height: share of the slice)" if drawn.aggregated else ""
     add(
         Patch(facecolor=EXEC_COLOUR, label=f"running{slice_note}"),

@@ -46,6 +46,7 @@ TARGET_TEXT = {
     "host": "host port (simulated)",
     "qemu-rv32": "qemu-rv32 (the kernel under QEMU, RV32)",
     "qemu-rv64": "qemu-rv64 (the kernel under QEMU, RV64)",
+    "trace": "a recorded trace (priora trace)",
 }
 FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
 
@@ -179,6 +180,13 @@ class Row:
     name: str
     base_priority: int
     y: int  # 0: the bottom row
+    nice: int | None = None  # a time-sharing task's nice value; None: a real-time task
+
+    def label(self) -> str:
+        """The row's name with its priority, or its band and nice value."""
+        if self.nice is not None:
+            return f"{self.name}  (ts, nice {self.nice})"
+        return f"{self.name}  (p{self.base_priority})"
 
 
 @dataclass(frozen=True)
@@ -258,6 +266,8 @@ def subtitle(scenario: Scenario, target: str) -> str:
     if target == "host":
         model = scenario.system.cost_model
         costs = f"cost model {model.name if model is not None else 'zero'}"
+    elif target == "trace":  # read from a program's trace: its own costs, whatever they were
+        costs = "costs: the traced program's own"
     else:  # the kernel's own instructions cost the time; no model is applied
         costs = "costs: the kernel's instructions (no cost model)"
     return f"{target_text(target)}, protocol {scenario.system.protocol}, {costs}"
@@ -331,8 +341,12 @@ def plan(
     spans = tuple(b.spans.values())
     shares = tuple(b.shares)
     instants = tuple(b.instants.values())
+    rows = tuple(Row(t.name, t.base_priority, ys[t.task], _nice(scenario, t.task)) for t in order)
+    # Both bands drawn: the line between them (every time-sharing row is below every real-time one).
+    bands = {("band", "", "")} if len({r.nice is None for r in rows}) == 2 else set()
     elements = sorted(
-        {(s.kind, s.key, s.variant) for s in spans if s.rows}
+        bands
+        | {(s.kind, s.key, s.variant) for s in spans if s.rows}
         | {(s.kind, s.key, "share") for s in shares}
         | {(i.kind, "", "tick" if aggregated and i.kind in TICKS else "") for i in instants if i.rows}
         | {("label", lb.kind, "") for lb in b.labels}
@@ -343,7 +357,7 @@ def plan(
         unit=shown,
         start=start,
         end=end,
-        rows=tuple(Row(t.name, t.base_priority, ys[t.task]) for t in order),
+        rows=rows,
         resources=tuple(r.name for r in scenario.resources),
         pixel=pixel,
         aggregated=aggregated,
@@ -355,6 +369,14 @@ def plan(
         notice=notice,
         elements=tuple(elements),
     )
+
+
+def _nice(scenario: Scenario, task: int) -> int | None:
+    """Task `task`'s nice value if it is a time-sharing task, else None (the
+    timer service, after the file's tasks, is real-time)."""
+    if task < len(scenario.tasks) and scenario.tasks[task].timeshare:
+        return scenario.tasks[task].nice
+    return None
 
 
 def _default_title(scenario: Scenario) -> str:

@@ -110,7 +110,7 @@
   function row(svg, task, index) {
     const top = TOP + index * ROW, mid = top + ROW / 2;
     const barTop = mid - (BAR * ROW) / 2, barHeight = BAR * ROW;
-    el("text", { class: "label", x: LEFT - 8, y: mid + 4, "text-anchor": "end" }, svg, `${task.name}  (p${task.priority})`);
+    el("text", { class: "label", x: LEFT - 8, y: mid + 4, "text-anchor": "end" }, svg, `${task.name}  (${task.band})`);
     const g = el("g", { class: "row", "data-task": task.name, "clip-path": "url(#plot-clip)" }, svg);
     const colour = (i) => data.resources[i].colour;
     const name = (i) => data.resources[i].name;

@@ -47,6 +47,7 @@ MAX_CHART_ITEMS = 200_000
 
 UNIT_LABEL = {"tick": "ticks", "us": "µs", "ms": "ms"}
 HOST = "host"
+TRACE = "trace"  # priora trace FILE
 DECIMALS = 6
 
 # No fetch of any kind: what the page needs is in it.
@@ -65,7 +66,7 @@ def render(result: SimResult, target: str = HOST) -> str:
     """The page of `result` as text."""
     report = build_report(result)
     timeline, complete = _bounded(extract(result))
-    analysis = _analysis(result)
+    analysis = _analysis(result, target)
     scenario = result.scenario
     title = _title(scenario, target)
     unit = UNIT_LABEL[scenario.system.time_unit]
@@ -211,9 +212,12 @@ def _task_data(timeline: Timeline, task: TaskTimeline) -> dict[str, Any]:
         start = deadlines.get(m.job, m.time)
         # Late until it finishes; a job that never finished is late to the end.
         misses.append([at(m.time), at(start), at(max(start, finishes.get(m.job, timeline.end)))])
+    shared = task.task < len(scenario.tasks) and scenario.tasks[task.task].timeshare
     return {
         "name": task.name,
         "priority": task.base_priority,
+        # the row's label: its priority, or its band and nice value (a time-sharing task)
+        "band": f"ts, nice {scenario.tasks[task.task].nice}" if shared else f"p{task.base_priority}",
         "runs": [_span(timeline, e) for e in task.executions],
         "inside": inside,
         "holds": holds,
@@ -270,11 +274,14 @@ def _analysis_protocol(result: SimResult) -> tuple[str, str | None]:
     return protocol, note
 
 
-def _analysis(result: SimResult) -> dict[str, Any]:
+def _analysis(result: SimResult, target: str = HOST) -> dict[str, Any]:
     """`priora analyze`'s document for the run's protocol, or why there is none."""
     from priora.analysis import AnalysisError, analysis_dict, analyze
 
     protocol, note = _analysis_protocol(result)
+    if target == TRACE and not any(t.body for t in result.scenario.tasks):
+        why = "a trace gives no task's body (its execution times and sections): give --scenario FILE"
+        return {"protocol": protocol, "note": note, "refused": why}
     try:
         doc = analysis_dict(analyze(result.scenario, [protocol]))
     except AnalysisError as exc:
@@ -417,6 +424,8 @@ def _cost_model(scenario: Scenario) -> str:
 def _title(scenario: Scenario, target: str) -> str:
     """The page's title: file, protocol, target and the kernel's costs."""
     costs = f"cost model {_cost_model(scenario)}" if target == HOST else "QEMU's costs"
+    if target == TRACE:
+        costs = "the traced program's costs"
     return f"{Path(scenario.source).name}: protocol {scenario.system.protocol}, {target}, {costs}"
 
 
@@ -428,6 +437,8 @@ def _header(scenario: Scenario, target: str, title: str) -> str:
         if target == HOST
         else "the emulated CPU's own costs (QEMU -icount: one instruction is 1 ns)"
     )
+    if target == TRACE:  # priora trace: read from a program's own trace
+        where, costs = "a trace recorded by the program itself (priora trace)", "the program's own"
     facts = [
         ("scenario file", scenario.source),
         ("protocol", system.protocol),

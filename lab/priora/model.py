@@ -10,7 +10,7 @@ All times in the model are in ticks; `Scenario.to_unit` converts kernel times
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Literal
@@ -44,7 +44,21 @@ ORDERS: tuple[Order, ...] = ("priority", "fifo")
 SERVICE_WAITS: tuple[ActionKind, ...] = ("send", "receive", "wait")
 
 PRIORITY_MIN = 0
-PRIORITY_MAX = 31  # the kernel's PR_PRIO_MAX with the default 32 levels
+# The kernel's PR_PRIO_MAX in the lab's build: 256 levels (CMakeLists.txt,
+# PRIORA_LAB_LIMITS; native.check_limits compares with the library).
+PRIORITY_MAX = 255
+# PR_PRIO_MAX of the default build, 32 levels, which the RISC-V images keep.
+# What the lab chooses itself (rate-monotonic order, the timer service's
+# priority) stays at or below it while the file does, so that a file runs
+# alike on the host and on QEMU.
+DEFAULT_PRIORITY_MAX = 31
+
+
+def top_level(priorities: Iterable[int]) -> int:
+    """The top level of the smallest build that holds `priorities`: 31 (the
+    default 32 levels) while every one is at most 31, else PRIORITY_MAX."""
+    return DEFAULT_PRIORITY_MAX if all(p <= DEFAULT_PRIORITY_MAX for p in priorities) else PRIORITY_MAX
+
 
 NS_PER_SECOND = 1_000_000_000
 UNITS_PER_SECOND: dict[str, int] = {"us": 1_000_000, "ms": 1_000}
@@ -159,6 +173,12 @@ class Task:
     phase: int  # ticks, first release
     deadline: int | None  # ticks, relative to each release (default: the period)
     body: tuple[Action, ...]
+    # The time-sharing band (docs/semantics.md, "Two bands"): the kernel sets
+    # such a task's level from its usage and nice; `priority` is then the top
+    # of the band (System.timeshare_levels - 1), the most its level can be,
+    # which is what its ceilings and blocking terms must assume.
+    timeshare: bool = False
+    nice: int = 0
 
 
 @dataclass(frozen=True)
@@ -176,6 +196,12 @@ class System:
     # The priority of the timer service task (pr_timer_service_start), which
     # runs the timers' bodies; it exists when the file has timers.
     timer_service_priority: int = 31
+    # The time-sharing band (pr_kernel_config_t.timeshare_*): levels
+    # 0 .. timeshare_levels - 1, 0 = none; a slice and a decay period in ticks
+    # (0 = the kernel's defaults: 10 ticks, one second).
+    timeshare_levels: int = 0
+    timeshare_quantum: int = 0
+    timeshare_decay: int = 0
 
 
 @dataclass(frozen=True)

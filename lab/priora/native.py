@@ -56,7 +56,7 @@ typedef struct {
 typedef struct { uint32_t ups; uint32_t downs; uint32_t max_waiters; uint32_t aborts; } pr_sem_stats_t;
 typedef struct {
     uint64_t time; uint32_t seq; int32_t value; uint8_t event; uint8_t task; uint8_t object;
-    int8_t result; uint8_t arg0; uint8_t arg1; uint16_t reserved;
+    int8_t result; uint8_t arg0; uint8_t arg1; uint16_t ids_high;
 } pr_trace_record_t;
 typedef struct {
     int kind; pr_id_t sem; pr_timeout_t timeout; uint32_t options; uint64_t amount;
@@ -138,6 +138,47 @@ int pr_lab_account(const pr_trace_record_t *records, size_t n, int ntasks,
                    pr_lab_totals_t *totals);
 size_t pr_lab_sizeof(int which);
 long pr_lab_limit(int which);
+
+/* The verdict of a run for a campaign (lab/native/verdict.h). */
+typedef struct {
+    uint64_t worst_response; uint64_t worst_blocked; uint32_t jobs; uint32_t misses;
+} pr_lab_verdict_t;
+int pr_lab_verdict(const pr_trace_record_t *records, size_t n, int ntasks, const uint64_t *rel_deadline,
+                   uint64_t end, uint64_t judged, pr_lab_verdict_t *verdict);
+size_t pr_lab_verdict_sizeof(void);
+
+/* The jobs block of the JSON report (lab/native/jobs_json.h). */
+int64_t pr_lab_jobs_json(const pr_lab_job_t *jobs, size_t n, int nfields, const uint8_t *fields,
+                         const char *const *keys, const char *const *names, int nnames,
+                         uint64_t units_per_second, const char *sep, char *out, size_t size);
+uint64_t pr_lab_jobs_json_bound(size_t n, int nfields, const uint8_t *fields, const char *const *keys,
+                                const char *const *names, int nnames, const char *sep);
+
+/* The report's per-task figures (lab/native/task_totals.h). */
+typedef struct {
+    uint64_t jobs; uint64_t finished; uint64_t max_response; uint64_t max_blocked; uint64_t max_inverted;
+    uint64_t misses; uint64_t timeouts; uint64_t errors; uint64_t recovery; uint64_t first;
+} pr_lab_task_totals_t;
+int pr_lab_task_totals(const pr_lab_job_t *jobs, size_t n, int ntasks, pr_lab_task_totals_t *totals,
+                       double *responses);
+size_t pr_lab_task_totals_sizeof(void);
+/* the trace's readers: ports/host/include/priora/trace_text.h, lab/native/constants.h */
+typedef struct { const char *table; const char *name; long value; } pr_lab_constant_t;
+const pr_lab_constant_t *pr_lab_constants(size_t *count);
+const char *pr_trace_event_name(int event);
+char *pr_trace_format_table(const pr_trace_record_t *r, uint32_t tick_hz, const char *const *names,
+                            unsigned per_kind, char *buf, size_t size);
+typedef struct {
+    uint64_t start; uint64_t end; int64_t a; int64_t b; int32_t task; uint8_t kind; uint8_t object;
+    uint8_t flag; uint8_t cause;
+} pr_lab_span_t;
+typedef struct {
+    int ntasks; const int32_t *base; const uint64_t *rel_deadline; int nsems; const uint8_t *is_mutex;
+    int nqueues, nevents, ntimers; int timer_row;
+} pr_lab_objects_t;
+long pr_lab_spans(const pr_trace_record_t *records, size_t n, const pr_lab_objects_t *objects, uint64_t end,
+                  pr_lab_span_t *out, size_t max);
+size_t pr_lab_spans_bound(const pr_trace_record_t *records, size_t n, const pr_lab_objects_t *objects);
 """
 
 # Order of pr_lab_sizeof's argument (lab/native/metrics.h).
@@ -160,6 +201,8 @@ MIRRORED = (
     "pr_timer_attr_t",
     "pr_timer_status_t",
     "pr_script_interrupt_t",
+    "pr_lab_span_t",
+    "pr_lab_objects_t",
 )
 
 # Constants of the C headers.
@@ -168,6 +211,15 @@ PR_EAGAIN = -6
 PR_ETIMEDOUT = -5
 PR_ECEILING = -14
 PR_EABORTED = -15
+PR_EPERM = -7
+PR_EHELD = -8
+PR_EDEADLK = -9
+PR_EOVERFLOW = -13
+# The error codes mirrored here (checked at load, with every other constant).
+ERRORS = (
+    "PR_OK", "PR_EAGAIN", "PR_ETIMEDOUT", "PR_EPERM", "PR_EHELD", "PR_EDEADLK", "PR_EOVERFLOW", "PR_ECEILING",
+    "PR_EABORTED",
+)  # fmt: skip
 PR_FOREVER = 0xFFFFFFFF
 PR_NO_WAIT = 0
 PR_SEM_PRIO = 0x1
@@ -187,6 +239,8 @@ PR_EVENTS_CLEAR = 2
 PR_MSGQ_FIFO_MESSAGES = 1
 PR_MSGQ_INHERIT = 4
 PR_SCRIPT_MSG_SIZE = 4
+PR_CLASS_REALTIME = 0  # timeshare.h
+PR_CLASS_TIMESHARE = 1
 PR_OBJ_MSGQ = 1  # PR_EV_PRIO value's second byte: the lend came through a message queue
 
 EVENT = {
@@ -204,13 +258,25 @@ CAUSE_NAME = {
     1: "set", 2: "inherit", 3: "release", 4: "acquire", 5: "timeout", 6: "delete", 7: "ceiling", 8: "message",
     9: "decay",
 }  # fmt: skip
+JSON_NOT_WHOLE = -2  # pr_lab_jobs_json: a time is not a whole number of the unit (lab/native/jobs_json.h)
 TRACE_NONE = 0xFF
+# The record fields that may name a task, by their nibble in ids_high.
+TASK_FIELDS = {"task": 0, "object": 1, "arg0": 2, "arg1": 3}
 NEVER = 2**64 - 1  # PR_LAB_NEVER
 
 TRACE_DTYPE = np.dtype(
     [("time", "<u8"), ("seq", "<u4"), ("value", "<i4"), ("event", "u1"), ("task", "u1"),
-     ("object", "u1"), ("result", "i1"), ("arg0", "u1"), ("arg1", "u1"), ("reserved", "<u2")]
+     ("object", "u1"), ("result", "i1"), ("arg0", "u1"), ("arg1", "u1"), ("ids_high", "<u2")]
 )  # fmt: skip
+SPAN_DTYPE = np.dtype(
+    [("start", "<u8"), ("end", "<u8"), ("a", "<i8"), ("b", "<i8"), ("task", "<i4"), ("kind", "u1"),
+     ("object", "u1"), ("flag", "u1"), ("cause", "u1")]
+)  # fmt: skip
+# pr_lab_span_kind_t (lab/native/intervals.h), checked at load.
+SPAN_KIND = {
+    "EXEC": 0, "HOLD": 1, "BLOCKED": 2, "RECOVERY": 3, "BOOST": 4, "ABORT": 5, "CHANGE": 6, "RELEASE": 7,
+    "DEADLINE": 8, "FINISH": 9, "WAIT": 10, "SERVICE": 11,
+}  # fmt: skip
 JOB_DTYPE = np.dtype(
     [("release", "<u8"), ("start", "<u8"), ("finish", "<u8"), ("deadline", "<u8"), ("blocked", "<u8"),
      ("inverted", "<u8"), ("task", "<i4"), ("job", "<u4"), ("timeouts", "<u4"), ("missed", "<i4"),
@@ -218,6 +284,24 @@ JOB_DTYPE = np.dtype(
 )  # fmt: skip
 
 FUNCTIONS = tuple(re.findall(r"(pr_\w+)\(", CDEF))  # checked at load: a stale library lacks some
+
+
+def task_id(record: Any, field: str = "task") -> int:
+    """The task id that `field` of one trace record names, or -1 for 0xFF
+    (none; the idle task in a SWITCH). With more than 254 tasks a record
+    holds a 12-bit tag: the byte and its nibble of ids_high, the id + 1 from
+    255 on (priora/trace.h pr_trace_task_id, docs/trace-format.md)."""
+    tag = int(record[field]) | (int(record["ids_high"]) >> (4 * TASK_FIELDS[field]) & 0xF) << 8
+    return -1 if tag == TRACE_NONE else tag if tag < TRACE_NONE else tag - 1
+
+
+def task_ids(trace: Any, field: str = "task") -> Any:
+    """task_id of every record of a trace array, as an int64 array."""
+    tags = (
+        trace[field].astype(np.int64)
+        | (trace["ids_high"].astype(np.int64) >> (4 * TASK_FIELDS[field]) & 0xF) << 8
+    )
+    return np.where(tags == TRACE_NONE, -1, tags - (tags > TRACE_NONE))
 
 
 def _declarations() -> Any:
@@ -280,6 +364,50 @@ def check_limits(path: Path, loaded: Any) -> None:
             )
 
 
+def mirrored_constants() -> dict[str, dict[str, int]]:
+    """Every constant this module mirrors, by the tables of pr_lab_constants."""
+    values = ("PR_FOREVER", "PR_NO_WAIT", "PR_SEM_PRIO", "PR_SEM_MUTEX", "PR_SEM_RECURSIVE", "PR_SEM_BINARY",
+              "PR_SEM_CTL_RECOVERY", "PR_ACT_SEND_PRIORITY", "PR_EVENTS_ALL", "PR_EVENTS_CLEAR",
+              "PR_MSGQ_FIFO_MESSAGES", "PR_MSGQ_INHERIT", "PR_SCRIPT_MSG_SIZE")  # fmt: skip
+    here = globals()
+    return {
+        "event": dict(EVENT),
+        "cause": {name: code for code, name in CAUSE_NAME.items()},
+        "object": {"sem": 0, "msgq": PR_OBJ_MSGQ},
+        "error": {name: int(here[name]) for name in ERRORS},
+        "protocol": dict(PROTOCOL_NUMBER),
+        "action": dict(ACTION_NUMBER),
+        "value": {**{name: int(here[name]) for name in values}, "PR_TRACE_NONE": TRACE_NONE},
+        "span": dict(SPAN_KIND),
+    }
+
+
+def check_constants(path: Path, loaded: Any) -> None:
+    """Every mirrored constant has the library's value, and the library has
+    no event, cause or kind of object that this module does not know: one line
+    naming the first that differs."""
+    count = ffi.new("size_t *")
+    rows = loaded.pr_lab_constants(count)
+    built: dict[str, dict[str, int]] = {}
+    for i in range(count[0]):
+        table = ffi.string(rows[i].table).decode()
+        built.setdefault(table, {})[ffi.string(rows[i].name).decode()] = int(rows[i].value)
+    for table, mine in mirrored_constants().items():
+        theirs = built.get(table, {})
+        complete = table in ("event", "cause", "object", "protocol", "action", "span")
+        for name in sorted(set(mine) | (set(theirs) if complete else set())):
+            if mine.get(name) != theirs.get(name):
+                c = "missing" if name not in theirs else theirs[name]
+                py = "missing" if name not in mine else mine[name]
+                raise NativeError(f"{path}: {table} {name} is {c} in C, {py} in priora/native.py: {REBUILD}")
+    for name, code in EVENT.items():
+        c_name = ffi.string(loaded.pr_trace_event_name(code)).decode()
+        if c_name != name:
+            raise NativeError(
+                f"{path}: event {code} is named {c_name} by pr_trace_event_name, {name} in priora/native.py"
+            )
+
+
 @cache
 def lib() -> Any:
     """The loaded library (once per process), its layout checked."""
@@ -310,9 +438,15 @@ def lib() -> Any:
             raise NativeError(
                 f"{path}: {name} is {c_size} bytes in C, {py_size} in priora/native.py: {REBUILD}"
             )
+    for name in ("pr_lab_verdict_t", "pr_lab_task_totals_t"):
+        if getattr(loaded, name.removesuffix("_t") + "_sizeof")() != ffi.sizeof(name):
+            raise NativeError(f"{path}: {name}'s size differs from priora/native.py's: {REBUILD}")
     check_limits(path, loaded)
-    if TRACE_DTYPE.itemsize != ffi.sizeof("pr_trace_record_t") or JOB_DTYPE.itemsize != ffi.sizeof(
-        "pr_lab_job_t"
+    check_constants(path, loaded)
+    if (
+        TRACE_DTYPE.itemsize != ffi.sizeof("pr_trace_record_t")
+        or JOB_DTYPE.itemsize != ffi.sizeof("pr_lab_job_t")
+        or SPAN_DTYPE.itemsize != ffi.sizeof("pr_lab_span_t")
     ):
         raise NativeError("priora/native.py: numpy record layouts do not match the C structures")
     return loaded
@@ -320,3 +454,37 @@ def lib() -> Any:
 
 def errname(code: int) -> str:
     return str(ffi.string(lib().pr_errname(code)).decode())
+
+
+# The kinds of object a line of text names (trace_text.h, pr_trace_name_kind_t).
+NAME_KINDS = ("task", "sem", "cond", "events", "msgq", "timer")
+NAMES_PER_KIND = 1024  # task ids reach 1023 in the lab's build (the other kinds: one byte)
+
+
+def format_record(record: Any, tick_hz: int, names: dict[str, dict[int, str]] | None = None) -> str:
+    """One record (a TRACE_DTYPE row) as the host port's line of text
+    (docs/trace-format.md), its objects named by `names` (kind -> id -> name;
+    the others print T<id>, S<id>, ...)."""
+    return format_records([record], tick_hz, names)[0]
+
+
+def format_records(records: Any, tick_hz: int, names: dict[str, dict[int, str]] | None = None) -> list[str]:
+    """format_record of every record, the names converted once."""
+    table = ffi.new("const char *[]", len(NAME_KINDS) * NAMES_PER_KIND)
+    keep = []
+    for kind, by_id in (names or {}).items():
+        base = NAME_KINDS.index(kind) * NAMES_PER_KIND
+        for i, name in by_id.items():
+            if 0 <= i < NAMES_PER_KIND:
+                keep.append(ffi.new("char[]", name.encode()))
+                table[base + i] = keep[-1]
+    record = ffi.new("pr_trace_record_t *")
+    raw = ffi.buffer(record)
+    buf = ffi.new("char[]", 256)
+    lines = []
+    for r in records:
+        raw[:] = np.asarray(r, dtype=TRACE_DTYPE).tobytes()
+        lines.append(
+            ffi.string(lib().pr_trace_format_table(record, tick_hz, table, NAMES_PER_KIND, buf, 256)).decode()
+        )
+    return lines

@@ -27,9 +27,10 @@ from functools import cache
 from pathlib import Path
 
 from priora import blob, native, uart_trace
-from priora.compiled import compile_scenario
+from priora.compiled import KernelScenario, compile_scenario
 from priora.errors import PrioraError
-from priora.model import Scenario
+from priora.model import PRIORITY_MAX, Scenario
+from priora.scenario import MAX_TASKS
 from priora.simulate import (
     EventsCounters,
     InterruptCounters,
@@ -75,6 +76,51 @@ TARGETS = {
 
 class RunError(PrioraError):
     """A run on a target that could not be done, or not completely: one line."""
+
+
+# The limits the runner images are built with: kernel/include/priora/config.h's
+# defaults, PR_CONFIG_MAX_TASKS and PR_CONFIG_PRIORITIES (the lab's own kernel
+# has 1,024 tasks and 256 levels: scenario.MAX_TASKS, model.PRIORITY_MAX).
+IMAGE_MAX_TASKS = 32
+IMAGE_PRIORITY_MAX = 31
+
+
+def check_image_limits(t: Target, kernel: KernelScenario) -> None:
+    """Refuses, in one line, a scenario the image's kernel has no room for:
+    more tasks (the timer service counted) or a priority above its levels."""
+    service = [("the timer service", kernel.timer_service_priority)] if kernel.timers else []
+    tasks = len(kernel.tasks) + len(service)
+    if tasks > IMAGE_MAX_TASKS:
+        counted = " (the timer service task counted)" if service else ""
+        raise RunError(
+            f"{t.name}: {tasks} tasks{counted}, the image's kernel has room for {IMAGE_MAX_TASKS} "
+            f"(PR_CONFIG_MAX_TASKS); priora simulate runs up to {MAX_TASKS}"
+        )
+    priorities = [
+        # the time-sharing band's levels 0 .. L-1 (its tasks' priorities are the kernel's)
+        *(
+            [(f"the time-sharing band (timeshare_levels = {kernel.timeshare[0]})", kernel.timeshare[0] - 1)]
+            if kernel.timeshare[0]
+            else []
+        ),
+        *((f"task {k.name}", k.priority) for k in kernel.tasks if k.sched_class == native.PR_CLASS_REALTIME),
+        *service,
+        *((f"the ceiling of {s.name}", s.ceiling) for s in kernel.semaphores),
+        *((f"timer {p.name}", p.priority) for p in kernel.timers),
+        *(
+            (f"a message sent by {k.name}", a.amount)
+            for k in kernel.tasks
+            for a in k.actions
+            if a.kind == native.ACTION_NUMBER["send"] and a.options & native.PR_ACT_SEND_PRIORITY
+        ),
+    ]
+    for what, priority in priorities:
+        if priority > IMAGE_PRIORITY_MAX:
+            raise RunError(
+                f"{t.name}: {what} has priority {priority}, the image's kernel has levels "
+                f"0..{IMAGE_PRIORITY_MAX} (PR_CONFIG_PRIORITIES = {IMAGE_PRIORITY_MAX + 1}); "
+                f"priora simulate runs up to {PRIORITY_MAX}"
+            )
 
 
 def target(name: str) -> Target:
@@ -307,8 +353,10 @@ def run(scenario: Scenario, target_name: str, *, timeout: float = DEFAULT_TIMEOU
     on the target and returns what happened, as priora.simulate would."""
     t = target(target_name)
     horizon = scenario.horizon_ticks()
+    kernel = compile_scenario(scenario)
+    check_image_limits(t, kernel)
     try:
-        data = blob.encode(compile_scenario(scenario), horizon)
+        data = blob.encode(kernel, horizon)
     except blob.BlobError as exc:
         raise RunError(f"{t.name}: {exc}") from None
     image = ensure_image(t)

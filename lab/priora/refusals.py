@@ -42,11 +42,12 @@ CALLS = (EV["DOWN"], EV["UP"])
 # Not refusals: the waits that end without the unit (the `timeouts` of the
 # report); an unlock's PR_EABORTED is an rcs restart, not an error.
 NOT_REFUSED = (native.PR_OK, native.PR_ETIMEDOUT, native.PR_EAGAIN)
-# Error codes (kernel/include/priora/errors.h) whose cause is said below.
-PR_EPERM = -7
-PR_EHELD = -8
-PR_EDEADLK = -9
-PR_EOVERFLOW = -13
+# Error codes (kernel/include/priora/errors.h) whose cause is said below
+# (priora.native's, checked against the library at load).
+PR_EPERM = native.PR_EPERM
+PR_EHELD = native.PR_EHELD
+PR_EDEADLK = native.PR_EDEADLK
+PR_EOVERFLOW = native.PR_EOVERFLOW
 # The records the state at a refusal is read from.
 STATE_EVENTS = tuple(
     EV[name]
@@ -105,7 +106,7 @@ class Refusal:
 def refused_mask(trace: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """The records that are refusals (the rule of the module's docstring)."""
     event, result = trace["event"], trace["result"].astype(np.int64)
-    calls = np.isin(event, CALLS) & (trace["task"] != native.TRACE_NONE)
+    calls = np.isin(event, CALLS) & (native.task_ids(trace) >= 0)
     errors = ~np.isin(result, NOT_REFUSED)
     restart = (event == EV["UP"]) & (result == native.PR_EABORTED)
     mask: np.ndarray[Any, Any] = calls & errors & ~restart
@@ -134,6 +135,12 @@ def _read(result: SimResult, refused: np.ndarray[Any, Any], end: int) -> tuple[t
     picked = trace[rows]
     names = ("time", "event", "task", "object", "result", "arg0", "arg1", "value")
     columns = [picked[n].tolist() for n in names]
+    # Task ids decoded (12-bit tags beyond 254 tasks): the subject, and a
+    # CEILING's holder in arg1 (elsewhere arg1 is no task).
+    columns[2] = native.task_ids(picked).tolist()
+    columns[6] = np.where(
+        picked["event"] == EV["CEILING"], native.task_ids(picked, "arg1"), picked["arg1"]
+    ).tolist()
     flags = refused[rows].tolist()
     state = _State(result.scenario)
     found: list[Refusal] = []

@@ -62,21 +62,54 @@ class JobRow:
 JOB_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(JobRow))
 # The fields present only when a mutex of the run has a recovery (Report.recoveries).
 RECOVERY_FIELDS = ("recovery",)
+# The bands' fields (tasks: band, CPU time and share; system: each band's
+# share), shown and written only when the scenario has time-sharing tasks.
+TIMESHARE_FIELDS = ("band", "cpu", "cpu_share", "realtime_share", "timeshare_share")
 
 
 class JobRows(Sequence[JobRow]):
     """The job rows of a report, in release order, kept as one list per field
     of JobRow (`column`). Indexing and iterating build the JobRow objects on
-    demand. Equal to any sequence of equal JobRows (a tuple of them, say)."""
+    demand. Equal to any sequence of equal JobRows (a tuple of them, say).
 
-    __slots__ = ("_columns",)
+    The rows of a run (`build_report`) keep the C rows they come from
+    (`source`) and make the lists when first asked for: `report_json` writes
+    the jobs from the C rows, without a Python object per job."""
+
+    __slots__ = ("_lists", "_length", "_source")
 
     def __init__(self, columns: Mapping[str, list[Any]]) -> None:
+        self._lists: tuple[list[Any], ...] | None = self._checked(columns)
+        self._length = len(self._lists[0])
+        self._source: tuple[Scenario, np.ndarray[Any, Any]] | None = None
+
+    @staticmethod
+    def _checked(columns: Mapping[str, list[Any]]) -> tuple[list[Any], ...]:
         if set(columns) != set(JOB_FIELDS):
             raise ValueError(f"job columns must be exactly {', '.join(JOB_FIELDS)}")
         if len({len(values) for values in columns.values()}) > 1:
             raise ValueError("job columns of different lengths")
-        self._columns: tuple[list[Any], ...] = tuple(columns[name] for name in JOB_FIELDS)
+        return tuple(columns[name] for name in JOB_FIELDS)
+
+    @classmethod
+    def of_run(cls, scenario: Scenario, jobs: np.ndarray[Any, Any]) -> JobRows:
+        """The rows of `jobs` (native.JOB_DTYPE rows of a run of `scenario`),
+        converted when first read."""
+        rows = cls.__new__(cls)
+        rows._lists, rows._length, rows._source = None, len(jobs), (scenario, jobs)
+        return rows
+
+    @property
+    def source(self) -> tuple[Scenario, np.ndarray[Any, Any]] | None:
+        """The scenario and C rows these rows convert, or None."""
+        return self._source
+
+    @property
+    def _columns(self) -> tuple[list[Any], ...]:
+        if self._lists is None:
+            assert self._source is not None
+            self._lists = self._checked(_job_lists(*self._source))
+        return self._lists
 
     @classmethod
     def from_rows(cls, rows: Iterable[JobRow]) -> JobRows:
@@ -88,7 +121,7 @@ class JobRows(Sequence[JobRow]):
         return list(self._columns[JOB_FIELDS.index(name)])
 
     def __len__(self) -> int:
-        return len(self._columns[0])
+        return self._length
 
     @overload
     def __getitem__(self, index: int) -> JobRow: ...
@@ -128,6 +161,9 @@ class TaskRow:
     aborts: int = 0  # rcs: the interpreter's count of restarted sections (pr_script_t.aborts)
     lost: Number = 0  # rcs: the interpreter's lost work (pr_script_t.lost)
     recovery: Number = 0  # rcs with a recovery: the sum of the jobs' recovery
+    band: str = "realtime"  # "realtime" or "timeshare" (Report.timeshare)
+    cpu: Number = 0  # its CPU time over the run (Report.timeshare)
+    cpu_share: float = 0.0  # that over the run's length
 
 
 @dataclass
@@ -206,6 +242,8 @@ class SystemRow:
     recovery: Number = 0  # the sum of the jobs' recovery
     refused: int = 0  # calls the kernel refused: the entries of Report.warnings
     quantum: Number = 0  # round robin among equal priorities ([system] quantum); 0 = none
+    realtime_share: float = 0.0  # the real-time tasks' CPU time over the run's length (Report.timeshare)
+    timeshare_share: float = 0.0  # the time-sharing tasks'
 
 
 @dataclass
@@ -257,6 +295,9 @@ class Report:
     events: dict[str, EventsRow] = field(default_factory=dict)
     timers: dict[str, TimerRow] = field(default_factory=dict)
     interrupts: dict[str, InterruptRow] = field(default_factory=dict)
+    # The scenario has time-sharing tasks: the bands' fields are shown and
+    # written (TIMESHARE_FIELDS); without, the report reads as before bands.
+    timeshare: bool = False
 
 
 # ---------------------------------------------------------------- building
@@ -299,34 +340,52 @@ def _units_per_second(scenario: Scenario) -> int:
 EXACT = 2**53  # the integers below are exact in a float64
 
 
-def _column(scenario: Scenario, ns: np.ndarray[Any, Any]) -> list[Number | None]:
-    """`_column_float`, in integers when every time is a whole number of the
-    unit (always, when the unit is the tick or a multiple of it): no float or
-    object array, and the very same values. While ns * factor < 2**53, the
-    float path's product is exact, its quotient by 1e9 (exact too) is that
-    whole number, and rounding to 6 decimals keeps it."""
+def _whole(
+    scenario: Scenario, ns: np.ndarray[Any, Any]
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None:
+    """A column of ns as whole numbers of the unit (uint64) and where it is
+    NEVER, when every time is a whole number of the unit (always, when the
+    unit is the tick or a multiple of it); None otherwise. While ns * factor
+    < 2**53, the float path's product is exact, its quotient by 1e9 (exact
+    too) is that whole number, and rounding to 6 decimals keeps it."""
     factor = _units_per_second(scenario)
     never = ns == native.NEVER
-    happened = ns[~never]
-    exact = len(happened) == 0 or (
-        int(happened.max()) < EXACT // factor
-        and not np.any(happened * np.uint64(factor) % np.uint64(NS_PER_SECOND))
-    )
-    if not exact:
+    happened = np.where(never, np.uint64(0), ns)  # 0 is whole: the NEVERs change nothing
+    if len(ns) > 0 and int(happened.max()) >= EXACT // factor:
+        return None
+    product = happened * np.uint64(factor)
+    if np.any(product % np.uint64(NS_PER_SECOND)):
+        return None
+    return product // np.uint64(NS_PER_SECOND), never
+
+
+def _column(scenario: Scenario, ns: np.ndarray[Any, Any]) -> list[Number | None]:
+    """`_column_float`, in integers when every time is a whole number of the
+    unit (`_whole`): no float or object array, and the very same values."""
+    whole = _whole(scenario, ns)
+    if whole is None:
         return _column_float(scenario, ns)
-    scaled = np.where(never, np.uint64(0), ns) * np.uint64(factor) // np.uint64(NS_PER_SECOND)
+    scaled, never = whole
     converted: list[Number | None] = scaled.tolist()
     for i in np.flatnonzero(never).tolist():
         converted[i] = None
     return converted
 
 
-def _jobs(result: SimResult) -> JobRows:
-    scenario, jobs = result.scenario, result.jobs
-    names = np.array([t.name for t in scenario.tasks], dtype=object)
+def _response(jobs: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """finish - release where finished, NEVER elsewhere: NEVER - release
+    would read as a time."""
     finished = jobs["finish"] != native.NEVER
-    # finish - release only where finished: NEVER - release would read as a time.
-    response = np.where(finished, jobs["finish"] - jobs["release"], np.uint64(native.NEVER))
+    return np.where(finished, jobs["finish"] - jobs["release"], np.uint64(native.NEVER))
+
+
+def _jobs(result: SimResult) -> JobRows:
+    return JobRows.of_run(result.scenario, result.jobs)
+
+
+def _job_lists(scenario: Scenario, jobs: np.ndarray[Any, Any]) -> dict[str, list[Any]]:
+    names = np.array([t.name for t in scenario.tasks], dtype=object)
+    response = _response(jobs)
     columns: dict[str, list[Any]] = {
         "task": names[jobs["task"]].tolist(),
         "job": jobs["job"].tolist(),
@@ -344,54 +403,77 @@ def _jobs(result: SimResult) -> JobRows:
         "lost": _column(scenario, jobs["lost"]),
         "recovery": _column(scenario, jobs["recovery"]),
     }
-    return JobRows(columns)
+    return columns
 
 
-def _task_row(scenario: Scenario, rows: dict[str, np.ndarray[Any, Any]], script: ScriptCounters) -> TaskRow:
-    # Responses in ns, so that the mean is converted once (no rounding twice).
-    finished = rows["finish"] != native.NEVER
-    responses = (rows["finish"][finished] - rows["release"][finished]).astype(np.float64)
-    some = len(responses) > 0
+def _task_row(
+    scenario: Scenario, totals: Any, responses: np.ndarray[Any, Any], script: ScriptCounters
+) -> TaskRow:
+    """One task's row from its pr_lab_task_totals_t and its finished
+    responses (ns, in release order). Responses in ns, so that the mean is
+    converted once (no rounding twice)."""
+    some = totals.finished > 0
     return TaskRow(
-        jobs=len(rows["task"]),
-        max_response=_time(scenario, float(responses.max())) if some else None,
+        jobs=int(totals.jobs),
+        max_response=_time(scenario, float(int(totals.max_response))) if some else None,
         mean_response=_time(scenario, float(responses.mean())) if some else None,
-        max_blocked=_time(scenario, int(rows["blocked"].max(initial=0))),
-        max_inverted=_time(scenario, int(rows["inverted"].max(initial=0))),
-        misses=int(np.count_nonzero(rows["missed"] == 1)),
-        timeouts=int(rows["timeouts"].sum()),
-        errors=int(rows["errors"].sum()),
+        max_blocked=_time(scenario, int(totals.max_blocked)),
+        max_inverted=_time(scenario, int(totals.max_inverted)),
+        misses=int(totals.misses),
+        timeouts=int(totals.timeouts),
+        errors=int(totals.errors),
         aborts=script.aborts,
         lost=_time(scenario, script.lost_ns),
-        recovery=_time(scenario, int(rows["recovery"].sum())),
+        recovery=_time(scenario, int(totals.recovery)),
     )
 
 
-_TASK_COLUMNS = (
-    "task",
-    "release",
-    "finish",
-    "blocked",
-    "inverted",
-    "missed",
-    "timeouts",
-    "errors",
-    "recovery",
-)
+def cpu_by_task(result: SimResult) -> list[int]:
+    """Each task's CPU time in ns (model order), from the trace's SWITCH
+    records: a task runs from the record that switches it in to the next
+    SWITCH (or the end of the run). Host and QEMU alike."""
+    trace = result.trace
+    switches = trace[trace["event"] == native.EVENT["SWITCH"]]
+    times = switches["time"].astype(np.int64)
+    ends = np.append(times[1:], np.int64(result.end_ns))
+    ran = np.bincount(switches["task"], weights=(ends - times).astype(np.float64), minlength=256)
+    return [int(ran[i]) for i in range(len(result.scenario.tasks))]
+
+
+def _bands(result: SimResult, rows: dict[str, TaskRow]) -> None:
+    """The bands' fields of the task rows (a scenario with time-sharing tasks)."""
+    scenario = result.scenario
+    for t, cpu in zip(scenario.tasks, cpu_by_task(result), strict=True):
+        row = rows[t.name]
+        row.band = "timeshare" if t.timeshare else "realtime"
+        row.cpu = _time(scenario, cpu)
+        row.cpu_share = round(cpu / result.end_ns, DECIMALS) if result.end_ns > 0 else 0.0
 
 
 def _tasks(result: SimResult) -> dict[str, TaskRow]:
+    """Every task's row, from one C pass over the job rows
+    (lab/native/task_totals.c): no sort, no column gathered."""
     scenario, jobs = result.scenario, result.jobs
-    # The columns needed, grouped by task once. Stable, so that each task's
-    # jobs stay in release order: its mean adds up the same values in the
-    # same order as one mask per task would.
-    order = np.argsort(jobs["task"], kind="stable")
-    by_task = {name: jobs[name][order] for name in _TASK_COLUMNS}
-    bounds = np.searchsorted(by_task["task"], np.arange(len(scenario.tasks) + 1)).tolist()
+    ffi = native.ffi
+    ntasks = len(scenario.tasks)
+    totals = ffi.new("pr_lab_task_totals_t[]", max(1, ntasks))
+    responses = np.empty(len(jobs), dtype=np.float64)
+    err = native.lib().pr_lab_task_totals(
+        ffi.cast("const pr_lab_job_t *", ffi.from_buffer(jobs)),
+        len(jobs),
+        ntasks,
+        totals,
+        ffi.cast("double *", ffi.from_buffer(responses)),
+    )
+    if err != 0:
+        raise ValueError("a job's task is not a task of the scenario")
     rows: dict[str, TaskRow] = {}
     for i, t in enumerate(scenario.tasks):
-        mine = {name: values[bounds[i] : bounds[i + 1]] for name, values in by_task.items()}
-        rows[t.name] = _task_row(scenario, mine, result.scripts[i])
+        first = int(totals[i].first)
+        mine = responses[first : first + int(totals[i].finished)]
+        rows[t.name] = _task_row(scenario, totals[i], mine, result.scripts[i])
+    if has_timeshare(scenario):
+        _bands(result, rows)
     return rows
 
 
@@ -521,6 +603,11 @@ def _system(result: SimResult, refused: int) -> SystemRow:
     )
 
 
+def has_timeshare(scenario: Scenario) -> bool:
+    """`scenario` has time-sharing tasks (Report.timeshare)."""
+    return any(t.timeshare for t in scenario.tasks)
+
+
 def has_recoveries(scenario: Scenario) -> bool:
     """A mutex of `scenario` is rcs with a recovery (Report.recoveries)."""
     return any(r.kind == "mutex" and r.protocol == "rcs" and r.recovery > 0 for r in scenario.resources)
@@ -529,17 +616,25 @@ def has_recoveries(scenario: Scenario) -> bool:
 def build_report(result: SimResult) -> Report:
     """The report of `result`, every time in the scenario file's unit."""
     warnings = _warnings(result)
+    tasks = _tasks(result)
+    system = _system(result, len(warnings))
+    timeshare = has_timeshare(result.scenario)
+    if timeshare:
+        rows = list(zip(tasks.values(), result.scenario.tasks, strict=True))
+        system.realtime_share = round(sum(r.cpu_share for r, t in rows if not t.timeshare), DECIMALS)
+        system.timeshare_share = round(sum(r.cpu_share for r, t in rows if t.timeshare), DECIMALS)
     return Report(
         jobs=_jobs(result),
-        tasks=_tasks(result),
+        tasks=tasks,
         resources=_resources(result),
-        system=_system(result, len(warnings)),
+        system=system,
         warnings=warnings,
         recoveries=has_recoveries(result.scenario),
         queues=_queues(result),
         events=_events(result),
         timers=_timers(result),
         interrupts=_interrupts(result),
+        timeshare=timeshare,
     )
 
 
@@ -570,12 +665,15 @@ def _services(report: Report) -> dict[str, dict[str, Row]]:
     return {key: rows for key, rows in tables.items() if rows}
 
 
-def _fields(row: Row, recoveries: bool = True) -> dict[str, Any]:
+def _fields(row: Row, recoveries: bool = True, timeshare: bool = True) -> dict[str, Any]:
     # The rows hold only scalars, so a shallow copy is what asdict's deep
     # copy would give, at a fraction of its cost.
     values = dict(vars(row))
     if not recoveries:
         for name in RECOVERY_FIELDS:
+            values.pop(name, None)
+    if not timeshare:
+        for name in TIMESHARE_FIELDS:
             values.pop(name, None)
     return values
 
@@ -597,15 +695,15 @@ def report_dict(
     the `recovery` fields only when a mutex has a recovery (Report.recoveries).
     `provenance` (priora.provenance) comes first when given; `summary`: no
     `jobs` key."""
-    keys, r = _job_fields(report), report.recoveries
+    keys, r, ts = _job_fields(report), report.recoveries, report.timeshare
     jobs = [dict(zip(keys, row, strict=True)) for row in zip(*_job_columns(report), strict=True)]
     return {
         **({"provenance": dict(provenance)} if provenance is not None else {}),
         **({} if summary else {"jobs": jobs}),
-        "tasks": {name: _fields(t, r) for name, t in report.tasks.items()},
+        "tasks": {name: _fields(t, r, ts) for name, t in report.tasks.items()},
         "resources": {name: _fields(x, r) for name, x in report.resources.items()},
         **{key: {name: _fields(x) for name, x in rows.items()} for key, rows in _services(report).items()},
-        "system": _fields(report.system, r),
+        "system": _fields(report.system, r, ts),
         "warnings": [_fields(w) for w in report.warnings],
     }
 
@@ -655,24 +753,101 @@ def _jobs_json(report: Report) -> str:
     return _lines("jobs", list(map(_job_object(names).format, *columns)), "[]")
 
 
+# Where report_json's document has the jobs that lab/native/jobs_json.c
+# writes: a character json.dumps never writes (it escapes control characters).
+_JOBS_HERE = "\x00"
+
+
+def _native_jobs(report: Report, out: Any, offset: int, size: int) -> int | None:
+    """Writes the jobs' objects of a run as `_jobs_json` writes them,
+    separated as `_lines` separates them, with lab/native/jobs_json.c from
+    the C rows, at `offset` of the `size` bytes at `out` (a char *, NULL to
+    learn the size: a bound). Returns the bytes written (the bound), or None:
+    rows made in Python, no job, or a time that is not a whole number of the
+    unit (its float needs Python's repr)."""
+    source = report.jobs.source
+    if source is None or len(report.jobs) == 0:
+        return None
+    scenario, jobs = source
+    ffi, lib = native.ffi, native.lib()
+    names = _job_fields(report)
+    task_names = [ffi.new("char[]", _compact(t.name).encode()) for t in scenario.tasks]
+    keys = [
+        ffi.new("char[]", f"{'{' if i == 0 else ', '}{_compact(n)}: ".encode()) for i, n in enumerate(names)
+    ]
+    args = (
+        len(names),
+        ffi.new("uint8_t[]", [JOB_FIELDS.index(n) for n in names]),
+        ffi.new("char *[]", keys),
+        ffi.new("char *[]", task_names),
+        len(task_names),
+    )
+    sep = b",\n    "
+    if out == ffi.NULL:
+        return int(lib.pr_lab_jobs_json_bound(len(jobs), *args, sep))
+    rows = ffi.cast("const pr_lab_job_t *", ffi.from_buffer(jobs))
+    written = int(
+        lib.pr_lab_jobs_json(
+            rows, len(jobs), *args, _units_per_second(scenario), sep, out + offset, size - offset
+        )
+    )
+    if written == native.JSON_NOT_WHOLE:
+        return None
+    if written < 0:
+        raise ValueError(f"the jobs could not be written in C ({written})")
+    return written
+
+
 def report_json(report: Report, provenance: Mapping[str, Any] | None = None, summary: bool = False) -> str:
     """One JSON document (keys provenance when given, jobs unless `summary`,
     tasks, resources, system, warnings), laid out one entry per line;
     json.loads gives back report_dict(report, provenance, summary)."""
-    r = report.recoveries
+    # A run's jobs are written by C into the document's buffer when they can
+    # be (_native_document): a place is kept for them.
+    if not summary and _native_jobs(report, native.ffi.NULL, 0, 0) is not None:
+        document = _native_document(report, _document(report, provenance, [_JOBS_HERE]))
+        if document is not None:
+            return document
+    return _document(report, provenance, [] if summary else [_jobs_json(report)])
+
+
+def _document(report: Report, provenance: Mapping[str, Any] | None, jobs: list[str]) -> str:
+    """report_json's document, with `jobs` as its jobs block (none, or one)."""
+    r, ts = report.recoveries, report.timeshare
     blocks = [
         *([_block("provenance", dict(provenance))] if provenance is not None else []),
-        *([] if summary else [_jobs_json(report)]),
-        _block("tasks", {name: _fields(t, r) for name, t in report.tasks.items()}),
+        *(f"  {_compact('jobs')}: [\n    {_JOBS_HERE}\n  ]" if j == _JOBS_HERE else j for j in jobs),
+        _block("tasks", {name: _fields(t, r, ts) for name, t in report.tasks.items()}),
         _block("resources", {name: _fields(x, r) for name, x in report.resources.items()}),
         *(
             _block(key, {name: _fields(x) for name, x in rows.items()})
             for key, rows in _services(report).items()
         ),
-        _block("system", _fields(report.system, r)),
+        _block("system", _fields(report.system, r, ts)),
         _lines("warnings", [_compact(_fields(w)) for w in report.warnings], "[]"),
     ]
     return "{\n" + ",\n".join(blocks) + "\n}"
+
+
+def _native_document(report: Report, document: str) -> str | None:
+    """`document` with the jobs written by C at its _JOBS_HERE, or None when
+    a time is not a whole number of the unit. One buffer for the whole
+    document, the jobs written into it in place: they are most of it, and
+    each copy of them costs. numpy's memory, not a bytearray: it is not
+    zeroed first, and a large one is given in huge pages. The text is
+    decoded from that memory directly."""
+    ffi = native.ffi
+    bound = _native_jobs(report, ffi.NULL, 0, 0)
+    assert bound is not None
+    head, tail = (part.encode() for part in document.split(_JOBS_HERE, 1))
+    out = np.empty(len(head) + bound + len(tail), dtype=np.uint8)
+    start = ffi.cast("char *", ffi.from_buffer(out))
+    ffi.memmove(start, head, len(head))
+    written = _native_jobs(report, start, len(head), len(head) + bound)
+    if written is None:
+        return None
+    ffi.memmove(start + len(head) + written, tail, len(tail))
+    return str(out.data[: len(head) + written + len(tail)], "utf-8")
 
 
 # ---------------------------------------------------------------- text
@@ -718,6 +893,10 @@ def _tasks_table(report: Report, unit: str) -> Table:
     rows: list[list[Cell]] = [
         [name, *list(_fields(t).values())[: len(headers) - 1]] for name, t in report.tasks.items()
     ]
+    if report.timeshare:
+        headers += ["band", f"cpu ({unit})", "cpu share"]
+        for row, t in zip(rows, report.tasks.values(), strict=True):
+            row += [t.band, t.cpu, f"{t.cpu_share:.6f}"]
     return Table("tasks", "Tasks", headers, list(zip(*rows, strict=True)))
 
 
@@ -784,8 +963,11 @@ def _system_pairs(report: Report) -> Pairs:
         pairs += [("aborts", str(s.aborts)), ("lost", f"{s.lost} {unit}")]
     if report.recoveries:
         pairs.append(("recovery", f"{s.recovery} {unit}"))
+    if report.timeshare:
+        pairs += [("real-time band CPU share", f"{s.realtime_share:.6f}")]
+        pairs += [("time-sharing band CPU share", f"{s.timeshare_share:.6f}")]
     # The CSV file: the JSON document's system entry, key by key.
-    raw = list(_fields(s, report.recoveries).items())
+    raw = list(_fields(s, report.recoveries, report.timeshare).items())
     return Pairs("system", "System", ("figure", "value"), pairs, raw)
 
 

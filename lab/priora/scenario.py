@@ -15,7 +15,7 @@ import os
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from fractions import Fraction
 from typing import NoReturn, TypeVar
@@ -24,6 +24,7 @@ from priora import costs, inputs
 from priora.costs import CostModel
 from priora.errors import ScenarioError, describe_value
 from priora.model import (
+    DEFAULT_PRIORITY_MAX,
     NEEDS_PRIORITY_ORDER,
     NS_PER_SECOND,
     ORDERS,
@@ -46,12 +47,13 @@ from priora.model import (
     System,
     Task,
     TimeUnit,
+    top_level,
 )
 
 # ---- the kernel's limits (kernel/include/priora/config.h, types.h, task.h) ----
 
 NAME_MAX = 15  # PR_CONFIG_NAME_LEN - 1 (the NUL)
-MAX_TASKS = 32  # PR_CONFIG_MAX_TASKS
+MAX_TASKS = 1024  # PR_CONFIG_MAX_TASKS of the lab's build (CMakeLists.txt, PRIORA_LAB_LIMITS)
 MAX_RESOURCES = 64  # PR_CONFIG_MAX_SEMS
 MAX_QUEUES = 16  # PR_CONFIG_MAX_MSGQS
 MAX_EVENTS = 16  # PR_CONFIG_MAX_EVENTS
@@ -77,12 +79,18 @@ _AT_END = re.compile(r"\s*\(at end of document\)$")
 
 _TOP_KEYS = ("system", "resources", "tasks", "timers", "interrupts")
 _SYSTEM_KEYS = (
-    "tick_hz", "time_unit", "horizon", "protocol", "quantum", "cost_model", "cpu_hz", "timer_service_priority"
+    "tick_hz", "time_unit", "horizon", "protocol", "quantum", "cost_model", "cpu_hz",
+    "timer_service_priority", "timeshare_levels", "timeshare_quantum", "timeshare_decay",
 )  # fmt: skip
 _RESOURCE_KEYS = (
     "kind", "protocol", "ceiling", "recovery", "initial", "max", "order", "length", "message_order", "inherit"
 )  # fmt: skip
-_TASK_KEYS = ("priority", "period", "phase", "deadline", "body")
+_TASK_KEYS = ("priority", "period", "phase", "deadline", "body", "class", "nice")
+_CLASSES = ("realtime", "timeshare")
+NICE_MIN, NICE_MAX = -20, 19  # timeshare.h
+# The time-sharing band a file gets when it has time-sharing tasks and does
+# not say: 8 levels, 0..7, below the real-time 8..31.
+DEFAULT_TIMESHARE_LEVELS = 8
 _TIMER_KEYS = ("phase", "period", "priority", "body")
 _INTERRUPT_KEYS = ("phase", "period", "body")
 _ACTIONS: tuple[ActionKind, ...] = (
@@ -175,7 +183,7 @@ def parse(text: str, source: str, *, check_default_horizon: bool = True) -> Scen
     objects: dict[str, _Object] = {r.name: r for r in resources}
     objects.update({q.name: q for q in queues})
     objects.update({e.name: e for e in events})
-    tasks = _tasks(_At(source, "[tasks]"), doc.get("tasks", {}), objects, clock)
+    tasks, system = _tasks(_At(source, "[tasks]"), doc.get("tasks", {}), objects, clock, system)
     timers = _periodics(_At(source, "[timers]"), "timers", doc.get("timers", {}), objects, clock)
     interrupts = _periodics(
         _At(source, "[interrupts]"), "interrupts", doc.get("interrupts", {}), objects, clock
@@ -189,6 +197,13 @@ def parse(text: str, source: str, *, check_default_horizon: bool = True) -> Scen
         timers=timers, interrupts=interrupts,
     )  # fmt: skip
     _check_ceilings(source, scenario)
+    system_table = doc.get("system", {})
+    if timers and not (isinstance(system_table, Mapping) and "timer_service_priority" in system_table):
+        # By default the service runs at the top level: 31 while the file's
+        # priorities fit the default 32 levels, else PRIORITY_MAX.
+        given = [t.priority for t in tasks] + [r.ceiling for r in resources if r.ceiling is not None]
+        service = top_level([*given, *(t.priority for t in timers)])
+        scenario = replace(scenario, system=replace(system, timer_service_priority=service))
     periodic = any(t.period for t in tasks) or any(t.period for t in timers)
     if interrupts and not periodic:
         # A port stops a run when nothing is ready and no kernel timer is
@@ -407,10 +422,25 @@ def _system(at: _At, value: object) -> tuple[System, _Clock]:
         number = _toml_number(at.field("quantum"), table["quantum"])
         quantum = _time(at.field("quantum"), number, clock, positive=False, limit=clock.max_ticks())
     cost_model = _cost_model(at, table, tick_hz)
-    service = PRIORITY_MAX
+    service = DEFAULT_PRIORITY_MAX  # or PRIORITY_MAX, once the tasks are read (load)
     if "timer_service_priority" in table:
         service = _priority(at.field("timer_service_priority"), table["timer_service_priority"])
-    return System(tick_hz, unit, horizon, protocol, cost_model, quantum, service), clock
+    levels = -1  # not given: chosen from the tasks (_timeshare_band)
+    if "timeshare_levels" in table:
+        levels = _int(at.field("timeshare_levels"), table["timeshare_levels"])
+        if not 0 <= levels <= PRIORITY_MAX:
+            at.field("timeshare_levels").fail(
+                f"must be in 0..{PRIORITY_MAX} (the kernel's levels below its highest), got {levels}"
+            )
+    band = []
+    for key in ("timeshare_quantum", "timeshare_decay"):
+        ticks = 0
+        if key in table:
+            number = _toml_number(at.field(key), table[key])
+            ticks = _time(at.field(key), number, clock, positive=True, limit=PERIOD_MAX)
+        band.append(ticks)
+    system = System(tick_hz, unit, horizon, protocol, cost_model, quantum, service, levels, band[0], band[1])
+    return system, clock
 
 
 def _cost_model(at: _At, table: Mapping[str, object], tick_hz: int) -> CostModel | None:
@@ -617,20 +647,43 @@ class _Draft:
     phase: int
     deadline: int | None
     body: tuple[Action, ...]
+    timeshare: bool = False
+    nice: int = 0
 
 
-def _tasks(at: _At, value: object, objects: Mapping[str, _Object], clock: _Clock) -> tuple[Task, ...]:
+def _tasks(
+    at: _At, value: object, objects: Mapping[str, _Object], clock: _Clock, system: System
+) -> tuple[tuple[Task, ...], System]:
     table = _table(at, value)
     if not table:
         at.fail("no tasks: a scenario needs at least one [tasks.NAME] table")
     if len(table) > MAX_TASKS:
         at.fail(f"{len(table)} tasks, the kernel has room for {MAX_TASKS}")
     drafts = [_task(_At(at.source, _label("tasks", n)), n, v, objects, clock) for n, v in table.items()]
-    priorities = _priorities(at, drafts)
-    return tuple(
-        Task(d.name, priority, d.period, d.phase, d.deadline, d.body)
-        for d, priority in zip(drafts, priorities, strict=True)
-    )
+    system = _timeshare_band(at, drafts, system)
+    realtime = [d for d in drafts if not d.timeshare]
+    priorities = iter(_priorities(at, realtime, system.timeshare_levels) if realtime else [])
+    top = system.timeshare_levels - 1  # a time-sharing task's level is at most this
+    tasks = tuple(
+        Task(d.name, top if d.timeshare else next(priorities), d.period, d.phase, d.deadline, d.body,
+             d.timeshare, d.nice)
+        for d in drafts
+    )  # fmt: skip
+    return tasks, system
+
+
+def _timeshare_band(at: _At, drafts: list[_Draft], system: System) -> System:
+    """The band's levels: as given, or DEFAULT_TIMESHARE_LEVELS when some task
+    is time-sharing, else none; a time-sharing task needs a band."""
+    shared = [d for d in drafts if d.timeshare]
+    levels = system.timeshare_levels
+    if levels < 0:
+        levels = DEFAULT_TIMESHARE_LEVELS if shared else 0
+    elif levels == 0 and shared:
+        shared[0].at.field("class").fail(
+            '"timeshare" needs a time-sharing band, and [system] timeshare_levels is 0'
+        )
+    return replace(system, timeshare_levels=levels)
 
 
 def _task(at: _At, name: str, value: object, resources: Mapping[str, _Object], clock: _Clock) -> _Draft:
@@ -644,13 +697,29 @@ def _task(at: _At, name: str, value: object, resources: Mapping[str, _Object], c
             "give it as [system] quantum"
         )
     _check_keys(at, table, _TASK_KEYS)
+    kind = _choice(at.field("class"), table.get("class", "realtime"), _CLASSES, "class")
+    timeshare = kind == "timeshare"
+    nice = 0
+    if "nice" in table:
+        if not timeshare:
+            at.field("nice").fail('only a time-sharing task has a nice value (class = "timeshare")')
+        nice = _int(at.field("nice"), table["nice"])
+        if not NICE_MIN <= nice <= NICE_MAX:
+            at.field("nice").fail(f"must be in {NICE_MIN}..{NICE_MAX}, got {nice}")
+    if timeshare and "priority" in table:
+        at.field("priority").fail(
+            "a time-sharing task has no priority of its own: "
+            "the kernel sets its level from its CPU usage and nice"
+        )
     priority = _priority(at.field("priority"), table["priority"]) if "priority" in table else None
     period = _optional_time(at.field("period"), table.get("period"), clock, PERIOD_MAX)
     phase_number = _toml_number(at.field("phase"), table.get("phase", 0))
     phase = _time(at.field("phase"), phase_number, clock, positive=False, limit=clock.max_ticks())
     deadline = _optional_time(at.field("deadline"), table.get("deadline"), clock, PERIOD_MAX)
     body = _body(at.field("body"), table.get("body"), resources, clock)
-    return _Draft(at, name, priority, period, phase, period if deadline is None else deadline, body)
+    return _Draft(
+        at, name, priority, period, phase, period if deadline is None else deadline, body, timeshare, nice
+    )
 
 
 def _periodics(
@@ -745,11 +814,19 @@ def _priority(at: _At, value: object) -> int:
     return priority
 
 
-def _priorities(at: _At, drafts: list[_Draft]) -> list[int]:
-    """Each task's priority: as given on every task, or rate-monotonic when none has one."""
+def _priorities(at: _At, drafts: list[_Draft], band: int) -> list[int]:
+    """Each real-time task's priority: as given on every one, or
+    rate-monotonic when none has one; above the time-sharing band's `band`
+    levels."""
     given = [d for d in drafts if d.priority is not None]
+    for d in given:
+        if d.priority is not None and d.priority < band:
+            d.at.field("priority").fail(
+                f"{d.priority} is in the time-sharing band (levels 0..{band - 1}: "
+                f"[system] timeshare_levels = {band}); a real-time priority is {band}..{PRIORITY_MAX}"
+            )
     if not given:
-        return _rate_monotonic(at, drafts)
+        return _rate_monotonic(at, drafts, band)
     missing = [d for d in drafts if d.priority is None]
     if missing:
         missing[0].at.field("priority").fail(
@@ -759,9 +836,11 @@ def _priorities(at: _At, drafts: list[_Draft]) -> list[int]:
     return [d.priority for d in drafts if d.priority is not None]  # all of them, as none is missing
 
 
-def _rate_monotonic(at: _At, drafts: list[_Draft]) -> list[int]:
-    """Shorter period = more urgent: the shortest gets PRIORITY_MAX, each longer
-    distinct period one level lower; equal periods share a level."""
+def _rate_monotonic(at: _At, drafts: list[_Draft], band: int) -> list[int]:
+    """Shorter period = more urgent: the shortest gets the top level (31, the
+    default build's, while 32 levels are enough, else PRIORITY_MAX), each
+    longer distinct period one level lower; equal periods share a level; all
+    above the time-sharing band's `band` levels."""
     periods: list[int] = []
     for d in drafts:
         if d.period is None:
@@ -770,13 +849,14 @@ def _rate_monotonic(at: _At, drafts: list[_Draft]) -> list[int]:
             )
         periods.append(d.period)
     levels = sorted(set(periods))
-    # Unreachable while MAX_TASKS <= the number of levels; kept in case the pools grow.
-    if len(levels) > PRIORITY_MAX - PRIORITY_MIN + 1:
+    lowest = max(PRIORITY_MIN, band)  # above the time-sharing band
+    if len(levels) > PRIORITY_MAX - lowest + 1:
         at.fail(
             f"rate-monotonic order needs {len(levels)} priority levels (one per distinct period), "
-            f"the kernel has {PRIORITY_MAX - PRIORITY_MIN + 1}"
+            f"the kernel has {PRIORITY_MAX - lowest + 1} real-time levels"
         )
-    level = {period: PRIORITY_MAX - rank for rank, period in enumerate(levels)}
+    top = DEFAULT_PRIORITY_MAX if len(levels) <= DEFAULT_PRIORITY_MAX - lowest + 1 else PRIORITY_MAX
+    level = {period: top - rank for rank, period in enumerate(levels)}
     return [level[p] for p in periods]
 
 

@@ -149,10 +149,11 @@ def _set_recovery(lib: Any, sem: int, k: KernelSemaphore, keep: list[Any]) -> No
 
 
 def _fill_script(script: Any, body: tuple[KernelAction, ...], keep: list[Any]) -> None:
-    actions = native.ffi.new("pr_action_t[]", max(1, len(body)))
-    for i, a in enumerate(body):
-        c = actions[i]
-        c.kind, c.sem, c.timeout, c.options, c.amount = a.kind, a.sem, a.timeout, a.options, a.amount
+    # One initialiser for the whole array (pr_action_t's fields in order):
+    # cffi fills it in C, faster than a field at a time from Python.
+    actions = native.ffi.new(
+        "pr_action_t[]", [(a.kind, a.sem, a.timeout, a.options, a.amount) for a in body] or 1
+    )
     script.actions = actions
     script.count = len(body)
     keep.append(actions)
@@ -177,6 +178,8 @@ def _create_task(lib: Any, k: KernelTask, keep: list[Any]) -> Any:
     attr.period = k.period
     attr.phase = k.phase
     attr.deadline = k.deadline
+    attr.sched_class = k.sched_class
+    attr.nice = k.nice
     tid = native.ffi.new("pr_id_t *")
     err = lib.pr_task_create(attr, tid)
     if err != native.PR_OK:
@@ -346,7 +349,8 @@ def account(lib: Any, scenario: Scenario, trace: np.ndarray[Any, Any], end_ns: i
     if err != 0:
         raise NativeError("the job accounting could not read the kernel trace")
     n = len(scenario.resources)
-    jobs = jobs[jobs["task"] < len(scenario.tasks)]  # the timer service's job is no job of the file
+    if scenario.timers:  # a copy of every row: only when some can be the timer service's
+        jobs = jobs[jobs["task"] < len(scenario.tasks)]  # the timer service's job is no job of the file
     return Accounting(jobs, int(totals.busy), holds[:n].tolist(), recovery[:n].tolist())
 
 
@@ -361,16 +365,33 @@ class HostCosts:
     tick_ns: int = 0
 
 
-def simulate(
-    scenario: Scenario, horizon_ticks: int | None = None, costs: HostCosts | CostModel | None = None
-) -> SimResult:
-    """Runs `scenario` on the host port for `horizon_ticks` (default: the
-    scenario's horizon), charging `costs` (default: the file's cost model,
-    zero without one), and returns what happened."""
+@dataclass
+class _Loaded:
+    """The kernel with a scenario's objects created, ready to run."""
+
+    lib: Any
+    keep: list[Any]  # C memory the kernel points to while it runs
+    scripts: list[Any]  # per task, its pr_script_t
+    timer_scripts: list[Any]  # per timer, its pr_script_t
+    interrupts: Any  # the pr_script_interrupt_t array, or None
+    compiled_interrupts: int
+
+    def release(self) -> None:
+        """Unhooks the interrupts; the C memory may go once this is called."""
+        self.lib.pr_host_set_tick_hook(native.ffi.NULL, native.ffi.NULL)
+
+
+def _load(scenario: Scenario, costs: HostCosts | CostModel | None) -> _Loaded:
+    """Initialises the kernel and creates the scenario's objects in it."""
     lib = native.lib()
+    system = scenario.system
     config = native.ffi.new(
-        "pr_kernel_config_t *", {"tick_hz": scenario.system.tick_hz, "quantum": scenario.system.quantum}
-    )
+        "pr_kernel_config_t *",
+        {
+            "tick_hz": system.tick_hz, "quantum": system.quantum, "timeshare_levels": system.timeshare_levels,
+            "timeshare_quantum": system.timeshare_quantum, "timeshare_decay": system.timeshare_decay,
+        },
+    )  # fmt: skip
     err = lib.pr_host_init(config)
     if err != native.PR_OK:
         raise NativeError(f"the kernel refused tick_hz {scenario.system.tick_hz}: {native.errname(err)}")
@@ -384,7 +405,7 @@ def simulate(
         )
     elif model is not None and not model.is_zero():
         apply_costs(lib, scenario.resources, model)
-    keep: list[Any] = []  # C memory the kernel points to while it runs
+    keep: list[Any] = []
     compiled = compile_scenario(scenario)
     for sem in compiled.semaphores:
         _alloc_semaphore(lib, sem, keep)
@@ -399,18 +420,35 @@ def simulate(
             raise NativeError(f"the kernel refused the timer service task: {native.errname(err)}")
     timer_scripts = [_create_timer(lib, timer, keep) for timer in compiled.timers]
     interrupts = _set_interrupts(lib, compiled.interrupts, keep)
+    return _Loaded(lib, keep, scripts, timer_scripts, interrupts, len(compiled.interrupts))
 
+
+def _run(loaded: _Loaded, scenario: Scenario, horizon_ticks: int | None) -> tuple[int, bool]:
+    """Runs the loaded kernel for `horizon_ticks` (default: the scenario's
+    horizon); returns when it stopped (ns) and whether it was quiescent."""
     horizon = horizon_ticks if horizon_ticks is not None else scenario.horizon_ticks()
     until = scenario.ticks_to_ns(horizon) if horizon is not None else UNBOUNDED_NS
-    quiescent = lib.pr_host_run_until(until) == 1
-    end_ns = int(lib.pr_host_now())
+    quiescent = loaded.lib.pr_host_run_until(until) == 1
+    return int(loaded.lib.pr_host_now()), quiescent
+
+
+def simulate(
+    scenario: Scenario, horizon_ticks: int | None = None, costs: HostCosts | CostModel | None = None
+) -> SimResult:
+    """Runs `scenario` on the host port for `horizon_ticks` (default: the
+    scenario's horizon), charging `costs` (default: the file's cost model,
+    zero without one), and returns what happened."""
+    loaded = _load(scenario, costs)
+    lib = loaded.lib
+    end_ns, quiescent = _run(loaded, scenario, horizon_ticks)
 
     count = native.ffi.new("size_t *")
     records = lib.pr_host_trace(count)
-    raw = native.ffi.buffer(records, count[0] * native.TRACE_DTYPE.itemsize)
     # Copied as bytes (one memcpy; a copy of the structured array would move
-    # it field by field): the kernel reuses its buffer.
-    trace = np.frombuffer(bytearray(raw), dtype=native.TRACE_DTYPE)
+    # it field by field): the kernel reuses its buffer. Into numpy's memory,
+    # which is not zeroed first (a bytearray's is).
+    trace = np.empty(count[0], dtype=native.TRACE_DTYPE)
+    native.ffi.memmove(native.ffi.from_buffer(trace), records, trace.nbytes)
     accounted = account(lib, scenario, trace, end_ns)
 
     stats = native.ffi.new("pr_kernel_stats_t *")
@@ -424,14 +462,15 @@ def simulate(
         counters.append(
             SemaphoreCounters(int(s.ups), int(s.downs), int(s.max_waiters), int(s.aborts), hold, recovered)
         )
-    ran = tuple(script_counters(script) for script in scripts)
-    queue_counters, events_counters, timer_counters = service_counters(lib, scenario, timer_scripts)
+    ran = tuple(script_counters(script) for script in loaded.scripts)
+    queue_counters, events_counters, timer_counters = service_counters(lib, scenario, loaded.timer_scripts)
+    interrupts = loaded.interrupts
     fired = tuple(
         InterruptCounters(int(interrupts[i].fired), failed_calls(interrupts[i].script))
-        for i in range(len(compiled.interrupts))
+        for i in range(loaded.compiled_interrupts)
     )
-    lib.pr_host_set_tick_hook(native.ffi.NULL, native.ffi.NULL)
-    del keep, scripts, interrupts, timer_scripts
+    loaded.release()
+    del loaded, interrupts
     return SimResult(
         scenario=scenario,
         trace=trace,
@@ -448,3 +487,62 @@ def simulate(
         timers=timer_counters,
         interrupts=fired,
     )
+
+
+@dataclass(frozen=True)
+class TaskVerdict:
+    """One task's judged jobs in a run: what a campaign keeps of it."""
+
+    jobs: int  # jobs released before the judged time
+    misses: int  # of those, the jobs whose row says missed (1)
+    worst_response_ns: int  # finish - release (up to the end for a job unfinished then); 0 without jobs
+    worst_blocked_ns: int  # as the job rows' blocked; 0 without jobs
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The verdict of one run (lab/native/verdict.c): per task of the file,
+    in model order, the same figures as its job rows (SimResult.jobs) reduced
+    to the jobs released before `judged_ns`."""
+
+    tasks: tuple[TaskVerdict, ...]
+    end_ns: int  # when the run stopped
+    judged_ns: int
+
+
+def verdict(
+    scenario: Scenario,
+    horizon_ticks: int | None,
+    judged_ticks: int,
+    costs: HostCosts | CostModel | None = None,
+) -> Verdict:
+    """Runs `scenario` as `simulate` does and returns only its verdict: per
+    task, the worst response, the worst blocked time and the misses of the
+    jobs released before tick `judged_ticks`, computed in C from the kernel's
+    trace in place, without the trace's copy or a row per job."""
+    loaded = _load(scenario, costs)
+    lib = loaded.lib
+    end_ns, _ = _run(loaded, scenario, horizon_ticks)
+    ffi = native.ffi
+    count = ffi.new("size_t *")
+    records = lib.pr_host_trace(count)
+    # Kernel tasks: the file's, then the timer service (when there are
+    # timers), judged like the others and left out below.
+    ntasks = len(scenario.tasks) + (1 if scenario.timers else 0)
+    deadlines = ffi.new(
+        "uint64_t[]",
+        [scenario.ticks_to_ns(t.deadline or t.period or 0) for t in scenario.tasks]
+        + [0] * (ntasks - len(scenario.tasks)),
+    )
+    out = ffi.new("pr_lab_verdict_t[]", max(1, ntasks))
+    judged_ns = scenario.ticks_to_ns(judged_ticks)
+    err = lib.pr_lab_verdict(records, count[0], ntasks, deadlines, end_ns, judged_ns, out)
+    loaded.release()
+    del loaded
+    if err != 0:
+        raise NativeError("the verdict could not read the kernel trace")
+    tasks = tuple(
+        TaskVerdict(int(v.jobs), int(v.misses), int(v.worst_response), int(v.worst_blocked))
+        for v in (out[i] for i in range(len(scenario.tasks)))
+    )
+    return Verdict(tasks, end_ns, judged_ns)

@@ -1,11 +1,12 @@
 """What each task did over time, read from a run's kernel trace: the intervals
-and instants that the pictures (priora.gantt) and the trace export
-(priora.chrome_trace) draw.
+and instants that the pictures (priora.gantt, priora.html_report) and the
+trace exports (priora.chrome_trace) draw.
 
-Pure Python, one pass over the records in order; speed does not matter here
-(a picture shows a few hundred ticks), exactness does. Every time is the
-kernel's, in ns; `Interval.in_unit` and `Mark.in_unit` convert to the file's
-time unit with `Scenario.to_unit`.
+The trace is read once, in C, by the lab's native library
+(lab/native/intervals.c, beside the job accounting of metrics.c): this module
+only names its spans' objects and puts them into the dataclasses below. Every
+time is the kernel's, in ns; `Interval.in_unit` and `Mark.in_unit` convert to
+the file's time unit with `Scenario.to_unit`.
 
 How each kind is read (docs/trace-format.md):
   executions        SWITCH in .. SWITCH out (0xFF is the idle task: not a task)
@@ -58,17 +59,16 @@ the end of the run.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from priora import native, refusals
+from priora.errors import NativeError
 from priora.model import Scenario, Task
 from priora.refusals import Refusal
 from priora.simulate import SimResult
-
-EV = native.EVENT
 
 
 @dataclass(frozen=True)
@@ -217,383 +217,152 @@ class Timeline:
         return sorted(self.tasks, key=lambda t: (-t.base_priority, t.task))
 
 
-@dataclass
-class _Task:
-    """What is being built for one task, and what is still open."""
-
-    base: int
-    effective: int
-    executions: list[Interval] = field(default_factory=list)
-    critical_sections: list[CriticalSection] = field(default_factory=list)
-    blocked: list[Blocked] = field(default_factory=list)
-    boosts: list[Boost] = field(default_factory=list)
-    changes: list[PriorityChange] = field(default_factory=list)
-    aborts: list[Abort] = field(default_factory=list)
-    recoveries: list[Recovery] = field(default_factory=list)
-    releases: list[Mark] = field(default_factory=list)
-    deadlines: list[Mark] = field(default_factory=list)
-    misses: list[Mark] = field(default_factory=list)
-    finishes: list[Mark] = field(default_factory=list)
-    running_since: int | None = None
-    holding: dict[int, int] = field(default_factory=dict)  # mutex -> since
-    recovering: dict[int, tuple[int, str]] = field(default_factory=dict)  # mutex -> (since, waiter)
-    blocked_on: tuple[int, int] | None = None  # (semaphore, since)
-    blocked_ceiling: tuple[int, int] | None = None  # pcp: (ceiling, holder) of the current wait
-    boosted_since: int | None = None
-    boost_cause: str = "inherit"
-    services: list[ServiceMark] = field(default_factory=list)
-    waits: list[Wait] = field(default_factory=list)
-    waiting: tuple[str, str, int] | None = None  # (object, what, since) of the current wait
+def _objects(scenario: Scenario, models: list[Task]) -> tuple[Any, list[Any]]:
+    """The run's objects for pr_lab_spans (and the C memory behind them)."""
+    ffi = native.ffi
+    base = np.array([t.priority for t in models], dtype=np.int32)
+    rel = np.array(
+        [
+            scenario.ticks_to_ns(t.deadline or t.period or 0) if (t.deadline or t.period) else 0
+            for t in models
+        ],
+        dtype=np.uint64,
+    )
+    is_mutex = np.array([r.kind == "mutex" for r in scenario.resources] + [False], dtype=np.uint8)
+    objects = ffi.new("pr_lab_objects_t *")
+    objects.ntasks = len(models)
+    objects.base = ffi.cast("const int32_t *", ffi.from_buffer(base))
+    objects.rel_deadline = ffi.cast("const uint64_t *", ffi.from_buffer(rel))
+    objects.nsems = len(scenario.resources)
+    objects.is_mutex = ffi.cast("const uint8_t *", ffi.from_buffer(is_mutex))
+    objects.nqueues = len(scenario.queues)
+    objects.nevents = len(scenario.events)
+    objects.ntimers = len(scenario.timers)
+    objects.timer_row = len(scenario.tasks)
+    return objects, [base, rel, is_mutex]
 
 
-class _Builder:
-    def __init__(self, scenario: Scenario) -> None:
+def spans(result: SimResult, models: list[Task], end: int) -> np.ndarray[Any, np.dtype[np.void]]:
+    """The spans of the run (native.SPAN_DTYPE rows), from the lab's C pass
+    over its trace (lab/native/intervals.c)."""
+    ffi, lib = native.ffi, native.lib()
+    trace = result.trace
+    objects, keep = _objects(result.scenario, models)
+    records = ffi.cast("const pr_trace_record_t *", ffi.from_buffer(trace))
+    bound = int(lib.pr_lab_spans_bound(records, len(trace), objects))
+    out = np.zeros(bound, dtype=native.SPAN_DTYPE)
+    count = lib.pr_lab_spans(
+        records, len(trace), objects, end, ffi.cast("pr_lab_span_t *", ffi.from_buffer(out)), bound
+    )
+    del keep
+    if count < 0:
+        raise NativeError("the lab could not read the intervals of the kernel trace")
+    return out[:count]
+
+
+SPAN = native.SPAN_KIND
+WHAT = ("room", "message", "flags")
+SERVICE = ("send", "receive", "set", "expire")
+
+
+class _Rows:
+    """The spans of each row by kind, converted into the dataclasses."""
+
+    def __init__(self, scenario: Scenario, models: list[Task]) -> None:
         self.scenario = scenario
-        # The file's tasks, and the timer service task after them.
-        self.models = list(scenario.tasks)
-        if scenario.timers:
-            service = scenario.system.timer_service_priority
-            self.models.append(Task("timers", service, None, 0, None, ()))
-        self.tasks = [_Task(t.priority, t.priority) for t in self.models]
+        self.models = models
+        self.rows: list[dict[int, list[Any]]] = [{k: [] for k in SPAN.values()} for _ in models]
         self.interrupt_marks: list[ServiceMark] = []
-        self.running: int | None = None
-        self.handlers = {
-            EV["TASK_CREATE"]: self._create,
-            EV["TASK_DELETE"]: self._delete,
-            EV["RELEASE"]: self._release,
-            EV["SWITCH"]: self._switch,
-            EV["BLOCK"]: self._block,
-            EV["WAKE"]: self._wake,
-            EV["PRIO"]: self._prio,
-            EV["PRIO_SET"]: self._prio_set,
-            EV["JOB_DONE"]: self._job_done,
-            EV["DOWN"]: self._down,
-            EV["UP"]: self._up,
-            EV["ABORT"]: self._abort,
-            EV["RECOVER"]: self._recover,
-            EV["CEILING"]: self._ceiling,
-            EV["SEND"]: self._message,
-            EV["RECEIVE"]: self._message,
-            EV["EVENTS_SET"]: self._set,
-            EV["TIMER_EXPIRE"]: self._expire,
-            EV["MSGQ_WAIT"]: self._wait,
-            EV["EVENTS_WAIT"]: self._wait,
-            EV["MSGQ_WAKE"]: self._woken,
-            EV["EVENTS_WAKE"]: self._woken,
-        }
 
-    # ---- helpers ----
+    def _task_name(self, i: int) -> str:
+        return self.models[i].name if 0 <= i < len(self.models) else "?"
 
-    def _name(self, sem: int) -> str:
-        return self.scenario.resources[sem].name
+    def _resource(self, i: int) -> str:
+        resources = self.scenario.resources
+        return resources[i].name if i < len(resources) else f"S{i}"
 
-    def _is_mutex(self, sem: int) -> bool:
-        return sem < len(self.scenario.resources) and self.scenario.resources[sem].kind == "mutex"
+    def _change_through(self, obj: int, msgq: int) -> str | None:
+        names = self.scenario.queues if msgq else self.scenario.resources
+        return names[obj].name if obj < len(names) else None
 
-    def _task(self, r: Any) -> _Task | None:
-        tid = int(r["task"])
-        return self.tasks[tid] if tid < len(self.tasks) else None
+    def _service_object(self, kind: int, obj: int) -> str:
+        s = self.scenario
+        names = s.queues if kind < 2 else s.events if kind == 2 else s.timers
+        return names[obj].name
 
-    def _end_boost(self, t: _Task, now: int) -> None:
-        if t.boosted_since is not None and now > t.boosted_since:
-            boost = Boost(t.boosted_since, now, t.effective, t.boost_cause)
-            last = t.boosts[-1] if t.boosts else None
-            # A value left and taken back at one instant is one boost.
-            if last is not None and last.end == boost.start and last.priority == boost.priority:
-                t.boosts[-1] = Boost(last.start, now, last.priority, last.cause)
-            else:
-                t.boosts.append(boost)
-        t.boosted_since = None
-
-    def _start_boost(self, t: _Task, now: int, cause: str | None = None) -> None:
-        # Called after every change of the base or the effective priority;
-        # a change of the base alone keeps the cause of the boost.
-        if cause is not None:
-            t.boost_cause = cause
-        if t.effective > t.base:
-            t.boosted_since = now
-
-    def _end_hold(self, t: _Task, sem: int, now: int, aborted: bool = False) -> None:
-        since = t.holding.pop(sem)
-        if now > since:
-            t.critical_sections.append(CriticalSection(since, now, self._name(sem), aborted))
-
-    def _end_recovery(self, t: _Task, sem: int, now: int) -> None:
-        since, waiter = t.recovering.pop(sem)
-        if now > since:
-            t.recoveries.append(Recovery(since, now, self._name(sem), waiter))
-
-    def _end_block(self, t: _Task, now: int, timed_out: bool) -> None:
-        ceiling = t.blocked_ceiling
-        t.blocked_ceiling = None
-        if t.blocked_on is None:
-            return
-        sem, since = t.blocked_on
-        t.blocked_on = None
-        if now > since:
-            value, holder = ceiling if ceiling is not None else (None, None)
-            by = self.models[holder].name if holder is not None and holder < len(self.tasks) else None
-            t.blocked.append(Blocked(since, now, self._name(sem), timed_out, value, by))
-
-    def _end_run(self, now: int) -> None:
-        if self.running is None:
-            return
-        t = self.tasks[self.running]
-        if t.running_since is not None and now > t.running_since:
-            last = t.executions[-1] if t.executions else None
-            # Switched out and back in at one instant (another task ran for
-            # no time): one interval, as it looks.
-            if last is not None and last.end == t.running_since:
-                t.executions[-1] = Interval(last.start, now)
-            else:
-                t.executions.append(Interval(t.running_since, now))
-        t.running_since = None
-        self.running = None
-
-    # ---- one handler per event ----
-
-    def _create(self, r: Any, now: int) -> None:
-        t = self._task(r)
-        if t is not None:
-            t.base = t.effective = int(r["arg0"])
-
-    def _delete(self, r: Any, now: int) -> None:
-        t = self._task(r)
-        if t is None:
-            return
-        for sem in list(t.holding):
-            self._end_hold(t, sem, now)
-        for sem in list(t.recovering):
-            self._end_recovery(t, sem, now)
-        self._end_block(t, now, timed_out=False)
-        self._end_wait(t, now, timed_out=False)
-        self._end_boost(t, now)
-
-    def _release(self, r: Any, now: int) -> None:
-        tid = int(r["task"])
-        t = self.tasks[tid]
-        job = int(r["value"])
-        t.releases.append(Mark(now, job))
-        model = self.models[tid]
-        relative = model.deadline or model.period
-        if relative:
-            # As the job accounting (lab/native/metrics.c) computes it, so
-            # that the picture and the report agree.
-            t.deadlines.append(Mark(now + self.scenario.ticks_to_ns(relative), job))
-
-    def _switch(self, r: Any, now: int) -> None:
-        self._end_run(now)
-        tid = int(r["task"])
-        if tid != native.TRACE_NONE:
-            self.running = tid
-            self.tasks[tid].running_since = now
-
-    def _block(self, r: Any, now: int) -> None:
-        t = self._task(r)
-        if t is not None:
-            t.blocked_on = (int(r["object"]), now)
-            t.blocked_ceiling = None
-
-    def _ceiling(self, r: Any, now: int) -> None:
-        # pcp: right after its BLOCK, the wait is on the system ceiling.
-        t = self._task(r)
-        if t is not None:
-            t.blocked_ceiling = (int(r["arg0"]), int(r["arg1"]))
-
-    def _wake(self, r: Any, now: int) -> None:
-        t = self._task(r)
-        if t is None:
-            return
-        result = int(r["result"])
-        self._end_block(t, now, timed_out=result == native.PR_ETIMEDOUT)
-        sem = int(r["object"])
-        if result == native.PR_OK and self._is_mutex(sem):
-            # Handed over: the WAKE comes before the releaser's UP, so holds
-            # are kept per task, never as one holder per mutex. (PR_EAGAIN:
-            # woken to try again, it holds nothing yet.)
-            t.holding[sem] = now
-
-    def _down(self, r: Any, now: int) -> None:
-        t = self._task(r)
-        sem = int(r["object"])
-        # Taken in the call, unless a WAKE handed it over already.
-        if (
-            t is not None
-            and int(r["result"]) == native.PR_OK
-            and self._is_mutex(sem)
-            and sem not in t.holding
-        ):
-            t.holding[sem] = now
-
-    def _up(self, r: Any, now: int) -> None:
-        t = self._task(r)
-        sem = int(r["object"])
-        if t is not None and int(r["result"]) == native.PR_OK and sem in t.holding:
-            self._end_hold(t, sem, now)
-        if t is not None and int(r["result"]) == native.PR_EABORTED and sem in t.recovering:
-            self._end_recovery(t, sem, now)  # restored, and handed over
-
-    def _abort(self, r: Any, now: int) -> None:
-        t = self._task(r)
-        sem = int(r["object"])
-        if t is None or not self._is_mutex(sem):
-            return
-        if sem in t.holding:
-            self._end_hold(t, sem, now, aborted=True)
-        by = int(r["arg0"])
-        name = self.models[by].name if by < len(self.tasks) else "?"
-        t.aborts.append(Abort(now, self._name(sem), name))
-
-    def _recover(self, r: Any, now: int) -> None:
-        t = self._task(r)
-        sem = int(r["object"])
-        if t is None or not self._is_mutex(sem):
-            return
-        waiter = int(r["arg0"])
-        name = self.models[waiter].name if waiter < len(self.tasks) else "?"
-        t.recovering[sem] = (now, name)
-
-    def _service(self, r: Any, mark: ServiceMark) -> None:
-        t = self._task(r)
-        if t is not None:
-            t.services.append(mark)
-        elif int(r["task"]) == native.TRACE_NONE:
-            self.interrupt_marks.append(mark)
-
-    def _message(self, r: Any, now: int) -> None:
-        queue = int(r["object"])
-        if int(r["result"]) == native.PR_OK and queue < len(self.scenario.queues):
-            kind = "send" if int(r["event"]) == EV["SEND"] else "receive"
-            self._service(r, ServiceMark(now, kind, self.scenario.queues[queue].name, int(r["arg0"])))
-
-    def _set(self, r: Any, now: int) -> None:
-        events = int(r["object"])
-        if int(r["result"]) == native.PR_OK and int(r["arg0"]) == 1 and events < len(self.scenario.events):
-            flags = int(r["value"]) & 0xFFFFFFFF
-            self._service(r, ServiceMark(now, "set", self.scenario.events[events].name, flags))
-
-    def _expire(self, r: Any, now: int) -> None:
-        timer = int(r["object"])
-        if self.scenario.timers and timer < len(self.scenario.timers):
-            mark = ServiceMark(now, "expire", self.scenario.timers[timer].name, int(r["value"]) & 0xFFFFFFFF)
-            self.tasks[len(self.scenario.tasks)].services.append(mark)
-
-    def _wait(self, r: Any, now: int) -> None:
-        t = self._task(r)
-        index = int(r["object"])
-        if int(r["event"]) == EV["MSGQ_WAIT"]:
-            names = [q.name for q in self.scenario.queues]
-            what = "room" if int(r["arg0"]) == 1 else "message"
-        elif int(r["arg1"]) == 1:  # EVENTS_WAIT that waits
-            names, what = [e.name for e in self.scenario.events], "flags"
-        else:
-            return
-        if t is not None and index < len(names):
-            t.waiting = (names[index], what, now)
-
-    def _end_wait(self, t: _Task, now: int, timed_out: bool) -> None:
-        if t.waiting is None:
-            return
-        name, what, since = t.waiting
-        t.waiting = None
-        if now > since:
-            t.waits.append(Wait(since, now, name, what, timed_out))
-
-    def _woken(self, r: Any, now: int) -> None:
-        t = self._task(r)
-        if t is not None:
-            self._end_wait(t, now, timed_out=int(r["result"]) == native.PR_ETIMEDOUT)
-
-    def _prio(self, r: Any, now: int) -> None:
-        t = self._task(r)
-        if t is None:
-            return
-        sem = int(r["object"])
-        cause = native.CAUSE_NAME.get(int(r["value"]) & 0xFF, "?")
-        if (int(r["value"]) >> 8) & 0xFF == native.PR_OBJ_MSGQ:  # lent through a message queue
-            queues = self.scenario.queues
-            resource = queues[sem].name if sem < len(queues) else None
-        else:
-            resource = self._name(sem) if sem < len(self.scenario.resources) else None
-        old, new = int(r["arg0"]), int(r["arg1"])
-        t.changes.append(PriorityChange(now, old, new, cause, resource))
-        self._end_boost(t, now)
-        t.effective = new
-        self._start_boost(t, now, cause)
-
-    def _prio_set(self, r: Any, now: int) -> None:
-        t = self._task(r)
-        if t is None or int(r["result"]) != native.PR_OK:
-            return
-        self._end_boost(t, now)
-        t.base = int(r["arg1"])
-        self._start_boost(t, now)
-
-    def _job_done(self, r: Any, now: int) -> None:
-        t = self._task(r)
-        if t is not None:
-            t.finishes.append(Mark(now, int(r["value"])))
-
-    # ---- the pass ----
-
-    def feed(self, r: Any) -> None:
-        handler = self.handlers.get(int(r["event"]))
-        if handler is not None:
-            handler(r, int(r["time"]))
-
-    def close(self, end: int) -> None:
-        self._end_run(end)
-        for t in self.tasks:
-            for sem in list(t.holding):
-                self._end_hold(t, sem, end)
-            for sem in list(t.recovering):
-                self._end_recovery(t, sem, end)
-            self._end_block(t, end, timed_out=False)
-            self._end_wait(t, end, timed_out=False)
-            self._end_boost(t, end)
-
-    def missed(self, jobs: np.ndarray[Any, Any]) -> None:
-        """The misses, from the job rows (in release order, so each task's
-        are in job order)."""
-        late = jobs[jobs["missed"] == 1]
-        for task, job, deadline in zip(*(late[k].tolist() for k in ("task", "job", "deadline")), strict=True):
-            self.tasks[task].misses.append(Mark(deadline, job))
-
-    def result(self, end: int, refused: tuple[Refusal, ...]) -> Timeline:
-        tasks = []
-        for i, (t, model) in enumerate(zip(self.tasks, self.models, strict=True)):
-            tasks.append(
-                TaskTimeline(
-                    task=i,
-                    name=model.name,
-                    base_priority=model.priority,
-                    executions=tuple(t.executions),
-                    critical_sections=tuple(sorted(t.critical_sections, key=lambda c: (c.start, -c.end))),
-                    blocked=tuple(t.blocked),
-                    boosts=tuple(t.boosts),
-                    priority_changes=tuple(t.changes),
-                    aborts=tuple(t.aborts),
-                    releases=tuple(t.releases),
-                    deadlines=tuple(t.deadlines),
-                    misses=tuple(t.misses),
-                    finishes=tuple(t.finishes),
-                    refusals=tuple(f for f in refused if f.task == i),
-                    recoveries=tuple(sorted(t.recoveries, key=lambda c: c.start)),
-                    services=tuple(t.services),
-                    waits=tuple(t.waits),
-                )
+    def add(self, row: tuple[int, int, int, int, int, int, int, int, int]) -> None:
+        start, end, a, b, task, kind, obj, flag, cause = row
+        item: Any
+        if kind == SPAN["EXEC"]:
+            item = Interval(start, end)
+        elif kind == SPAN["HOLD"]:
+            item = CriticalSection(start, end, self._resource(obj), bool(flag))
+        elif kind == SPAN["BLOCKED"]:
+            by = self.models[b].name if 0 <= b < len(self.models) else None
+            item = Blocked(start, end, self._resource(obj), bool(flag), None if a < 0 else a, by)
+        elif kind == SPAN["RECOVERY"]:
+            item = Recovery(start, end, self._resource(obj), self._task_name(a))
+        elif kind == SPAN["BOOST"]:
+            item = Boost(start, end, a, native.CAUSE_NAME.get(cause, "?"))
+        elif kind == SPAN["ABORT"]:
+            item = Abort(start, self._resource(obj), self._task_name(a))
+        elif kind == SPAN["CHANGE"]:
+            item = PriorityChange(
+                start, a, b, native.CAUSE_NAME.get(cause, "?"), self._change_through(obj, flag)
             )
-        return Timeline(self.scenario, end, tuple(tasks), tuple(self.interrupt_marks))
+        elif kind in (SPAN["RELEASE"], SPAN["DEADLINE"], SPAN["FINISH"]):
+            item = Mark(start, a)
+        elif kind == SPAN["WAIT"]:
+            names = self.scenario.queues if flag < 2 else self.scenario.events
+            item = Wait(start, end, names[obj].name, WHAT[flag], bool(b))
+        else:
+            item = ServiceMark(start, SERVICE[flag], self._service_object(flag, obj), a)
+            if task < 0:
+                self.interrupt_marks.append(item)
+                return
+        self.rows[task][kind].append(item)
 
 
 def extract(result: SimResult) -> Timeline:
-    """The timeline of every task of `result`, from its trace (its misses
-    from its job rows)."""
-    builder = _Builder(result.scenario)
-    for record in result.trace:
-        builder.feed(record)
-    builder.missed(result.jobs)
+    """The timeline of every task of `result`, from its trace (the lab's C
+    pass, lab/native/intervals.c; its misses from its job rows)."""
+    scenario = result.scenario
+    # The file's tasks, and the timer service task after them.
+    models = list(scenario.tasks)
+    if scenario.timers:
+        models.append(Task("timers", scenario.system.timer_service_priority, None, 0, None, ()))
     last = int(result.trace["time"][-1]) if len(result.trace) else 0
     end = max(result.end_ns, last)
-    builder.close(end)
-    return builder.result(end, refusals.find(result))
+    rows = _Rows(scenario, models)
+    for row in spans(result, models, end).tolist():
+        rows.add(row)
+    misses: list[list[Mark]] = [[] for _ in models]
+    late = result.jobs[result.jobs["missed"] == 1]  # in release order: each task's in job order
+    for task, job, deadline in zip(*(late[k].tolist() for k in ("task", "job", "deadline")), strict=True):
+        misses[task].append(Mark(deadline, job))
+    refused = refusals.find(result)
+    tasks = []
+    for i, model in enumerate(models):
+        got = rows.rows[i]
+        tasks.append(
+            TaskTimeline(
+                task=i,
+                name=model.name,
+                base_priority=model.priority,
+                executions=tuple(got[SPAN["EXEC"]]),
+                critical_sections=tuple(sorted(got[SPAN["HOLD"]], key=lambda c: (c.start, -c.end))),
+                blocked=tuple(got[SPAN["BLOCKED"]]),
+                boosts=tuple(got[SPAN["BOOST"]]),
+                priority_changes=tuple(got[SPAN["CHANGE"]]),
+                aborts=tuple(got[SPAN["ABORT"]]),
+                releases=tuple(got[SPAN["RELEASE"]]),
+                deadlines=tuple(got[SPAN["DEADLINE"]]),
+                misses=tuple(misses[i]),
+                finishes=tuple(got[SPAN["FINISH"]]),
+                refusals=tuple(f for f in refused if f.task == i),
+                recoveries=tuple(sorted(got[SPAN["RECOVERY"]], key=lambda c: c.start)),
+                services=tuple(got[SPAN["SERVICE"]]),
+                waits=tuple(got[SPAN["WAIT"]]),
+            )
+        )
+    return Timeline(scenario, end, tuple(tasks), tuple(rows.interrupt_marks))

@@ -122,8 +122,8 @@ void pr_host_set_preempt_cost(uint64_t ns)
 
 /* The kernel's hook (port.h): the cost of the operation a record stands for,
  * added to virtual time inside the call that wrote it. */
-void pr_port_traced(uint8_t event, uint8_t task, uint8_t object, int result, uint8_t arg0, uint8_t arg1,
-                    int32_t value)
+void pr_port_traced(uint8_t event, pr_trace_tag_t task, pr_trace_tag_t object, int result, pr_trace_tag_t arg0,
+                    pr_trace_tag_t arg1, int32_t value)
 {
     (void)task, (void)arg1, (void)value;
     if (!host.charging || !host.running)

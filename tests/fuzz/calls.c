@@ -67,6 +67,7 @@ static int control_recovery(pr_id_t s, int set, int null)
 /* What a call fills through its pointer argument. */
 typedef union call_out {
     pr_task_status_t t;
+    fz_bands_out_t b;
     pr_sem_stats_t ss;
     pr_sem_status_t s;
     pr_sem_attr_t a;
@@ -142,7 +143,10 @@ static int issue(fz_call_t *c, pr_id_t *out_id, call_out_t *out)
                                                                                                           : PR_EINVAL;
     }
     case FZ_CONSUME: pr_host_consume((uint64_t)a0); return 0;
-    default: return c->op >= FZ_EVENTS_ALLOC ? fz_services_issue(c, out_id, out->services) : 0;
+    default:
+        if (fz_is_bands_op(c->op))
+            return fz_bands_issue(c, &out->b);
+        return c->op >= FZ_EVENTS_ALLOC ? fz_services_issue(c, out_id, out->services) : 0;
     }
 }
 
@@ -242,8 +246,10 @@ static void learn(fz_call_t *c, int who, int r, pr_id_t id, const void *out, uin
             if (fz.task[id].alive && fz.task[id].born < c->no)
                 fz_fail("task_create gave id %d, which is a live task", id);
             pr_task_status_t st;
-            if (pr_task_status(id, &st) == PR_OK) /* else it ran, and ended, inside the call */
+            if (pr_task_status(id, &st) == PR_OK) { /* else it ran, and ended, inside the call */
                 fz_task_adopt(id);
+                fz_bands_created(c, who, id);
+            }
         }
         break;
     case FZ_TASK_DELETE:
@@ -377,6 +383,8 @@ static void learn(fz_call_t *c, int who, int r, pr_id_t id, const void *out, uin
             fz_services_learn(c, who, r, id, ((const call_out_t *)out)->services);
         break;
     }
+    if (fz_is_bands_op(c->op) || c->op == FZ_TASK_SET_PRIO)
+        fz_bands_learn(c, who, r, &((const call_out_t *)out)->b);
 }
 
 int fz_do(fz_call_t *c)
@@ -390,6 +398,7 @@ int fz_do(fz_call_t *c)
     c->who = who;
     unsigned expected = fz_predict(c, who);
     fz_services_before(c, who, expected); /* what it does at once (services.c), and a message's serial */
+    fz_bands_before(c, expected);          /* a change sure to be made (bands.c) */
     fz_history_call(c);
     if (w != NULL) { /* what it is inside, for the checks made while it waits */
         w->call = c->op;

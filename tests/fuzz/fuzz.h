@@ -21,6 +21,8 @@
 #include "priora/events.h"
 #include "priora/msgq.h"
 #include "priora/swtimer.h"
+#include "priora/timeshare.h"
+#include "priora/privilege.h"
 
 /* Calls the kernel gained over time, fuzzed where the kernel has them (so
  * that an older kernel can still be fuzzed, and a fault bisected):
@@ -60,6 +62,7 @@ typedef enum fz_op {
     FZ_COND_ALLOC, FZ_COND_FREE, FZ_COND_WAIT, FZ_COND_SIGNAL, FZ_COND_BROADCAST,
     FZ_COND_STATUS, FZ_KERNEL_STATS, FZ_KERNEL_CHECK, FZ_SET_QUANTUM, FZ_SCHED_LOCK, FZ_SCHED_UNLOCK,
     FZ_TICKS_NOW, FZ_NAMES, FZ_CONSUME, FZ_EXIT,
+    FZ_TASK_RTPRIO, FZ_TASK_SET_NICE, FZ_PRIV_GROUP_SET, FZ_PRIV_GROUP_GET, FZ_TASK_SET_GROUP, FZ_TASK_PRIVS,
     FZ_EVENTS_ALLOC, FZ_EVENTS_FREE, FZ_EVENTS_SET, FZ_EVENTS_CLEAR, FZ_EVENTS_WAIT, FZ_EVENTS_STATUS,
     FZ_MSGQ_ALLOC, FZ_MSGQ_FREE, FZ_MSGQ_SEND, FZ_MSGQ_RECEIVE, FZ_MSGQ_STATUS,
     FZ_TIMER_SERVICE_START, FZ_TIMER_ALLOC, FZ_TIMER_FREE, FZ_TIMER_START, FZ_TIMER_STOP, FZ_TIMER_STATUS,
@@ -83,6 +86,7 @@ typedef struct fz_call {
     pr_timer_attr_t timer_attr; /* FZ_TIMER_ALLOC */
     int bad;                   /* FZ_MSGQ_ALLOC: the buffer is wrong (1 NULL, 2 misaligned, 3 too small) */
     const char *name;          /* FZ_COND_ALLOC */
+    int64_t before;            /* the old value a call must give back, from the state before it (bands.c) */
     uint64_t no;               /* its number in the seed, from 1 */
     int who;
 } fz_call_t;
@@ -115,6 +119,8 @@ typedef struct fz_task {
     uint32_t events_flags;
     int msg;                   /* its message under way (send), or -1 */
     int was_wait_send;         /* the last check saw it waiting to send */
+    int known;                 /* the next three are the shadow's (bands.c), else learnt at the next check: */
+    int sched_class, nice, group;
 } fz_task_t;
 
 typedef struct fz_sem {
@@ -228,7 +234,16 @@ typedef struct fz_run {
     uint64_t due_seq;
     uintptr_t cookies;
     uint64_t actions;          /* timer actions run */
+    int ts_levels;             /* the time-sharing band's levels (0: none) */
+    pr_privs_t privs[PR_CONFIG_PRIV_GROUPS + 1]; /* each group's privileges, per the calls */
 } fz_run_t;
+
+/* What the time-sharing and privilege calls fill (bands.c). */
+typedef struct fz_bands_out {
+    pr_prio_t old_prio;
+    int old_nice, group;
+    pr_privs_t privs;
+} fz_bands_out_t;
 
 extern fz_run_t fz;
 
@@ -312,6 +327,27 @@ static inline pr_ticks_t fz_tick_of_now(void)
     pr_ticks_t k = pr_ticks_now();
     return k + (pr_host_now() >= (k + 1) * (uint64_t)FZ_TICK_NS ? 1 : 0);
 }
+
+/* bands.c: the time-sharing band and privilege groups */
+static inline int fz_is_bands_op(fz_op_t op) { return op >= FZ_TASK_RTPRIO && op <= FZ_TASK_PRIVS; }
+int fz_realtime(int64_t prio);
+int fz_task_attr_valid(const pr_task_attr_t *a);
+unsigned fz_create_privs(const pr_task_attr_t *a, int who);
+unsigned fz_set_priority_privs(int who, int64_t t, int raises);
+unsigned fz_rt_privs(int who);
+unsigned fz_ceiling_privs(const pr_sem_attr_t *a, int who);
+unsigned fz_bands_predict(const fz_call_t *c, int who);
+void fz_bands_before(fz_call_t *c, unsigned expected);
+int fz_bands_issue(const fz_call_t *c, fz_bands_out_t *out);
+void fz_bands_learn(const fz_call_t *c, int who, int r, const fz_bands_out_t *out);
+void fz_bands_created(const fz_call_t *c, int who, pr_id_t id);
+void fz_bands_reset(void);
+void fz_bands_check(void);
+void fz_gen_bands(fz_call_t *c, int self);
+void fz_gen_bands_setup(void);
+void fz_gen_task_attr_bands(pr_task_attr_t *a);
+void fz_print_bands_call(FILE *out, const fz_call_t *c);
+int64_t fz_pick_task(int self);
 
 /* main.c: every task's body; the run's summary line. */
 void fz_worker_body(void *arg);

@@ -56,7 +56,7 @@ static void choose_profile(void)
     int lean = pick_weighted((const int[]){4, 2, 2, 2}, 4);
     for (int i = 0; i < PR_PROTOCOL_COUNT; i++)
         p->protocol_weight[i] = LEANS[lean][i];
-    p->prio_lo = fz_range(0, 3);
+    p->prio_lo = fz.ts_levels + fz_range(0, 3); /* real-time priorities: in the real-time band */
     p->prio_hi = p->prio_lo + fz_range(2, 6);
     p->max_workers = fz_range(3, 8);
     p->periodic_percent = fz_chance(40) ? 0 : fz_range(10, 50);
@@ -70,6 +70,9 @@ static int64_t bad_id(int pool)
 {
     return fz_chance(50) ? BAD_IDS[fz_below(4)] : pool + fz_below(3) * 50;
 }
+
+static int64_t pick_task(int self);
+int64_t fz_pick_task(int self) { return pick_task(self); }
 
 static int live_task(int t) { return fz.task[t].alive && fz.snap.task_ok[t]; }
 
@@ -157,6 +160,8 @@ static pr_prio_t pick_prio(void)
         return fz_chance(50) ? -1 : PR_PRIO_MAX + 1 + fz_below(3);
     if (fz_chance(5))
         return fz_chance(50) ? 0 : PR_PRIO_MAX;
+    if (fz.ts_levels > 0 && fz_chance(3)) /* a time-sharing level: not a real-time priority */
+        return fz_below(fz.ts_levels);
     return fz_range(fz.profile.prio_lo, fz.profile.prio_hi);
 }
 
@@ -193,6 +198,7 @@ static void make_create(fz_call_t *c)
         a->phase = pr_ticks_now() + (pr_ticks_t)fz_range(0, 10);
     if (fz_chance(15))
         a->watchdog = (pr_id_t)pick_task(PR_NO_TASK);
+    fz_gen_task_attr_bands(a);
     c->null = fz_chance(2) ? fz_range(1, 2) : 0;
 }
 
@@ -274,7 +280,7 @@ static void make_recovery(fz_call_t *c)
 /* A call any caller may make (the rest of the time, each its own). */
 static void make_common(fz_call_t *c, int self)
 {
-    switch (fz_below(17)) {
+    switch (fz_below(19)) {
     case 0:
         if (running_tasks() < fz.profile.max_workers)
             make_create(c);
@@ -294,6 +300,7 @@ static void make_common(fz_call_t *c, int self)
     case 12: c->op = FZ_SEM_TRYDOWN; c->arg[0] = pick_sem(ANY_SEM); break;
     case 13: c->op = FZ_SEM_DOWN; c->arg[0] = pick_sem(ANY_SEM); c->arg[1] = pick_timeout(); break;
     case 14: make_recovery(c); break;
+    case 15: case 16: fz_gen_bands(c, self); break;
     default: make_query(c, self); break;
     }
 }
@@ -319,7 +326,7 @@ static int attack_retrier(fz_call_t *c, int self, int percent)
 }
 
 enum { T_LOCK, T_UNLOCK, T_COMPUTE, T_COUNT, T_SLEEP, T_PRIO, T_SUSPEND, T_DELETE, T_CREATE, T_COND, T_SEMS,
-       T_PERIOD, T_QUERY, T_EXIT, T_SELF, T_SCHED, T_COMMON, T_SERVICES, T_KINDS };
+       T_PERIOD, T_QUERY, T_EXIT, T_SELF, T_SCHED, T_COMMON, T_SERVICES, T_BANDS, T_KINDS };
 
 static void task_lock(fz_call_t *c, int self)
 {
@@ -374,6 +381,7 @@ void fz_gen_task(int self, fz_call_t *c)
         [T_COMPUTE] = 110, [T_COUNT] = 60, [T_SLEEP] = 45, [T_PRIO] = 40, [T_SUSPEND] = 30,
         [T_DELETE] = 20, [T_CREATE] = running_tasks() < fz.profile.max_workers ? 20 : 1, [T_COND] = 45, [T_SEMS] = 10, [T_PERIOD] = 25, [T_QUERY] = 40,
         [T_EXIT] = 4, [T_SELF] = 6, [T_COMMON] = 30, [T_SERVICES] = 260, /* events, queues, timers */
+        [T_BANDS] = 40, /* time sharing, nice, privileges */
         /* the scheduler lock: taken now and then, given back soon (a holder runs alone) */
         [T_SCHED] = !FZ_HAS_RECOVERY ? 0 : w->sched_locks > 0 ? 120 : 8,
     };
@@ -430,6 +438,7 @@ void fz_gen_task(int self, fz_call_t *c)
         c->arg[0] = self;
         break;
     case T_SERVICES: fz_gen_services(c, self); break;
+    case T_BANDS: fz_gen_bands(c, self); break;
     default: make_common(c, self); break;
     }
 }
@@ -549,6 +558,7 @@ void fz_gen_setup(void)
 {
     fz_call_t c = {0};
     choose_profile();
+    fz_gen_bands_setup();
     int mutexes = fz_range(2, 5), counting = fz_range(1, 2), conds = fz_range(1, 2), tasks = fz_range(3, 8);
     if (tasks > fz.profile.max_workers)
         tasks = fz.profile.max_workers;

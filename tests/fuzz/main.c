@@ -108,6 +108,11 @@ static void run_seed(uint64_t seed, uint64_t budget)
     fz_shadow_reset();
     fz_history_reset();
     pr_kernel_config_t cfg = {.tick_hz = 1000, .quantum = fz_chance(30) ? (pr_ticks_t)fz_range(1, 3) : 0};
+    /* half the seeds with a time-sharing band of 1 to 8 levels, short slices and decay periods */
+    fz.ts_levels = fz_chance(50) ? 0 : fz_range(1, 8);
+    cfg.timeshare_levels = fz.ts_levels;
+    cfg.timeshare_quantum = (pr_ticks_t)fz_range(0, 4);
+    cfg.timeshare_decay = fz_chance(50) ? 0 : (pr_ticks_t)fz_range(1, 50);
     if (pr_host_init(&cfg) != PR_OK)
         fz_fail("pr_host_init failed");
     pr_host_set_tick_hook(tick_hook, NULL);

@@ -22,18 +22,20 @@ typedef struct op_info {
 
 #define E(x) FZ_ERR(PR_##x)
 static const op_info_t OPS[FZ_OPS] = {
-    [FZ_TASK_CREATE] = {"task_create", E(OK) | E(EINVAL) | E(EBADID) | E(ENOTALLOC) | E(ENOSPC)},
+    [FZ_TASK_CREATE] = {"task_create", E(OK) | E(EINVAL) | E(EBADID) | E(ENOTALLOC) | E(ENOSPC) | E(EPRIV_RT) |
+                                           E(EPRIV_PRIO) | E(EPRIV_GROUP)},
     [FZ_TASK_DELETE] = {"task_delete", E(OK) | E(EBADID) | E(ENOTALLOC) | E(EBUSY)},
     [FZ_TASK_SUSPEND] = {"task_suspend", E(OK) | E(EBADID) | E(ENOTALLOC) | E(ESTATE)},
     [FZ_TASK_RESUME] = {"task_resume", E(OK) | E(EBADID) | E(ENOTALLOC) | E(ESTATE)},
     [FZ_TASK_DELAY] = {"task_delay", E(OK) | E(ECONTEXT) | E(EINVAL)},
     [FZ_TASK_YIELD] = {"task_yield", E(OK) | E(ECONTEXT)},
-    [FZ_TASK_SET_PRIO] = {"task_set_priority", E(OK) | E(EBADID) | E(ENOTALLOC) | E(EINVAL) | E(ESTATE)},
+    [FZ_TASK_SET_PRIO] = {"task_set_priority", E(OK) | E(EBADID) | E(ENOTALLOC) | E(EINVAL) | E(ESTATE) |
+                                                   E(EPRIV_RT) | E(EPRIV_PRIO)},
     [FZ_TASK_WAIT_PERIOD] = {"task_wait_period", E(OK) | E(ECONTEXT) | E(ESTATE)},
     [FZ_TASK_WAIT_MISS] = {"task_wait_miss", FZ_POSITIVE | E(ECONTEXT) | E(EAGAIN) | E(ETIMEDOUT)},
     [FZ_TASK_SELF] = {"task_self", 0},
     [FZ_TASK_STATUS] = {"task_status", E(OK) | E(EBADID) | E(ENOTALLOC) | E(EINVAL)},
-    [FZ_SEM_ALLOC] = {"sem_alloc", E(OK) | E(EINVAL) | E(ENOSPC)},
+    [FZ_SEM_ALLOC] = {"sem_alloc", E(OK) | E(EINVAL) | E(ENOSPC) | E(EPRIV_CEILING)},
     [FZ_SEM_FREE] = {"sem_free", E(OK) | E(EBADID) | E(ENOTALLOC) | E(EBUSY)},
     [FZ_SEM_DOWN] = {"sem_down", E(OK) | E(EBADID) | E(ENOTALLOC) | E(ECONTEXT) | E(EABORTED) | E(EHELD) |
                                      E(EOVERFLOW) | E(ECEILING) | E(EAGAIN) | E(EDEADLK) | E(ETIMEDOUT)},
@@ -61,6 +63,13 @@ static const op_info_t OPS[FZ_OPS] = {
     [FZ_NAMES] = {"strerror/errname/trace_event_name", 0},
     [FZ_CONSUME] = {"consume", 0},
     [FZ_EXIT] = {"return", 0},
+    [FZ_TASK_RTPRIO] = {"task_rtprio", E(OK) | E(EBADID) | E(ENOTALLOC) | E(EINVAL) | E(ESTATE) | E(EPRIV_RT) |
+                                           E(EPRIV_PRIO)},
+    [FZ_TASK_SET_NICE] = {"task_set_nice", E(OK) | E(EBADID) | E(ENOTALLOC) | E(EINVAL) | E(ESTATE) | E(EPRIV_PRIO)},
+    [FZ_PRIV_GROUP_SET] = {"priv_group_set", E(OK) | E(EINVAL) | E(EPRIV_GROUP)},
+    [FZ_PRIV_GROUP_GET] = {"priv_group_get", E(OK) | E(EINVAL)},
+    [FZ_TASK_SET_GROUP] = {"task_set_group", E(OK) | E(EBADID) | E(ENOTALLOC) | E(EINVAL) | E(EPRIV_GROUP)},
+    [FZ_TASK_PRIVS] = {"task_privs", E(OK) | E(EBADID) | E(ENOTALLOC) | E(EINVAL)},
     [FZ_EVENTS_ALLOC] = {"events_alloc", E(OK) | E(EINVAL) | E(ENOSPC)},
     [FZ_EVENTS_FREE] = {"events_free", E(OK) | E(EBADID) | E(ENOTALLOC) | E(EBUSY)},
     [FZ_EVENTS_SET] = {"events_set", E(OK) | E(EBADID) | E(ENOTALLOC)},
@@ -75,7 +84,9 @@ static const op_info_t OPS[FZ_OPS] = {
     [FZ_MSGQ_RECEIVE] = {"msgq_receive", E(OK) | E(EBADID) | E(ENOTALLOC) | E(EINVAL) | E(EAGAIN) | E(ECONTEXT) |
                                              E(ETIMEDOUT)},
     [FZ_MSGQ_STATUS] = {"msgq_status", E(OK) | E(EBADID) | E(ENOTALLOC) | E(EINVAL)},
-    [FZ_TIMER_SERVICE_START] = {"timer_service_start", E(OK) | E(EINVAL) | E(ESTATE) | E(ENOSPC)},
+    /* pr_task_create's errors: PR_ENOSPC, and the privileges to create a real-time task */
+    [FZ_TIMER_SERVICE_START] = {"timer_service_start", E(OK) | E(EINVAL) | E(ESTATE) | E(ENOSPC) | E(EPRIV_RT) |
+                                                           E(EPRIV_PRIO)},
     [FZ_TIMER_ALLOC] = {"timer_alloc", E(OK) | E(EINVAL) | E(ENOSPC)},
     [FZ_TIMER_FREE] = {"timer_free", E(OK) | E(EBADID) | E(ENOTALLOC)},
     [FZ_TIMER_START] = {"timer_start", E(OK) | E(EBADID) | E(ENOTALLOC) | E(EINVAL)},
@@ -147,10 +158,10 @@ static int sem_attr_valid(const pr_sem_attr_t *a)
     }
 }
 
-static unsigned predict_create(const fz_call_t *c)
+static unsigned predict_create(const fz_call_t *c, int who)
 {
     const pr_task_attr_t *a = &c->task_attr;
-    if (c->null || a->entry == NULL || a->priority < 0 || a->priority > PR_PRIO_MAX ||
+    if (c->null || a->entry == NULL || !fz_task_attr_valid(a) ||
         name_len(a->name) >= PR_CONFIG_NAME_LEN || a->period > UINT32_MAX || a->deadline > UINT32_MAX)
         return E(EINVAL);
     if (a->watchdog != PR_NO_TASK) {
@@ -158,6 +169,9 @@ static unsigned predict_create(const fz_call_t *c)
         if (err != 0)
             return err;
     }
+    unsigned refused = fz_create_privs(a, who);
+    if (refused != 0)
+        return refused;
     int alive = 0;
     for (int i = 0; i < FZ_TASKS; i++)
         alive += fz.task[i].alive;
@@ -301,7 +315,7 @@ unsigned fz_predict(const fz_call_t *c, int who)
     unsigned err;
     switch (c->op) {
     case FZ_TASK_CREATE:
-        return predict_create(c);
+        return predict_create(c, who);
     case FZ_TASK_DELETE:
         if ((err = task_id_err(id)) != 0)
             return err;
@@ -321,9 +335,13 @@ unsigned fz_predict(const fz_call_t *c, int who)
     case FZ_TASK_SET_PRIO:
         if ((err = task_id_err(id)) != 0)
             return err;
-        if (c->arg[1] < 0 || c->arg[1] > PR_PRIO_MAX)
+        if (!fz_realtime(c->arg[1]))
             return E(EINVAL);
-        return st->state == PR_TASK_DONE ? E(ESTATE) : E(OK);
+        if (st->state == PR_TASK_DONE || st->sched_class == PR_CLASS_TIMESHARE)
+            return E(ESTATE);
+        if ((err = fz_rt_privs(who)) == 0)
+            err = fz_set_priority_privs(who, id, c->arg[1] > st->base_priority);
+        return err != 0 ? err : E(OK);
     case FZ_TASK_WAIT_PERIOD:
         return who < 0 ? E(ECONTEXT) : fz.snap.task[who].period == 0 ? E(ESTATE) : E(OK);
     case FZ_TASK_WAIT_MISS:
@@ -338,6 +356,8 @@ unsigned fz_predict(const fz_call_t *c, int who)
     case FZ_SEM_ALLOC:
         if (c->null || !sem_attr_valid(&c->sem_attr))
             return E(EINVAL);
+        if ((err = fz_ceiling_privs(&c->sem_attr, who)) != 0)
+            return err;
         return fz.sem_free.count == 0 ? E(ENOSPC) : E(OK);
     case FZ_SEM_FREE:
         return predict_sem_free((pr_id_t)id);
@@ -385,6 +405,8 @@ unsigned fz_predict(const fz_call_t *c, int who)
     case FZ_SCHED_UNLOCK:
         return who < 0 ? E(ECONTEXT) : fz.task[who].sched_locks == 0 ? E(ESTATE) : E(OK);
     default:
+        if (fz_is_bands_op(c->op))
+            return fz_bands_predict(c, who);
         return c->op >= FZ_EVENTS_ALLOC ? fz_services_predict(c, who) : E(OK);
     }
 }

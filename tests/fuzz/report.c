@@ -112,7 +112,9 @@ static void print_call(FILE *out, const fz_call_t *c)
             fprintf(out, "NULL");
             break;
         }
-        fprintf(out, "prio=%d period=%llu phase=%llu deadline=%llu watchdog=%d%s%s%s", a->priority,
+        fprintf(out, "%s prio=%d nice=%d group=%d period=%llu phase=%llu deadline=%llu watchdog=%d%s%s%s",
+                a->sched_class == PR_CLASS_REALTIME ? "rt" : a->sched_class == PR_CLASS_TIMESHARE ? "ts" : "class?",
+                a->priority, a->nice, a->priv_group,
                 (unsigned long long)a->period, (unsigned long long)a->phase, (unsigned long long)a->deadline,
                 a->watchdog, a->entry == NULL ? " entry=NULL" : "",
                 a->name != NULL && strlen(a->name) >= PR_CONFIG_NAME_LEN ? " name=too-long" : "",
@@ -188,7 +190,10 @@ static void print_call(FILE *out, const fz_call_t *c)
         fprintf(out, "%s", c->null ? "NULL" : "");
         break;
     default:
-        fz_print_services_call(out, c);
+        if (fz_is_bands_op(c->op))
+            fz_print_bands_call(out, c);
+        else
+            fz_print_services_call(out, c);
         break;
     }
     fprintf(out, ")");

@@ -198,6 +198,16 @@ unsigned fz_services_predict(const fz_call_t *c, int who)
             return E(EINVAL);
         if (fz.service >= 0 && fz.task[fz.service].alive)
             return E(ESTATE);
+        { /* then pr_task_create's checks: a real-time task of the caller's group */
+            pr_task_attr_t a;
+            pr_task_attr_init(&a);
+            a.priority = (pr_prio_t)id;
+            if (!fz_realtime(id))
+                return E(EINVAL);
+            unsigned refused = fz_create_privs(&a, who);
+            if (refused != 0)
+                return refused;
+        }
         int alive = 0;
         for (int i = 0; i < FZ_TASKS; i++)
             alive += fz.task[i].alive;

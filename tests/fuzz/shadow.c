@@ -108,6 +108,7 @@ void fz_shadow_reset(void)
     fz.calls_at_time = 0;
     fz.kernel_ticks = fz.kernel_switches = 0;
     fz_services_reset();
+    fz_bands_reset();
 }
 
 /* pcp's test on a free mutex, at priority prio: a held pcp mutex of another
@@ -517,6 +518,7 @@ void fz_check(void)
     check_aborts();
     check_wakeups();
     check_conds();
+    fz_bands_check();
     fz_services_check();
     int self = fz_caller();
     if (self >= 0)

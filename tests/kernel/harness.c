@@ -15,39 +15,28 @@ static struct {
  * (a few hundred instructions at 1 ns each under QEMU -icount shift=0). */
 static const pr_host_costs_t TRACE_MODE_COSTS = {.switch_ns = 500, .tick_ns = 500};
 
-static void print_name(char kind, int id, const char *name)
-{
-    printf("N %c %d %s\n", kind, id, name[0] != '\0' ? name : "-");
-}
-
-/* Prints every record since the last kernel init as one frame. */
+/* Prints every record since the last kernel init as one frame (a trace dump:
+ * tests/riscv/compare_kernel_tests.py reads it beside QEMU's). */
 static void trace_frame_end(void)
 {
     if (!trace_mode.on || !trace_mode.open)
         return;
     trace_mode.open = 0;
-    size_t count;
-    const pr_trace_record_t *recs = pr_host_trace(&count);
-    printf("PRIORA-TRACE BEGIN %s.%d tick_hz=%u\n", trace_mode.case_name, trace_mode.frames, (unsigned)pr_tick_hz());
-    for (size_t i = 0; i < count; i++) {
-        const unsigned char *b = (const unsigned char *)&recs[i];
-        printf("T ");
-        for (size_t k = 0; k < sizeof recs[i]; k++)
-            printf("%02x", b[k]);
-        printf("\n");
-    }
-    for (int i = 0; i < PR_CONFIG_MAX_TASKS; i++) {
-        pr_task_status_t st;
-        if (pr_task_status(i, &st) == PR_OK)
-            print_name('T', i, st.name);
-    }
-    for (int i = 0; i < PR_CONFIG_MAX_SEMS; i++) {
-        pr_sem_attr_t attr;
-        if (pr_sem_attr_get(i, &attr) == PR_OK)
-            print_name('S', i, attr.name != NULL ? attr.name : "");
-    }
-    printf("PRIORA-TRACE END %s.%d records=%u lost=%u\n", trace_mode.case_name, trace_mode.frames, (unsigned)count,
-           (unsigned)pr_trace_lost());
+    /* "<case>.<frame>", without snprintf (the QEMU shim has none) */
+    char label[96], digits[12];
+    size_t n = 0, d = 0;
+    for (const char *c = trace_mode.case_name; *c != '\0' && n < sizeof label - sizeof digits - 2; c++)
+        label[n++] = *c;
+    label[n++] = '.';
+    unsigned frame = (unsigned)trace_mode.frames;
+    do {
+        digits[d++] = (char)('0' + frame % 10);
+        frame /= 10;
+    } while (frame != 0);
+    while (d > 0)
+        label[n++] = digits[--d];
+    label[n] = '\0';
+    pr_host_trace_dump(stdout, label);
     trace_mode.frames++;
 }
 

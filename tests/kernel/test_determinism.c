@@ -141,13 +141,13 @@ static void record_layout_is_fixed(void)
     CHECK_EQ(offsetof(pr_trace_record_t, result), 19);
     CHECK_EQ(offsetof(pr_trace_record_t, arg0), 20);
     CHECK_EQ(offsetof(pr_trace_record_t, arg1), 21);
-    CHECK_EQ(offsetof(pr_trace_record_t, reserved), 22);
+    CHECK_EQ(offsetof(pr_trace_record_t, ids_high), 22);
 }
 
 /*
  * Sequence numbers start at 0 after pr_host_init and go up by one per
  * record, with no gap, across many drains of the ring; times never go
- * back; the reserved field is 0.
+ * back; ids_high is 0 (every id is below 255).
  */
 static void sequence_numbers_consecutive(void)
 {
@@ -159,7 +159,7 @@ static void sequence_numbers_consecutive(void)
             gaps++;
         if (i > 0 && t[i].time < t[i - 1].time)
             back++;
-        if (t[i].reserved != 0)
+        if (t[i].ids_high != 0) /* ids below 255: no high bits */
             not_zero++;
     }
     CHECK(n > PR_CONFIG_TRACE_RECORDS);

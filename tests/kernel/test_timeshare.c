@@ -203,6 +203,68 @@ static void rtprio_moves_a_waiter_and_its_lend_follows(void)
                  "10 SWITCH T<-L", "10 SWITCH idle<-T");
 }
 
+/*
+ * A holder moves: L (real-time 9) holds M (pip) and H (20) waits for it, so
+ * L runs at 20. Moved out of the band (RTOFF) it keeps M and the lend: its
+ * effective priority stays 20 and only its base becomes its level (no PRIO
+ * record: the effective priority did not change). At its unlock it drops
+ * to its level, 5, at the head (it is running), and H takes M; when H is
+ * done, L, preempted at the head of level 5, runs before B, which waited
+ * there since 0 (the placement rules, docs/semantics.md).
+ */
+static const pr_action_t hold5_body[] = {A_LOCK(0), A_COMPUTE(5), A_UNLOCK(0), A_COMPUTE(2)};
+static const pr_action_t wait_body[] = {A_LOCK(0), A_COMPUTE(1), A_UNLOCK(0)};
+
+static void a_holder_leaving_the_band_keeps_its_lend(void)
+{
+    band(100);
+    mutex("M", PR_PROTOCOL_PIP);
+    pr_script_t l = SCRIPT(hold5_body), h = SCRIPT(wait_body);
+    pr_id_t lid = script_task("L", 9, 0, &l);
+    script_task("H", 20, 1, &h);
+    ts_task("B", 0, 0, compute, FOR(3));
+    CHECK_EQ(pr_host_run_ticks(2), PR_HOST_REACHED);
+    CHECK_EQ(status_of(lid).effective_priority, 20);
+    CHECK_EQ(pr_task_rtprio(lid, PR_RTPRIO_RTOFF, NULL), PR_OK);
+    pr_task_status_t st = status_of(lid);
+    CHECK_EQ(st.sched_class, PR_CLASS_TIMESHARE);
+    CHECK_EQ(st.base_priority, 5);
+    CHECK_EQ(st.effective_priority, 20);
+    CHECK_EQ(pr_host_run_ticks(100), PR_HOST_QUIESCENT);
+    EXPECT_TRACE(EV_TS | EV(PR_EV_RTPRIO), "0 SWITCH L<-idle", "1 SWITCH H<-L", "1 PRIO L 9->20 inherit M",
+                 "1 SWITCH L<-H", "2 RTPRIO L ok 9->ts nice=0", "5 PRIO L 20->5 release M", "5 SWITCH H<-L",
+                 "6 SWITCH L<-H", "8 SWITCH B<-L", "11 SWITCH idle<-B");
+}
+
+/*
+ * Under ipcp a time-sharing task is lifted at the lock itself, to the
+ * mutex's ceiling (12, from the real-time R that also locks it), and the
+ * real-time R released meanwhile at priority 10 waits for the section's
+ * end: the ceiling protocol's bound, one section.
+ */
+static const pr_action_t ceil_body[] = {A_LOCK(0), A_COMPUTE(3), A_UNLOCK(0), A_COMPUTE(1)};
+static const pr_action_t r_body[] = {A_LOCK(0), A_COMPUTE(1), A_UNLOCK(0)};
+static const pr_action_t mid_body[] = {A_COMPUTE(1)};
+
+static void a_ceiling_lifts_a_time_sharing_holder_at_the_lock(void)
+{
+    band(100);
+    mutex_ceiling("M", PR_PROTOCOL_IPCP, 12);
+    pr_script_t t = SCRIPT(ceil_body), r = SCRIPT(r_body), mid = SCRIPT(mid_body);
+    pr_task_attr_t attr;
+    pr_task_attr_init(&attr);
+    attr.name = "T";
+    attr.sched_class = PR_CLASS_TIMESHARE;
+    attr.entry = pr_script_body;
+    attr.arg = &t;
+    task_with(&attr);
+    script_task("R", 12, 1, &r);
+    script_task("Mid", 10, 1, &mid);
+    CHECK_EQ(pr_host_run_ticks(100), PR_HOST_QUIESCENT);
+    EXPECT_TRACE(EV_TS, "0 SWITCH T<-idle", "0 PRIO T 5->12 ceiling M", "3 PRIO T 12->5 release M",
+                 "3 SWITCH R<-T", "4 SWITCH Mid<-R", "5 SWITCH T<-Mid", "6 SWITCH idle<-T");
+}
+
 /* The band's configuration and attributes, refused with nothing changed. */
 static void band_arguments_are_checked(void)
 {
@@ -244,6 +306,7 @@ static void band_arguments_are_checked(void)
     CHECK_EQ(status_of(0).nice, 0);
 }
 
-HARNESS_MAIN(TEST_CASE(nice_values_order_the_shares), TEST_CASE(rtprio_moves_a_waiter_and_its_lend_follows),
+HARNESS_MAIN(TEST_CASE(a_holder_leaving_the_band_keeps_its_lend),
+             TEST_CASE(a_ceiling_lifts_a_time_sharing_holder_at_the_lock), TEST_CASE(nice_values_order_the_shares), TEST_CASE(rtprio_moves_a_waiter_and_its_lend_follows),
              TEST_CASE(band_arguments_are_checked), TEST_CASE(levels_at_creation_follow_nice), TEST_CASE(usage_sinks_a_task_and_decay_raises_it),
              TEST_CASE(realtime_preempts_time_sharing_at_once), TEST_CASE(inheritance_lifts_a_time_sharing_holder))

@@ -337,8 +337,8 @@ def test_summary_and_plots(capsys: pytest.CaptureFixture[str], tmp_path: Path) -
             '[campaign.axis] points[1]: must be a number, got a string ("3")',
         ),
         (
-            '[campaign.axis]\nparameter = "tasks"\npoints = [2, 40]\n',
-            "[campaign.axis] points[1] (tasks = 40): must be in 1..32, got 40",
+            '[campaign.axis]\nparameter = "tasks"\npoints = [2, 1025]\n',
+            "[campaign.axis] points[1] (tasks = 1025): must be in 1..1024, got 1025",
         ),
         (
             '[campaign.axis]\nparameter = "utilisation"\nfrom = 0.5\nto = 0.9\n',

@@ -238,7 +238,7 @@ PROTOCOLS_EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "protocol
 
 @pytest.mark.parametrize(
     ("protocol", "h_response", "ceiling"),
-    [("none", 8, None), ("pip", 7, None), ("pcp", 5, 4), ("ipcp", 4, 4), ("npcs", 4, 31), ("rcs", 3, None)],
+    [("none", 8, None), ("pip", 7, None), ("pcp", 5, 4), ("ipcp", 4, 4), ("npcs", 4, 255), ("rcs", 3, None)],
 )
 def test_every_protocol_from_the_command_line(
     capsys: pytest.CaptureFixture[str], protocol: str, h_response: int, ceiling: int | None

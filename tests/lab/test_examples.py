@@ -37,7 +37,7 @@ from priora.simulate import SimResult, simulate
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 SHIPPED = (
     "chain", "client_server", "deadlock", "interrupt_event", "inversion", "minix_prodcons", "producer_consumer",
-    "protocols", "queue_prodcons", "round_robin", "rtmach_benchmark1", "timer_release",
+    "protocols", "queue_prodcons", "round_robin", "rtmach_benchmark1", "timer_release", "timeshare",
 )  # fmt: skip
 
 Time = int | Fraction
@@ -604,15 +604,15 @@ PROTOCOL_EVENTS: dict[str, list[tuple[int, str, str, str]]] = {
         (9, "PRIO", "M", "2->4 ceiling T"),
         (11, "PRIO", "M", "4->2 release T"),
     ],
-    "npcs": [
-        (0, "PRIO", "L", "1->31 ceiling S"),
-        (4, "PRIO", "L", "31->1 release S"),
-        (5, "PRIO", "H", "4->31 ceiling S"),
-        (6, "PRIO", "H", "31->4 release S"),
-        (6, "PRIO", "H", "4->31 ceiling T"),
-        (7, "PRIO", "H", "31->4 release T"),
-        (9, "PRIO", "M", "2->31 ceiling T"),
-        (11, "PRIO", "M", "31->2 release T"),
+    "npcs": [  # the top level of the lab's kernel, 256 levels (31 on the QEMU images)
+        (0, "PRIO", "L", "1->255 ceiling S"),
+        (4, "PRIO", "L", "255->1 release S"),
+        (5, "PRIO", "H", "4->255 ceiling S"),
+        (6, "PRIO", "H", "255->4 release S"),
+        (6, "PRIO", "H", "4->255 ceiling T"),
+        (7, "PRIO", "H", "255->4 release T"),
+        (9, "PRIO", "M", "2->255 ceiling T"),
+        (11, "PRIO", "M", "255->2 release T"),
     ],
     "rcs": [(4, "ABORT", "L", "S H"), (5, "ABORT", "M", "T H")],
 }
@@ -712,8 +712,9 @@ def test_protocols_report() -> None:
         ("S", "rcs", None, 1), ("T", "rcs", None, 1),
     ]  # fmt: skip
     assert (report.system.aborts, report.system.lost) == (2, 2)
-    # The ceilings the kernel used: 4 under pcp and ipcp, 31 under npcs.
-    for protocol, ceiling in (("pcp", 4), ("ipcp", 4), ("npcs", 31), ("pip", None)):
+    # The ceilings the kernel used: 4 under pcp and ipcp, under npcs its top
+    # level (255: the lab's kernel has 256 levels).
+    for protocol, ceiling in (("pcp", 4), ("ipcp", 4), ("npcs", 255), ("pip", None)):
         report = build_report(simulate(example("protocols").with_protocol(protocol)))
         assert [r.ceiling for r in report.resources.values()] == [ceiling, ceiling]
     # pcp: the longest holds. S: L 0-6; T: M 9-11 (H held it 7-8).

@@ -338,7 +338,7 @@ def test_generate_without_a_file(capsys: pytest.CaptureFixture[str], tmp_path: P
             {"task": 3},
             "g.toml: [generator] task: unknown key (expected one of: tasks, utilisation, utilisation_method, task_utilisation_min, task_utilisation_max, periods, period_min, period_max, period_granularity, hyperperiod_max, deadlines, deadline_factor, priorities, phases, mutexes, sections_per_job, section_length, nesting_depth, sharing, sharing_factor, tick_hz, time_unit, protocol, horizon)",
         ),
-        ({"tasks": 33}, "g.toml: [generator] tasks: must be in 1..32, got 33"),
+        ({"tasks": 1025}, "g.toml: [generator] tasks: must be in 1..1024, got 1025"),
         ({"tasks": "4"}, 'g.toml: [generator] tasks: must be an integer, got a string ("4")'),
         ({"utilisation": 0}, "g.toml: [generator] utilisation: must be in (0, 8], got 0"),
         (
@@ -399,8 +399,8 @@ def test_generate_without_a_file(capsys: pytest.CaptureFixture[str], tmp_path: P
             'g.toml: [generator] priorities: must be "rm", "dm", "random" or a list of priorities, got a string ("edf")',
         ),
         (
-            {"tasks": 2, "priorities": [1, 40]},
-            "g.toml: [generator] priorities: must be in 0..31 (the kernel's range), got 40",
+            {"tasks": 2, "priorities": [1, 300]},
+            "g.toml: [generator] priorities: must be in 0..255 (the kernel's range), got 300",
         ),
         (
             {"tasks": 2, "priorities": [1]},
@@ -447,7 +447,7 @@ def test_generate_errors_on_the_command_line(capsys: pytest.CaptureFixture[str],
     assert run(capsys, "generate", str(spec), "--out", str(tmp_path)) == (
         2,
         "",
-        f"priora: {spec}: [generator] tasks: must be in 1..32, got 0\n",
+        f"priora: {spec}: [generator] tasks: must be in 1..1024, got 0\n",
     )
     spec.write_text("[generator\n")
     status, out, err = run(capsys, "generate", str(spec), "--out", str(tmp_path))
@@ -458,10 +458,10 @@ def test_generate_errors_on_the_command_line(capsys: pytest.CaptureFixture[str],
         "",
         "priora: --set: tasks: expected KEY=VALUE, a generator parameter and its value\n",
     )
-    assert run(capsys, "generate", "--out", str(tmp_path), "--set", "tasks=40") == (
+    assert run(capsys, "generate", "--out", str(tmp_path), "--set", "tasks=2000") == (
         2,
         "",
-        "priora: --set: [generator] tasks: must be in 1..32, got 40\n",
+        "priora: --set: [generator] tasks: must be in 1..1024, got 2000\n",
     )
     assert run(capsys, "generate", "--out", str(tmp_path), "--count", "0") == (
         2,

@@ -68,14 +68,14 @@ def test_none_and_npcs_take_a_fifo_mutex(protocol: Protocol) -> None:
 def test_ceilings() -> None:
     # S is locked by A (2), B (1) and C (0): its computed ceiling is 2; a
     # given one is kept. The kernel gets one under pcp and ipcp only; npcs
-    # runs the holder at 31 (PR_PRIO_MAX).
+    # runs the holder at PR_PRIO_MAX: 255 in the lab's kernel (256 levels).
     s = scenario()
     assert [t.name for t in s.lockers("S")] == ["A", "B", "C"]
     assert s.lockers("C") == ()
     assert s.ceiling("S") == 2
     given = replace(s, resources=(replace(s.resources[0], ceiling=5), s.resources[1]))
     assert given.ceiling("S") == 5
-    expected = {"none": None, "pip": None, "pcp": 2, "ipcp": 2, "npcs": 31, "rcs": None}
+    expected = {"none": None, "pip": None, "pcp": 2, "ipcp": 2, "npcs": 255, "rcs": None}
     assert {p: s.with_protocol(p).kernel_ceiling("S") for p in PROTOCOLS} == expected
     assert given.with_protocol("ipcp").kernel_ceiling("S") == 5
     assert s.with_protocol("pcp").kernel_ceiling("C") is None  # a counting semaphore
@@ -92,6 +92,6 @@ def test_the_library_is_built_with_the_limits_the_loader_checks(monkeypatch: pyt
     with pytest.raises(NativeError) as e:
         native.check_limits(native.library_path(), loaded)
     assert str(e.value).endswith(
-        "the kernel was built with PR_CONFIG_MAX_TASKS = 32, the lab validates for 16: "
+        "the kernel was built with PR_CONFIG_MAX_TASKS = 1024, the lab validates for 16: "
         "rebuild it: scripts/setup.sh in a checkout, else pip install ./lab again"
     )

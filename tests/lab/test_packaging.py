@@ -81,6 +81,14 @@ def test_the_wheel_compiles_what_cmake_compiles_into_priora_lab() -> None:
         if depth == 0 and line.startswith("add_compile_definitions("):
             always += line.removeprefix("add_compile_definitions(").removesuffix(")").split()
     assert always and set(always) <= set(setup.DEFINES)
+    limits = re.search(r"set\(PRIORA_LAB_LIMITS ([^)]*)\)", cmake)
+    assert limits and tuple(limits.group(1).split()) == setup.LAB_LIMITS
+    assert re.search(r"target_compile_definitions\(priora_lab PRIVATE \$\{PRIORA_LAB_LIMITS\}\)", cmake)
+    assert re.search(r"add_library\(priora_lab SHARED\s+\$<TARGET_OBJECTS:priora_kernel_lab_fast>", cmake)
+    assert re.search(
+        r"target_compile_definitions\(priora_kernel_lab_fast PRIVATE \$\{PRIORA_LAB_LIMITS\}\)", cmake
+    )
+    assert re.search(r"target_compile_definitions\(priora_kernel_lab PUBLIC \$\{PRIORA_LAB_LIMITS\}\)", cmake)
 
 
 def test_the_declarations_module_is_the_declarations(tmp_path: Path) -> None:

@@ -440,8 +440,8 @@ def test_timeline_of_ipcp_and_npcs_shows_boosts_to_the_ceiling() -> None:
     assert M.boosts == (Boost(9 * MS, 11 * MS, 4, "ceiling"),)
     assert H.boosts == ()  # its ceiling is its own priority
     L, M, N, H, U = extract(protocols("npcs")).tasks
-    assert L.boosts == (Boost(0, 4 * MS, 31, "ceiling"),)
-    assert H.boosts == (Boost(5 * MS, 7 * MS, 31, "ceiling"),)  # S then T: one value, one boost
+    assert L.boosts == (Boost(0, 4 * MS, 255, "ceiling"),)  # npcs: the top of 256 levels
+    assert H.boosts == (Boost(5 * MS, 7 * MS, 255, "ceiling"),)  # S then T: one value, one boost
     assert all(b.blocked == () for b in (L, M, N, H, U))
 
 

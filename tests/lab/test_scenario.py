@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from priora import scenario
 from priora.errors import ScenarioError
 from priora.model import Action, Order, Protocol, Resource, Scenario, System, Task
 from priora.scenario import load, parse, parse_time
@@ -225,16 +224,29 @@ def test_rate_monotonic_on_the_largest_task_set() -> None:
     assert [t.priority for t in parse(text, "rm.toml").tasks] == list(range(32))
 
 
-def test_rate_monotonic_beyond_the_levels(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Unreachable with the kernel's pools (32 tasks, 32 levels); the guard is
-    # for a kernel built with more tasks than levels.
-    monkeypatch.setattr(scenario, "MAX_TASKS", 40)
-    text = "".join(f'[tasks.T{i}]\nperiod = {i + 1}\nbody = ["compute 1"]\n' for i in range(33))
+def rate_monotonic_tasks(n: int) -> str:
+    """n tasks with the distinct periods 1 .. n, within a horizon."""
+    return "[system]\nhorizon = 10\n" + "".join(
+        f'[tasks.T{i}]\nperiod = {i + 1}\nbody = ["compute 1"]\n' for i in range(n)
+    )
+
+
+def test_rate_monotonic_above_the_default_levels() -> None:
+    # Up to 32 distinct periods the shortest gets 31, the top of the default
+    # build's 32 levels (as on the QEMU images); beyond, the top of the lab's
+    # 256 levels, each longer period one lower.
+    assert [t.priority for t in parse(rate_monotonic_tasks(32), "rm.toml").tasks] == list(range(31, -1, -1))
+    assert [t.priority for t in parse(rate_monotonic_tasks(33), "rm.toml").tasks] == list(range(255, 222, -1))
+
+
+def test_rate_monotonic_beyond_the_levels() -> None:
+    # 1,024 tasks fit the lab's kernel, but 257 distinct periods need more
+    # than its 256 levels.
     with pytest.raises(ScenarioError) as e:
-        parse(text, "rm.toml")
+        parse(rate_monotonic_tasks(257), "rm.toml")
     assert str(e.value) == (
-        "rm.toml: [tasks]: rate-monotonic order needs 33 priority levels "
-        "(one per distinct period), the kernel has 32"
+        "rm.toml: [tasks]: rate-monotonic order needs 257 priority levels "
+        "(one per distinct period), the kernel has 256 real-time levels"
     )
 
 
@@ -685,7 +697,7 @@ BAD_FILES = [
     ),
     (
         "unknown_key_system",
-        "unknown_key_system.toml: [system] tickhz: unknown key (expected one of: tick_hz, time_unit, horizon, protocol, quantum, cost_model, cpu_hz, timer_service_priority)",
+        "unknown_key_system.toml: [system] tickhz: unknown key (expected one of: tick_hz, time_unit, horizon, protocol, quantum, cost_model, cpu_hz, timer_service_priority, timeshare_levels, timeshare_quantum, timeshare_decay)",
     ),
     (
         "unknown_key_resource",
@@ -693,7 +705,7 @@ BAD_FILES = [
     ),
     (
         "unknown_key_task",
-        "unknown_key_task.toml: [tasks.T] deadlne: unknown key (expected one of: priority, period, phase, deadline, body)",
+        "unknown_key_task.toml: [tasks.T] deadlne: unknown key (expected one of: priority, period, phase, deadline, body, class, nice)",
     ),
     # Tables of the wrong type
     (
@@ -802,7 +814,7 @@ BAD_FILES = [
     # Ceilings
     (
         "ceiling_out_of_range",
-        "ceiling_out_of_range.toml: [resources.S] ceiling: must be in 0..31 (the kernel's range), got 32",
+        "ceiling_out_of_range.toml: [resources.S] ceiling: must be in 0..255 (the kernel's range), got 256",
     ),
     (
         "ceiling_string",
@@ -895,7 +907,7 @@ BAD_FILES = [
     ),
     (
         "too_many_tasks",
-        "too_many_tasks.toml: [tasks]: 33 tasks, the kernel has room for 32",
+        "too_many_tasks.toml: [tasks]: 1025 tasks, the kernel has room for 1024",
     ),
     ("period_negative", "period_negative.toml: [tasks.T] period: must be > 0, got -5"),
     ("period_zero", "period_zero.toml: [tasks.T] period: must be > 0, got 0"),
@@ -928,11 +940,11 @@ BAD_FILES = [
     # [tasks.NAME]: priorities
     (
         "priority_too_high",
-        "priority_too_high.toml: [tasks.T] priority: must be in 0..31 (the kernel's range), got 32",
+        "priority_too_high.toml: [tasks.T] priority: must be in 0..255 (the kernel's range), got 256",
     ),
     (
         "priority_negative",
-        "priority_negative.toml: [tasks.T] priority: must be in 0..31 (the kernel's range), got -1",
+        "priority_negative.toml: [tasks.T] priority: must be in 0..255 (the kernel's range), got -1",
     ),
     (
         "priority_float",
@@ -1130,7 +1142,7 @@ body = ["lock A", "lock B", "lock C", "lock D", "compute 1", "unlock D", "unlock
         ("D", "ipcp", "priority", None),
     ]
     assert [s.ceiling(r.name) for r in s.resources] == [7, 5, 31, 5]
-    assert [s.kernel_ceiling(r.name) for r in s.resources] == [7, 31, None, 5]
+    assert [s.kernel_ceiling(r.name) for r in s.resources] == [7, 255, None, 5]  # npcs: the top of 256 levels
     for protocol in ("none", "pip", "ipcp", "npcs", "rcs"):
         assert (
             parse(text.replace('protocol = "pcp"', f'protocol = "{protocol}"'), "p.toml")
@@ -1224,5 +1236,5 @@ def test_the_documented_protocol_fragment_is_valid() -> None:
     assert [(r.protocol, r.ceiling, s.kernel_ceiling(r.name)) for r in s.resources] == [
         ("pcp", 4, 4),
         ("pcp", None, 4),
-        ("npcs", None, 31),
+        ("npcs", None, 255),
     ]

@@ -324,8 +324,8 @@ BAD = [
     ),
     (task_with("send X"), 'x.toml: [tasks.T] body[0]: unknown resource "X"'),
     (
-        task_with("send Q priority 32"),
-        "x.toml: [tasks.T] body[0]: priority must be in 0..31 (the kernel's range), got 32",
+        task_with("send Q priority 256"),
+        "x.toml: [tasks.T] body[0]: priority must be in 0..255 (the kernel's range), got 256",
     ),
     (task_with("send Q priority high"), 'x.toml: [tasks.T] body[0]: priority must be an integer, got "high"'),
     (
@@ -377,8 +377,8 @@ BAD = [
         "x.toml: [timers.t] phase: must be > 0, got 0 (tick 0 has no tick interrupt: the first is at tick 1)",
     ),
     (
-        f'{HEAD}[timers.t]\nperiod = 3\npriority = 40\nbody = ["up S"]\n\n[tasks.T]\npriority = 1\nbody = ["compute 1"]\n',
-        "x.toml: [timers.t] priority: must be in 0..31 (the kernel's range), got 40",
+        f'{HEAD}[timers.t]\nperiod = 3\npriority = 300\nbody = ["up S"]\n\n[tasks.T]\npriority = 1\nbody = ["compute 1"]\n',
+        "x.toml: [timers.t] priority: must be in 0..255 (the kernel's range), got 300",
     ),
     (
         f'{HEAD}[interrupts.i]\nperiod = 3\npriority = 1\nbody = ["up S"]\n\n[tasks.T]\npriority = 1\nbody = ["compute 1"]\n',
@@ -391,12 +391,12 @@ BAD = [
     ),
     (
         '[system]\ntimer_service_priority = -1\n\n[tasks.T]\npriority = 1\nbody = ["compute 1"]\n',
-        "x.toml: [system] timer_service_priority: must be in 0..31 (the kernel's range), got -1",
+        "x.toml: [system] timer_service_priority: must be in 0..255 (the kernel's range), got -1",
     ),
     (
-        "".join(f'[tasks.T{i}]\npriority = 1\nbody = ["compute 1"]\n' for i in range(32))
+        "".join(f'[tasks.T{i}]\npriority = 1\nbody = ["compute 1"]\n' for i in range(1024))
         + '[timers.t]\nperiod = 1\nbody = ["set E 1"]\n[resources.E]\nkind = "events"\n',
-        "x.toml: [timers]: 32 tasks and the timer service task, the kernel has room for 32",
+        "x.toml: [timers]: 1024 tasks and the timer service task, the kernel has room for 1024",
     ),
 ]
 

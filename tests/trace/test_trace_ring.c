@@ -50,8 +50,8 @@ void pr_port_trace_full(void)
         sunk += pr_trace_drain(&sink[sunk], sizeof sink / sizeof sink[0] - sunk);
 }
 
-void pr_port_traced(uint8_t event, uint8_t task, uint8_t object, int result, uint8_t arg0, uint8_t arg1,
-                    int32_t value)
+void pr_port_traced(uint8_t event, pr_trace_tag_t task, pr_trace_tag_t object, int result, pr_trace_tag_t arg0,
+                    pr_trace_tag_t arg1, int32_t value)
 {
     (void)event, (void)task, (void)object, (void)result, (void)arg0, (void)arg1, (void)value;
     traced_calls++;
@@ -81,9 +81,9 @@ static void fields_survive_both_ways(void)
     CHECK_EQ(drain_all(r, 4), 2);
     const pr_trace_record_t want[2] = {
         {.time = 100000, .seq = 0, .value = -123456, .event = PR_EV_PRIO_SET, .task = 7, .object = 0xFF,
-         .result = PR_EBADID, .arg0 = 0xFE, .arg1 = 0x80, .reserved = 0},
+         .result = PR_EBADID, .arg0 = 0xFE, .arg1 = 0x80, .ids_high = 0},
         {.time = 100500, .seq = 1, .value = INT32_MIN, .event = PR_EV_SEM_DOWN, .task = 0xFF, .object = 63,
-         .result = PR_ETIMEDOUT, .arg0 = 1, .arg1 = 0, .reserved = 0},
+         .result = PR_ETIMEDOUT, .arg0 = 1, .arg1 = 0, .ids_high = 0},
     };
     for (int i = 0; i < 2; i++) {
         CHECK_EQ(r[i].time, want[i].time);
@@ -95,7 +95,7 @@ static void fields_survive_both_ways(void)
         CHECK_EQ(r[i].result, want[i].result);
         CHECK_EQ(r[i].arg0, want[i].arg0);
         CHECK_EQ(r[i].arg1, want[i].arg1);
-        CHECK_EQ(r[i].reserved, 0);
+        CHECK_EQ(r[i].ids_high, 0);
     }
     CHECK_EQ(traced_calls, 2);
 }

@@ -9,14 +9,20 @@
 #ifndef PRIORA_CONFIG_H
 #define PRIORA_CONFIG_H
 
-/* Priority levels. Larger number = more urgent. One 32-bit word is the
- * ready/wait bitmap, so at most 32 levels (0 .. PR_CONFIG_PRIORITIES-1). The
- * idle task sits below level 0 and takes no level of its own. */
+/* Priority levels, 0 .. PR_CONFIG_PRIORITIES-1. Larger number = more
+ * urgent. Up to 32 levels, the set of non-empty levels (ready queue, wait
+ * lists, lenders) is one 32-bit word; from 33 to 256 it is two levels of
+ * words (kernel/core/prio_bitmap.h): O(1) either way. At most 256, so that a
+ * priority fits a trace record's byte. The idle task sits below level 0 and
+ * takes no level of its own. */
 #ifndef PR_CONFIG_PRIORITIES
 #define PR_CONFIG_PRIORITIES 32
 #endif
 
-/* Task descriptors in the static pool (the idle task is extra). */
+/* Task descriptors in the static pool (the idle task is extra). Up to 254,
+ * a task's id fits a trace record's byte; from 255 to 4094 the records
+ * carry ids in 12 bits (PR_TRACE_WIDE_IDS, priora/trace.h and
+ * docs/trace-format.md). */
 #ifndef PR_CONFIG_MAX_TASKS
 #define PR_CONFIG_MAX_TASKS 32
 #endif
@@ -97,14 +103,14 @@
 #define PR_CONFIG_NAME_LEN 16
 #endif
 
-#if PR_CONFIG_PRIORITIES < 2 || PR_CONFIG_PRIORITIES > 32
-#error "PR_CONFIG_PRIORITIES must be in 2..32 (one 32-bit bitmap word)"
+#if PR_CONFIG_PRIORITIES < 2 || PR_CONFIG_PRIORITIES > 256
+#error "PR_CONFIG_PRIORITIES must be in 2..256 (trace records hold a priority in one byte)"
 #endif
 #if PR_CONFIG_PRIV_GROUPS < 1 || PR_CONFIG_PRIV_GROUPS > 255
 #error "PR_CONFIG_PRIV_GROUPS must be in 1..255"
 #endif
-#if PR_CONFIG_MAX_TASKS < 1 || PR_CONFIG_MAX_TASKS > 254
-#error "PR_CONFIG_MAX_TASKS must be in 1..254 (trace records hold ids in one byte)"
+#if PR_CONFIG_MAX_TASKS < 1 || PR_CONFIG_MAX_TASKS > 4094
+#error "PR_CONFIG_MAX_TASKS must be in 1..4094 (trace records hold task ids in 12 bits)"
 #endif
 #if PR_CONFIG_MAX_SEMS < 1 || PR_CONFIG_MAX_SEMS > 254
 #error "PR_CONFIG_MAX_SEMS must be in 1..254 (trace records hold ids in one byte)"

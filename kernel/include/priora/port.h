@@ -10,6 +10,7 @@
 #define PRIORA_PORT_H
 
 #include "priora/types.h"
+#include "priora/trace.h" /* pr_trace_tag_t */
 
 #define PR_IDLE_SLOT PR_CONFIG_MAX_TASKS
 #define PR_SLOTS (PR_CONFIG_MAX_TASKS + 1)
@@ -130,11 +131,11 @@ void pr_port_panic(const char *file, int line, const char *expr) __attribute__((
  * RISC-V port) the call is an empty inline function and compiles to nothing;
  * with tracing compiled out (PR_CONFIG_TRACE=0) it is never made. */
 #ifdef PR_PORT_TRACE_HOOK
-void pr_port_traced(uint8_t event, uint8_t task, uint8_t object, int result, uint8_t arg0, uint8_t arg1,
-                    int32_t value);
+void pr_port_traced(uint8_t event, pr_trace_tag_t task, pr_trace_tag_t object, int result, pr_trace_tag_t arg0,
+                    pr_trace_tag_t arg1, int32_t value);
 #else
-static inline void pr_port_traced(uint8_t event, uint8_t task, uint8_t object, int result, uint8_t arg0,
-                                  uint8_t arg1, int32_t value)
+static inline void pr_port_traced(uint8_t event, pr_trace_tag_t task, pr_trace_tag_t object, int result,
+                                  pr_trace_tag_t arg0, pr_trace_tag_t arg1, int32_t value)
 {
     (void)event, (void)task, (void)object, (void)result, (void)arg0, (void)arg1, (void)value;
 }

@@ -70,7 +70,8 @@ typedef enum pr_trace_event {
     PR_EV_TIMER_RUN = 39,   /* task = timer service; object = software timer whose action starts;
                                value = its lateness in ticks */
     PR_EV_RTPRIO = 40,      /* task = target; object = caller; result; arg0 = old, arg1 = new real-time
-                               priority (0xFF: time sharing); value = its nice value */
+                               priority (0 on a time-sharing side); value = nice + 20, | 0x100 if it
+                               was time-sharing, | 0x200 if it moves to time sharing */
     PR_EV_NICE = 41,        /* task = target; object = caller; result; arg0 = old, arg1 = new nice + 20 */
     PR_EV_PRIV_GROUP = 42,  /* task = caller; object = group; result; value = the group's new privileges */
     PR_EV_TASK_GROUP = 43   /* task = target; object = caller; result; arg0 = old, arg1 = new group */
@@ -99,6 +100,19 @@ typedef enum pr_trace_object {
 
 #define PR_TRACE_NONE 0xFF /* "no task / no object" in the one-byte fields */
 
+/* Task ids in records. Up to 254 tasks a task's id is its byte, as every
+ * other object's. With more (PR_CONFIG_MAX_TASKS 255..4094) a record names a
+ * task by a 12-bit tag: the byte holds its low 8 bits and the record's
+ * ids_high nibble of that field the high 4; the tag is the id below 255 and
+ * the id + 1 from 255 on, so that 0xFF (nibble 0) stays "none" in every
+ * build (docs/trace-format.md, "Task ids beyond 254"). */
+#define PR_TRACE_WIDE_IDS (PR_CONFIG_MAX_TASKS > 254)
+#if PR_TRACE_WIDE_IDS
+typedef uint16_t pr_trace_tag_t;
+#else
+typedef uint8_t pr_trace_tag_t;
+#endif
+
 /* One record as pr_trace_drain gives it: 24 bytes, in the CPU's byte order
  * (little-endian on the x86-64 host port and on RISC-V). The ring holds a
  * shorter form with the port's raw stamp; the drain converts it
@@ -113,8 +127,23 @@ typedef struct pr_trace_record {
     int8_t result;   /* PR_OK or a pr_err_t code */
     uint8_t arg0;
     uint8_t arg1;
-    uint16_t reserved; /* 0 */
+    uint16_t ids_high; /* bits 8-11 of the task (bits 0-3), object (4-7), arg0 (8-11) and arg1 (12-15)
+                          tags; 0 unless PR_TRACE_WIDE_IDS */
 } pr_trace_record_t;
+
+/* The fields of a record that may name a task, for pr_trace_task_id. */
+enum { PR_TRACE_TASK = 0, PR_TRACE_OBJECT = 1, PR_TRACE_ARG0 = 2, PR_TRACE_ARG1 = 3 };
+
+/* The task id that field `field` of r names, when the event puts a task
+ * there (docs/trace-format.md); PR_NO_TASK for 0xFF (none, or the idle task
+ * in a SWITCH). The tag is the byte and its ids_high nibble; tags from 0x100
+ * on are the id + 1. */
+static inline pr_id_t pr_trace_task_id(const pr_trace_record_t *r, int field)
+{
+    const uint8_t bytes[4] = {r->task, r->object, r->arg0, r->arg1};
+    unsigned tag = bytes[field & 3] | ((unsigned)r->ids_high >> (4 * (field & 3)) & 0xFu) << 8;
+    return tag == PR_TRACE_NONE ? PR_NO_TASK : (pr_id_t)(tag < PR_TRACE_NONE ? tag : tag - 1);
+}
 
 /* Copies up to max records out of the ring (oldest first) and removes them.
  * Returns the number copied. Ports call it; it never blocks. */

@@ -114,6 +114,14 @@ def _task(
     if blocking.ticks is None:
         meets = None if task.deadline is None else False
         return TaskResult(None, (), None, meets, True, blocking.reason)
+    if task.timeshare:
+        # Its level depends on its own and the other time-sharing tasks' CPU
+        # usage and on the real-time load: no bound. Its sections still
+        # appear in the real-time tasks' blocking terms (the rules see it at
+        # the top of the band, below every real-time task).
+        meets = None if task.deadline is None else False
+        reason = "a time-sharing task: its level moves with its CPU usage, so no response time is bounded"
+        return TaskResult(blocking.ticks, blocking.terms, None, meets, True, reason)
     interferers = [Interferer(j.name, wcet(j, task), j.period) for j in interfering]
     # Under npcs nothing preempts the job's final section once it has begun:
     # the analysis bounds when that section starts (fixed_priority.response_time).

@@ -9,6 +9,7 @@ irrational; x <= n(2^(1/n) - 1) is decided as (x/n + 1)^n <= 2.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -80,17 +81,21 @@ def response_time(
     at a tick's instant runs before that tick's releases (docs/analysis.md)."""
     periodic = [j for j in interferers if j.period is not None]
     once = sum(j.wcet for j in interferers if j.period is None)
-    u_hp = sum((Fraction(j.wcet, j.period) for j in periodic if j.period is not None), Fraction(0))
-    own = Fraction(task.wcet, task.period) if task.period is not None else Fraction(0)
-    level = u_hp + own
+    # The utilisations as exact fractions over one common denominator (the
+    # periods' least common multiple): u_hp = hp / common, the level's
+    # (u_hp plus the task's own) = level / common. Integers, as Fraction
+    # would compute them, without a Fraction per term.
+    common = math.lcm(*(j.period for j in periodic if j.period is not None), task.period or 1)
+    hp = sum(j.wcet * (common // j.period) for j in periodic if j.period is not None)
+    level = hp + (task.wcet * (common // task.period) if task.period is not None else 0)
     fixed = blocking + once
     deadline = task.deadline
-    if task.period is not None and (level > 1 or (level == 1 and fixed > 0)):
+    if task.period is not None and (level > common or (level == common and fixed > 0)):
         return _unbounded(
-            deadline, f"the tasks at or above its priority use {float(level):.6f} of the processor"
+            deadline, f"the tasks at or above its priority use {level / common:.6f} of the processor"
         )
-    if task.period is None and (u_hp > 1 or (u_hp == 1 and fixed + task.wcet > 0)):
-        return _unbounded(deadline, f"the tasks above its priority use {float(u_hp):.6f} of the processor")
+    if task.period is None and (hp > common or (hp == common and fixed + task.wcet > 0)):
+        return _unbounded(deadline, f"the tasks above its priority use {hp / common:.6f} of the processor")
     steps = 0
 
     def least_fixed_point(base: int, own_period: int | None = None) -> int | None:

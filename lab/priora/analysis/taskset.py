@@ -68,15 +68,23 @@ class TaskInfo:
     # job's last action; 0 when the job can be preempted before it ends
     # (`final_region`).
     final_region: int = 0
+    # A time-sharing task (docs/semantics.md, "Two bands"): its level moves
+    # with its CPU usage, so no response time is bounded; `priority` is the
+    # top of the band, which its sections' blocking of others assumes.
+    timeshare: bool = False
     # Per mutex it locks, its longest section there: computed once, so that
     # the rules read it in constant time whatever the body's length.
     _longest: Mapping[str, int] = field(init=False, repr=False, compare=False)
+    # longest_stretch's answers by set of relevant mutexes: every protocol's
+    # rule asks for the same few sets, task after task.
+    _stretch: dict[frozenset[str], Stretch | None] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         longest: dict[str, int] = {}
         for s in self.sections:
             longest[s.mutex] = max(longest.get(s.mutex, 0), s.ticks)
         object.__setattr__(self, "_longest", longest)
+        object.__setattr__(self, "_stretch", {})
 
     def locks(self) -> frozenset[str]:
         return frozenset(self._longest)
@@ -212,7 +220,11 @@ def stretches(task: TaskInfo, relevant: frozenset[str]) -> list[Stretch]:
 
 
 def longest_stretch(task: TaskInfo, relevant: frozenset[str]) -> Stretch | None:
-    return max(stretches(task, relevant), key=lambda s: s.ticks, default=None)
+    """The first of the task's longest stretches holding a mutex of `relevant`
+    (computed once per task and set)."""
+    if relevant not in task._stretch:
+        task._stretch[relevant] = max(stretches(task, relevant), key=lambda s: s.ticks, default=None)
+    return task._stretch[relevant]
 
 
 # ---------------------------------------------------------------- extraction
@@ -372,6 +384,7 @@ def extract(scenario: Scenario) -> TaskSet:
                 steps,
                 sections,
                 final_region(task.body),
+                task.timeshare,
             )
         )
         edges.extend(Edge(h, m, task.name) for h, m in pairs)

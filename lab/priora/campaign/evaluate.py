@@ -52,12 +52,15 @@ def evaluate(
     }
     horizon = run_horizon(campaign, scenario)
     rows = []
+    analysed: dict[Protocol, Row] | None = None
     for k in wanted:
         protocol = campaign.protocols[k]
         row = _row(campaign, base, k, horizon=_unit(scenario, horizon))
         variant = scenario.with_protocol(protocol)
         if "analysis" in campaign.runs:
-            row |= _analysis(variant, protocol)
+            if analysed is None:  # every protocol at once: the task set is extracted once
+                analysed = _analysis(scenario, [campaign.protocols[i] for i in wanted])
+            row |= analysed[protocol]
         if "simulation" in campaign.runs:
             row |= _simulation(variant, horizon)
         if "bound_response" in row and "response" in row:
@@ -131,18 +134,26 @@ def busy_period(scenario: Scenario, limit: int) -> int:
     return limit
 
 
-def _analysis(scenario: Scenario, protocol: Protocol) -> Row:
+def _analysis(scenario: Scenario, protocols: Sequence[Protocol]) -> dict[Protocol, Row]:
+    """The response-time analysis of the set under each protocol. The
+    analysis' view of a set does not depend on its mutexes' protocol
+    (priora.analysis.taskset), so one call analyses the set under all of
+    them, as each protocol's variant would be analysed alone."""
     from priora.analysis import analyze
 
-    result = analyze(scenario, [protocol], tests=["response_time"]).protocols[protocol]
-    test = result.tests["response_time"]
-    passes = None if test.passes is None else int(test.passes)
-    return {
-        "analysis": passes,
-        "analysis_reason": result.reason or test.reason,
-        "bound_response": _json({n: _ticks(scenario, t.response) for n, t in result.tasks.items()}),
-        "bound_blocking": _json({n: _ticks(scenario, t.blocking) for n, t in result.tasks.items()}),
-    }
+    results = analyze(scenario, protocols, tests=["response_time"]).protocols
+    rows: dict[Protocol, Row] = {}
+    for protocol in protocols:
+        result = results[protocol]
+        test = result.tests["response_time"]
+        passes = None if test.passes is None else int(test.passes)
+        rows[protocol] = {
+            "analysis": passes,
+            "analysis_reason": result.reason or test.reason,
+            "bound_response": _json({n: _ticks(scenario, t.response) for n, t in result.tasks.items()}),
+            "bound_blocking": _json({n: _ticks(scenario, t.blocking) for n, t in result.tasks.items()}),
+        }
+    return rows
 
 
 def _ticks(scenario: Scenario, ticks: int | None) -> float | None:
@@ -152,13 +163,11 @@ def _ticks(scenario: Scenario, ticks: int | None) -> float | None:
 def _simulation(scenario: Scenario, horizon: int) -> Row:
     """Runs the set until every job released before `horizon` has reached its
     deadline, and judges those jobs: misses, and per task the worst response
-    and blocking (a job still running at the end counts with its time so far)."""
-    import numpy as np
-
-    from priora import native
+    and blocking (a job still running at the end counts with its time so far).
+    Only the verdict is computed (priora.simulate.verdict), not a row per job."""
     from priora.bounds import DEFAULT_MAX_TICKS, estimate
     from priora.breakdown import window
-    from priora.simulate import simulate
+    from priora.simulate import verdict
 
     w = window(scenario.with_horizon(horizon))
     assert w.run is not None and w.judged is not None
@@ -168,22 +177,17 @@ def _simulation(scenario: Scenario, horizon: int) -> Row:
     ticks = estimate(scenario.with_horizon(w.run)).busy_ticks
     if ticks > DEFAULT_MAX_TICKS:
         return {"error": f"the run would compute for up to {ticks} ticks, more than {DEFAULT_MAX_TICKS}"}
-    result = simulate(scenario, w.run)
-    jobs = result.jobs[result.jobs["release"] < np.uint64(scenario.ticks_to_ns(w.judged))]
-    unfinished = jobs["finish"] == native.NEVER
-    finish = np.where(unfinished, np.uint64(result.end_ns), jobs["finish"])
-    response = finish - jobs["release"]
+    judged = verdict(scenario, w.run, w.judged)
     worst: dict[str, float | None] = {}
     blocked: dict[str, float | None] = {}
-    for i, task in enumerate(scenario.tasks):
-        mine = jobs["task"] == i
-        worst[task.name] = _ns(scenario, response[mine].max()) if mine.any() else None
-        blocked[task.name] = _ns(scenario, jobs["blocked"][mine].max()) if mine.any() else None
-    misses = int((jobs["missed"] == 1).sum())
+    for task, v in zip(scenario.tasks, judged.tasks, strict=True):
+        worst[task.name] = _ns(scenario, v.worst_response_ns) if v.jobs else None
+        blocked[task.name] = _ns(scenario, v.worst_blocked_ns) if v.jobs else None
+    misses = sum(v.misses for v in judged.tasks)
     return {
         "simulated": int(misses == 0),
         "misses": misses,
-        "jobs": len(jobs),
+        "jobs": sum(v.jobs for v in judged.tasks),
         "response": _json(worst),
         "blocking": _json(blocked),
     }

@@ -18,6 +18,7 @@ from fractions import Fraction
 
 from priora.generate.params import Params
 from priora.generate.utilisation import GenerateError, fixed_sum, uunifast_discard
+from priora.model import DEFAULT_PRIORITY_MAX, PRIORITY_MAX
 
 # Draws of a period vector whose hyperperiod is beyond hyperperiod_max before
 # the generator gives up.
@@ -134,9 +135,12 @@ def _deadline(rng: random.Random, params: Params, wcet: int, period: int) -> int
 
 
 def _priorities(rng: random.Random, params: Params, periods: list[int], deadlines: list[int]) -> list[int]:
-    """Distinct priorities from 31 down: rate-monotonic (shorter period more
-    urgent), deadline-monotonic (shorter deadline), a random order, or given;
-    ties go to the earlier task."""
+    """Priorities in rate-monotonic order (shorter period more urgent),
+    deadline-monotonic (shorter deadline), a random order, or given; ties go
+    to the earlier task. Distinct, from 31 down while 32 levels are enough
+    (the default build's, as on QEMU), else from PRIORITY_MAX down; beyond
+    PRIORITY_MAX + 1 tasks, neighbours in the order share a level (the
+    levels split as evenly as they go, the most urgent first)."""
     n = params.tasks
     if params.priorities == "given":
         return list(params.given_priorities)
@@ -147,8 +151,10 @@ def _priorities(rng: random.Random, params: Params, periods: list[int], deadline
         keys = periods if params.priorities == "rm" else deadlines
         order = sorted(range(n), key=lambda i: (keys[i], i))
     priorities = [0] * n
+    levels = PRIORITY_MAX + 1
+    top = DEFAULT_PRIORITY_MAX if n <= DEFAULT_PRIORITY_MAX + 1 else PRIORITY_MAX
     for rank, i in enumerate(order):
-        priorities[i] = 31 - rank
+        priorities[i] = top - (rank if n <= levels else rank * levels // n)
     return priorities
 
 

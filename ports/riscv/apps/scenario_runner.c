@@ -51,11 +51,11 @@
 
 extern char __image_end[]; /* link.ld: the end of the image (its boot stack) */
 
-/* ---- the blob, version 4 (docs/qemu-run.md); every field little-endian ---- */
+/* ---- the blob, version 5 (docs/qemu-run.md); every field little-endian ---- */
 
 #define BLOB_MAGIC "PRSB"
-#define BLOB_VERSION 4u
-#define HEADER_BYTES 64u
+#define BLOB_VERSION 5u
+#define HEADER_BYTES 80u
 #define SEM_BYTES 48u /* every entry a multiple of 8: the action table stays 8-aligned */
 #define QUEUE_BYTES 32u
 #define EVENTS_BYTES 16u
@@ -94,6 +94,7 @@ static uint64_t u64_at(const unsigned char *p) { return (uint64_t)u32_at(p) | (u
 typedef struct {
     uint32_t total, crc, tick_hz, ntasks, nsems, nactions, trace_limit;
     uint32_t nqueues, nevents, ntimers, ninterrupts, service_priority;
+    uint32_t timeshare_levels, timeshare_quantum, timeshare_decay;
     uint64_t quantum, horizon;
 } header_t;
 
@@ -190,13 +191,13 @@ static header_t check_header(void)
         fail(EXIT_BAD_BLOB, "blob: no scenario blob at 0x87000000 (the magic is not \"PRSB\"): ",
              "load one with -device loader,file=BLOB,addr=0x87000000,force-raw=on");
     if (u16_at(blob + 4) != BLOB_VERSION)
-        bad_blob("unsupported version (this runner reads version 4): ", u16_at(blob + 4));
+        bad_blob("unsupported version (this runner reads version 5): ", u16_at(blob + 4));
     if (u16_at(blob + 6) != HEADER_BYTES)
-        bad_blob("the header must be 64 bytes, it says ", u16_at(blob + 6));
+        bad_blob("the header must be 80 bytes, it says ", u16_at(blob + 6));
     h.total = u32_at(blob + 8);
     h.crc = u32_at(blob + 12);
     if (h.total < HEADER_BYTES || h.total > BLOB_LIMIT)
-        bad_blob("total size out of range (64 .. 16777216 bytes): ", h.total);
+        bad_blob("total size out of range (80 .. 16777216 bytes): ", h.total);
     if (crc32(blob + 16, h.total - 16) != h.crc)
         bad_blob("checksum mismatch (a truncated or altered blob); stored CRC-32 ", h.crc);
     h.tick_hz = u32_at(blob + 16);
@@ -211,8 +212,13 @@ static header_t check_header(void)
     h.ntimers = u16_at(blob + 56);
     h.ninterrupts = u16_at(blob + 58);
     h.service_priority = u32_at(blob + 60);
-    if (u32_at(blob + 28) != 0)
-        bad_blob("the reserved header field (offset 28) must be 0; flags ", u32_at(blob + 28));
+    h.timeshare_levels = u32_at(blob + 64);
+    h.timeshare_quantum = u32_at(blob + 68);
+    h.timeshare_decay = u32_at(blob + 72);
+    if (u32_at(blob + 28) != 0 || u32_at(blob + 76) != 0)
+        bad_blob("the reserved header fields (offsets 28 and 76) must be 0; flags ", u32_at(blob + 28));
+    if (h.timeshare_levels > PR_PRIO_MAX)
+        bad_blob("time-sharing levels out of range (0..31): ", h.timeshare_levels);
     if (h.nqueues > PR_CONFIG_MAX_MSGQS || h.nevents > PR_CONFIG_MAX_EVENTS || h.ntimers > PR_CONFIG_MAX_TIMERS ||
         h.ninterrupts > MAX_INTERRUPTS)
         bad_blob("more queues, event flags, timers or interrupts than the pools hold; queues ", h.nqueues);
@@ -300,8 +306,10 @@ static void check_tasks(const header_t *h)
             bad_entry("task", i, "priority out of range 0..31: ", u32_at(e + 16));
         if (!body_ok(h, first, u32_at(e + 24)))
             bad_entry("task", i, "its actions are not inside the action table; first ", first);
-        if (u32_at(e + 28) != 0 || u64_at(e + 56) != 0)
-            bad_entry("task", i, "reserved fields must be 0; offset 28 holds ", u32_at(e + 28));
+        if (e[28] > PR_CLASS_TIMESHARE)
+            bad_entry("task", i, "class out of range (0 real-time, 1 time sharing): ", e[28]);
+        if (u16_at(e + 30) != 0 || u64_at(e + 56) != 0)
+            bad_entry("task", i, "reserved fields must be 0; offset 30 holds ", u16_at(e + 30));
     }
 }
 
@@ -435,6 +443,8 @@ static void create_tasks(const header_t *h)
         attr.period = u64_at(e + 32);
         attr.phase = u64_at(e + 40);
         attr.deadline = u64_at(e + 48);
+        attr.sched_class = e[28];
+        attr.nice = (int8_t)e[29];
         int err = pr_task_create(&attr, &id);
         if (err != PR_OK)
             refused("task", i, err);
@@ -590,10 +600,14 @@ int main(void)
     if (h.trace_limit != 0 && h.trace_limit < capacity)
         capacity = h.trace_limit;
 
-    pr_kernel_config_t cfg = {.tick_hz = h.tick_hz, .quantum = h.quantum};
+    pr_kernel_config_t cfg = {.tick_hz = h.tick_hz,
+                              .quantum = h.quantum,
+                              .timeshare_levels = (int)h.timeshare_levels,
+                              .timeshare_quantum = h.timeshare_quantum,
+                              .timeshare_decay = h.timeshare_decay};
     int err = pr_riscv_init(&cfg);
     if (err != PR_OK)
-        refused("the configuration (tick_hz, quantum)", 0, err);
+        refused("the configuration (tick_hz, quantum, time-sharing band)", 0, err);
     create_sems(&h);
     uintptr_t trace_start = free_start;
     create_queues_and_events(&h, &trace_start);

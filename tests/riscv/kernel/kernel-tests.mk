@@ -11,11 +11,15 @@ KTEST_DIR := $(ROOT)/tests/riscv/kernel
 KTEST_SRC := $(wildcard $(ROOT)/tests/kernel/test_*.c)
 KTEST_IMAGES := $(patsubst $(ROOT)/tests/kernel/%.c,$(BUILD)/ktest/%.elf,$(KTEST_SRC))
 KTEST_CFLAGS := $(CFLAGS) -DPRIORA_HARNESS_RISCV -I$(KTEST_DIR) -I$(ROOT)/tests/kernel
-KTEST_SUPPORT := $(BUILD)/ktest/harness.o $(BUILD)/ktest/host_shim.o
+KTEST_SUPPORT := $(BUILD)/ktest/harness.o $(BUILD)/ktest/host_shim.o $(BUILD)/ktest/trace_dump.o
 
 ktests: $(KTEST_IMAGES)
 
 $(BUILD)/ktest/%.o: $(ROOT)/tests/kernel/%.c
+	@mkdir -p $(@D)
+	$(CC) $(KTEST_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/ktest/trace_dump.o: $(ROOT)/ports/host/trace_dump.c
 	@mkdir -p $(@D)
 	$(CC) $(KTEST_CFLAGS) -MMD -MP -c $< -o $@
 

@@ -130,4 +130,10 @@ char *pr_host_trace_line(const pr_trace_record_t *r, char *buf, size_t size);
  * 1u << PR_EV_..., 0 = all), one per line. */
 void pr_host_trace_print(FILE *out, uint64_t events);
 
+/* Writes every collected record to `out` as one trace dump (docs/trace-format.md,
+ * "The trace dump"): the frame the RISC-V port prints over its UART, with the
+ * names of the tasks and semaphores that exist now, and the time now. `label`
+ * names the run (no spaces). `priora trace FILE` reads it. */
+void pr_host_trace_dump(FILE *out, const char *label);
+
 #endif /* PRIORA_HOST_H */

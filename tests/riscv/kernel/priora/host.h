@@ -37,4 +37,7 @@ const pr_trace_record_t *pr_host_trace(size_t *count);
  * verdicts on QEMU. */
 char *pr_host_trace_line(const pr_trace_record_t *r, char *buf, size_t size);
 
+/* The trace dump (ports/host/trace_dump.c, compiled in here too). */
+void pr_host_trace_dump(FILE *out, const char *label);
+
 #endif
