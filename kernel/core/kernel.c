@@ -109,15 +109,23 @@ void pr_isr_enter(void)
 }
 
 /* Leaving the outermost interrupt: whatever it made ready (a release, a
- * wakeup, an up) runs now if it is more urgent than the interrupted task. */
+ * wakeup, an up) runs now if it is more urgent than the interrupted task
+ * (sched_isr_leave). */
 void pr_isr_exit(void)
 {
     if (pr_k.isr_nesting == 0) /* unbalanced: there is no interrupt to leave */
         return;
-    if (--pr_k.isr_nesting == 0) {
-        self_update();
-        sched_reschedule();
-    }
+    if (--pr_k.isr_nesting == 0)
+        sched_isr_leave();
+}
+
+/* An interrupt's handler as one call (kernel.h): the port's vector calls it
+ * with its handler, and pays one call instead of three. */
+void pr_isr_call(void (*handler)(void))
+{
+    pr_isr_enter();
+    handler();
+    pr_isr_exit();
 }
 
 /* pr_k.ticks + 1, a word at a time where the words are in memory order.
@@ -144,6 +152,15 @@ void pr_kernel_tick(void)
     if (pr_k.tick_work_every & TICK_EVERY_TIMESHARE)
         timeshare_tick();
     sched_fold(now);
+}
+
+/* A tick whose only work is the timers in its slot: the usual tick at which
+ * a timer expires, without the calls that would find nothing to do. */
+static __attribute__((noinline)) void tick_timers(pr_link_t *slot)
+{
+    pr_isr_enter();
+    timers_fire_slot(slot, pr_k.ticks);
+    pr_isr_exit();
 }
 
 /* A tick with work to do: timers in its slot of the wheel, a round-robin
@@ -174,8 +191,16 @@ static __attribute__((noinline)) void tick_work(uint32_t now)
 void pr_kernel_tick_isr(void)
 {
     uint32_t now = tick_count_add1(); /* the slot depends on the low bits only */
-    if (unlikely(!list_empty(timer_slot(now)) || (now & pr_k.tick_work_mask) == 0))
+    int others = (now & pr_k.tick_work_mask) == 0; /* work besides the timers (tick_work_update) */
+    pr_link_t *slot = timer_slot(now);
+    if (unlikely(!list_empty(slot))) {
+        if (others)
+            tick_work(now);
+        else
+            tick_timers(slot);
+    } else if (unlikely(others)) {
         tick_work(now);
+    }
 }
 
 void pr_kernel_stats(pr_kernel_stats_t *stats)

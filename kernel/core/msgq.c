@@ -297,16 +297,24 @@ static int msgq_free(pr_id_t id)
     return PR_OK;
 }
 
-/* The caller waits in wq (state `state`) until woken or timed out. */
-static inline __attribute__((always_inline)) int wait_in(pr_waitq_t *wq, pr_task_state_t state, pr_timeout_t timeout)
+/* The caller (me) starts waiting in wq (state `state`); the switch is the
+ * caller's (wait_in). */
+static inline __attribute__((always_inline)) void wait_begin(pr_waitq_t *wq, pr_task_t *me, pr_task_state_t state,
+                                                             pr_timeout_t timeout)
 {
-    pr_task_t *me = pr_k.current;
     sched_make_unready(me, state);
     waitq_insert(wq, me);
     if (timeout != PR_FOREVER)
         timer_arm(&me->timeout, tick_now() + timeout);
     if (wq->lender != NULL)
         prio_relend(wq, PR_CAUSE_INHERIT);
+}
+
+/* The caller waits in wq (state `state`) until woken or timed out. */
+static inline __attribute__((always_inline)) int wait_in(pr_waitq_t *wq, pr_task_state_t state, pr_timeout_t timeout)
+{
+    pr_task_t *me = pr_k.current;
+    wait_begin(wq, me, state, timeout);
     sched_reschedule(); /* returns once woken or timed out */
     return me->wait_result;
 }
@@ -327,7 +335,7 @@ static inline __attribute__((always_inline)) void hand_over(pr_msgq_t *q, pr_tas
 
 /* The caller (a task, `me`) finds q empty and waits for a message into msg;
  * *prio gets its priority once it comes. */
-static inline __attribute__((always_inline)) int wait_for_message(pr_msgq_t *q, pr_task_t *me, void *msg, pr_timeout_t timeout, int *prio)
+static inline __attribute__((always_inline)) void receive_begin(pr_msgq_t *q, pr_task_t *me, void *msg, pr_timeout_t timeout)
 {
     if (inherits(q) && q->lender.holder == me)
         serve(q, me, PRIO_NONE, PR_CAUSE_RELEASE); /* it waits on the queue: its last message's lend ends */
@@ -335,9 +343,15 @@ static inline __attribute__((always_inline)) int wait_for_message(pr_msgq_t *q, 
     q->receivers++;
     q->receive_waits++;
     trace_emit(PR_EV_MSGQ_WAIT, trace_id(me), (uint8_t)q->index, PR_OK, 0, 0, (int32_t)timeout);
-    int err = wait_in(&q->receivers_q, PR_TASK_WAIT_RECEIVE, timeout);
+    wait_begin(&q->receivers_q, me, PR_TASK_WAIT_RECEIVE, timeout);
+}
+
+static inline __attribute__((always_inline)) int wait_for_message(pr_msgq_t *q, pr_task_t *me, void *msg, pr_timeout_t timeout, int *prio)
+{
+    receive_begin(q, me, msg, timeout);
+    sched_reschedule(); /* returns once woken or timed out */
     *prio = me->wait_for.msg.prio;
-    return err;
+    return me->wait_result;
 }
 
 static int msgq_send(pr_id_t id, const void *msg, int prio, pr_timeout_t timeout)
@@ -464,20 +478,44 @@ static __attribute__((noinline)) int receive_general(pr_id_t id, void *msg, int 
 
 #if PR_CONFIG_FAST_PATHS
 
+/* hand_over for a queue of whole words that does not inherit (no serve),
+ * between aligned buffers (no memcpy): so it calls nothing but by its last,
+ * tail call, and needs no stack frame. Any other send to a waiting receiver
+ * takes the general path (which does not wait either: the timeout does not
+ * matter). */
 static __attribute__((noinline)) int send_wake(pr_msgq_t *q, const void *msg, int prio, pr_irq_state_t irq)
 {
-    hand_over(q, waitq_first(&q->receivers_q), msg, prio);
+    pr_task_t *receiver = waitq_first(&q->receivers_q);
+    void *to = receiver->wait_for.msg.to;
+    if (unlikely(q->fast_words == 0 || (((uintptr_t)to | (uintptr_t)msg) & (sizeof(uint32_t) - 1)) != 0))
+        return send_general(q->index, msg, prio, PR_NO_WAIT, irq);
+    copy_words(to, msg, q->fast_words);
+    receiver->wait_for.msg.prio = prio;
+    q->sends++;
+    q->receives++;
+    leave(q, &q->receivers_q, receiver, PR_OK);
+    ready_add(receiver);
     trace_emit(PR_EV_MSGQ_SEND, caller_trace_id(), (uint8_t)q->index, PR_OK, (uint8_t)prio, 0, q->messages);
-    sched_reschedule(); /* in an interrupt, deferred to its end */
-    pr_port_irq_restore(irq);
-    return PR_OK;
+    return sched_reschedule_return(irq); /* in an interrupt, deferred to its end */
+}
+
+/* wait_for_message up to the switch, apart: receive_wait then keeps only
+ * what it needs after the switch in saved registers, and the woken task's
+ * way back through it (which an interrupt's send that wakes it pays)
+ * restores those few, not the ten the whole wait would keep. */
+static __attribute__((noinline)) void receive_block(pr_msgq_t *q, void *msg, pr_timeout_t timeout)
+{
+    receive_begin(q, pr_k.current, msg, timeout);
 }
 
 static __attribute__((noinline)) int receive_wait(pr_msgq_t *q, void *msg, int *prio_out, pr_timeout_t timeout,
                                                   pr_irq_state_t irq)
 {
-    int prio = 0;
-    int err = wait_for_message(q, pr_k.current, msg, timeout, &prio);
+    receive_block(q, msg, timeout);
+    sched_reschedule(); /* returns once woken or timed out */
+    pr_task_t *me = pr_k.current; /* the caller again */
+    int prio = me->wait_for.msg.prio;
+    int err = me->wait_result;
     if (err == PR_OK && prio_out != NULL)
         *prio_out = prio;
     trace_emit(PR_EV_MSGQ_RECEIVE, caller_trace_id(), (uint8_t)q->index, err, (uint8_t)(err == PR_OK ? prio : 0), 1,
@@ -501,7 +539,7 @@ int pr_msgq_send(pr_id_t id, const void *msg, int priority, pr_timeout_t timeout
                 pr_port_irq_restore(irq);
                 return PR_OK;
             }
-            if (q->allocated && q->receivers > 0)
+            if (q->receivers > 0) /* so allocated: msgq_free refuses a queue with waiters */
                 return send_wake(q, msg, priority, irq);
         }
     }

@@ -36,7 +36,9 @@ static inline void sched_requeue(pr_task_t *t)
 void sched_rotate(pr_task_t *t);               /* to the tail of its level */
 void sched_yield_now(void);                    /* the current task: rotate, reschedule */
 void sched_reschedule(void);                   /* switch now if allowed, else defer */
+int sched_reschedule_return(pr_irq_state_t irq); /* the same, irq restored, PR_OK */
 void switch_to_most_urgent(void);              /* switch now (the caller may) */
+void sched_isr_leave(void);                    /* the outermost interrupt ends: switch if needed */
 void sched_reset(void);
 void sched_tick(void);                         /* round-robin quantum */
 void sched_fold(uint32_t tick);                /* CPU time so far, before stamps wrap */

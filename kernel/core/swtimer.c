@@ -86,12 +86,13 @@ static void expire(void *owner)
         tm->due_expiry = expiry;
         plist_push_back(&due_list, tm->priority, &tm->due_link);
     }
+    /* The service made ready inline, and a periodic timer re-armed last, by
+     * a tail call: the expiry calls nothing else and needs no stack frame.
+     * The order does not matter: the wheel and the ready queue are apart. */
+    if (!overrun && service_sleeps())
+        ready_add(service);
     if (tm->period != 0)
         timer_arm(&tm->kernel_timer, expiry + tm->period);
-    /* last, so that a one-shot timer's expiry makes no other call first
-     * and needs no stack frame (the wheel and the ready queue are apart) */
-    if (!overrun && service_sleeps())
-        sched_make_ready(service);
 }
 
 void swtimers_reset(void)

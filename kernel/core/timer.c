@@ -58,9 +58,21 @@ pr_ticks_t timers_next_expiry(void)
  * deadline miss wakes a watchdog and cancels its timeout); a cancelled timer
  * simply leaves the local list.
  */
-void timers_fire_due(pr_ticks_t now)
+void timers_fire_slot(pr_link_t *slot, pr_ticks_t now)
 {
-    pr_link_t *slot = timer_slot(now);
+    pr_link_t *first = slot->next;
+    /* The usual slot: one timer. Due, it is fired last, by a tail call, and
+     * nothing is left to scan: the local list would change nothing, and
+     * this needs no stack frame. */
+    if (first != slot && first->next == slot) {
+        pr_timer_t *tm = container_of(first, pr_timer_t, link);
+        if (tm->expiry != now)
+            return;
+        list_remove(first); /* timer_cancel, which it is linked for */
+        pr_timers_armed--;
+        tm->fire(tm->owner);
+        return;
+    }
     pr_link_t due;
     list_init(&due);
 

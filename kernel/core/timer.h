@@ -29,7 +29,8 @@ static inline int timer_armed(const pr_timer_t *tm) { return link_linked(&tm->li
 void timer_init(pr_timer_t *tm, void (*fire)(void *owner), void *owner);
 void timer_arm(pr_timer_t *tm, pr_ticks_t expiry);  /* expiry > now; re-arms an armed one */
 void timers_reset(void);
-void timers_fire_due(pr_ticks_t now);
+void timers_fire_slot(pr_link_t *slot, pr_ticks_t now); /* slot = timer_slot(now), known to the caller */
+static inline void timers_fire_due(pr_ticks_t now) { timers_fire_slot(timer_slot(now), now); }
 pr_ticks_t timers_next_expiry(void); /* 0: no timer armed */
 
 /* Cancels a timer (nothing if it is not armed). Inline: every wakeup of a

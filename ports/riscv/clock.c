@@ -25,6 +25,7 @@ extern pr_stamp_t pr_port_stamp(void);
 extern uint64_t pr_port_stamp_time(uint64_t stamps);
 extern uint64_t pr_port_now(void);
 extern uint64_t pr_port_now_and_stamp(pr_stamp_t *stamp);
+extern int pr_port_tick_due(void);
 
 static void set_mtimecmp(uint64_t count)
 {
@@ -41,9 +42,6 @@ static void set_mtimecmp(uint64_t count)
 
 
 
-/* The timer interrupt reprograms mtimecmp before the tick's work, so a tick
- * whose count mtime has reached is one not taken yet (interrupts masked). */
-int pr_port_tick_due(void) { return riscv_kernel_mtime() >= clk.next_count; }
 uint64_t pr_riscv_now(void) { return pr_port_now(); }
 
 /* clk.next_count moves on by one tick: step counts, and one more where the

@@ -81,6 +81,14 @@ inline uint64_t riscv_kernel_mtime(void) { return riscv_clk.running ? riscv_mtim
 
 #define PR_PORT_INLINE_NOW 1
 
+/* clk.next_count is the count of the next tick (clock.c: the timer
+ * interrupt moves it on before the tick's work), so a tick whose count
+ * mtime has reached is one not taken yet (interrupts masked). Inline: the
+ * timer service reads it at every action it runs. */
+#define PR_PORT_INLINE_TICK_DUE 1
+
+inline int pr_port_tick_due(void) { return riscv_kernel_mtime() >= riscv_clk.next_count; }
+
 /* Port time: ns since pr_riscv_init, standing still between runs. */
 inline uint64_t pr_port_now(void) { return (riscv_kernel_mtime() - riscv_clk.epoch) * NS_PER_MTIME; }
 

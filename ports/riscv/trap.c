@@ -10,11 +10,12 @@
  */
 #include "riscv.h"
 
-static void (*soft_handler)(void);
+/* Read by the software interrupt's own entry, riscv_soft_vector. */
+void (*riscv_soft_handler)(void);
 
 void riscv_soft_irq_handler(void (*handler)(void))
 {
-    soft_handler = handler;
+    riscv_soft_handler = handler;
     mmio_write32(CLINT_MSIP, 0);
     if (handler != NULL)
         csr_set(mie, MIE_MSIE);
@@ -24,16 +25,6 @@ void riscv_soft_irq_handler(void (*handler)(void))
 
 void riscv_soft_irq_raise(void) { mmio_write32(CLINT_MSIP, 1); }
 
-/* The software interrupt: acknowledged (msip back to 0) before the handler,
- * which runs as interrupt code (pr_isr_enter: kernel calls never block). */
-static void soft_interrupt(void)
-{
-    mmio_write32(CLINT_MSIP, 0);
-    pr_isr_enter();
-    soft_handler();
-    pr_isr_exit(); /* may switch to another task, as after the tick */
-}
-
 static void put_field(const char *name, uintptr_t v)
 {
     pr_riscv_puts(name);
@@ -41,14 +32,13 @@ static void put_field(const char *name, uintptr_t v)
     pr_riscv_put_hex(v, __riscv_xlen / 4);
 }
 
-/* Every trap but the machine timer interrupt, which the vector table sends
- * straight to riscv_timer_interrupt (vector.S). */
+/* Every trap but the machine timer interrupt and the software interrupt
+ * with a handler, which have their own entries in the vector table
+ * (vector.S: the software interrupt is acknowledged, msip back to 0, before
+ * its handler, which runs as interrupt code, pr_isr_call: kernel calls never
+ * block, and a task it wakes runs when it returns): all are unexpected. */
 void riscv_trap(uintptr_t mcause, uintptr_t mepc)
 {
-    if (mcause == (MCAUSE_INTERRUPT | IRQ_M_SOFT) && soft_handler != NULL) {
-        soft_interrupt();
-        return;
-    }
     uintptr_t tval; /* read here: the vector does not, for the tick's sake */
     csr_read(mtval, tval);
     pr_riscv_puts("\nunexpected trap: ");

@@ -4,8 +4,10 @@
  * first entry, in machine mode, with mstatus.MIE cleared by the hardware
  * (the previous MIE is in mstatus.MPIE) and the interrupted pc in mepc.
  * The machine timer interrupt (cause 7) goes straight to riscv_tick_vector,
- * which calls the tick's handler without reading mcause; every other trap
- * goes to riscv_trap_vector, which hands mcause to riscv_trap (trap.c).
+ * which calls the tick's handler without reading mcause, and the machine
+ * software interrupt (cause 3) to riscv_soft_vector, which calls the
+ * program's handler the same way; every other trap goes to
+ * riscv_trap_vector, which hands mcause to riscv_trap (trap.c).
  *
  * The trap frame goes on the interrupted task's own stack, not on a shared
  * interrupt stack. That is what lets the handler switch tasks: when the
@@ -31,6 +33,7 @@
 
 #define SLOT(n) ((n) * REGBYTES)
 #define MSTATUS_MPIE_MPP 0x1880 /* MPIE (bit 7) and MPP = 3 (bits 11-12) */
+#define MSIP 0x02000000         /* CLINT_MSIP (virt.h, whose constants are C's) */
 
 /* The caller-saved registers and mepc into a new frame on the stack. */
 .macro TRAP_ENTER
@@ -95,7 +98,7 @@ riscv_trap_table:
     j riscv_trap_vector       /* 0: exceptions */
     j riscv_trap_vector       /* 1: supervisor software interrupt */
     j riscv_trap_vector       /* 2 */
-    j riscv_trap_vector       /* 3: machine software interrupt */
+    j riscv_soft_vector       /* 3: machine software interrupt */
     j riscv_trap_vector       /* 4: supervisor timer interrupt */
     j riscv_trap_vector       /* 5 */
     j riscv_trap_vector       /* 6 */
@@ -112,8 +115,28 @@ riscv_tick_vector:
     call riscv_timer_interrupt /* clock.c */
     TRAP_LEAVE
 
+    /* The machine software interrupt: CLINT msip back to 0 (acknowledged
+     * before the handler, which may raise it again), then the program's
+     * handler as interrupt code through the kernel's one call,
+     * pr_isr_call(handler), which may switch to the task the handler woke.
+     * No mcause, no dispatch in C: each costs this path (an interrupt that
+     * wakes a task) about 20 instructions. Without a handler the interrupt
+     * is enabled never (trap.c), so one taken anyway is reported as any
+     * unexpected trap. */
+    .globl riscv_soft_vector
+riscv_soft_vector:
+    TRAP_ENTER
+    REG_L a0, riscv_soft_handler
+    beqz a0, riscv_trap_vector_entered
+    li t0, MSIP
+    sw zero, 0(t0)
+    call pr_isr_call            /* kernel.c */
+    TRAP_LEAVE
+
     .globl riscv_trap_vector
 riscv_trap_vector:
+    TRAP_ENTER
+riscv_trap_vector_entered:
     TRAP_ENTER
     /* riscv_trap(mcause, mepc): trap.c */
     csrr a0, mcause

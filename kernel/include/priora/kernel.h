@@ -53,6 +53,11 @@ int pr_sched_unlock(void);
 void pr_isr_enter(void);
 void pr_isr_exit(void);
 
+/* pr_isr_enter(); handler(); pr_isr_exit(); in one call: an interrupt's
+ * handler run as interrupt code, for a port's vector (RISC-V: the software
+ * interrupt). */
+void pr_isr_call(void (*handler)(void));
+
 /* The timer interrupt's work: advances the tick count, fires the timers due
  * (releases, deadlines, timeouts, delays) and charges the round-robin
  * quantum. Called by the port between pr_isr_enter and pr_isr_exit. */

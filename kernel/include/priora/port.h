@@ -33,9 +33,9 @@ typedef unsigned long pr_irq_state_t;
  * PR_PORT_INLINE on the compiler's command line (the RISC-V port:
  * -DPR_PORT_INLINE='"port_inline.h"'). That header defines, as C99 inline
  * functions, both masking functions with PR_PORT_INLINE_IRQ, pr_port_now
- * with PR_PORT_INLINE_NOW, pr_port_switch with PR_PORT_INLINE_SWITCH (any
- * of the three groups), and the port's own files hold their external
- * definitions. Without it (the host port), all are ordinary functions. */
+ * with PR_PORT_INLINE_NOW, pr_port_switch with PR_PORT_INLINE_SWITCH,
+ * pr_port_tick_due with PR_PORT_INLINE_TICK_DUE (any of the groups), and
+ * the port's own files hold their external definitions. Without it (the host port), all are ordinary functions. */
 #ifdef PR_PORT_INLINE
 #include PR_PORT_INLINE
 #endif
@@ -99,7 +99,9 @@ static inline uint64_t pr_port_now_and_stamp(pr_stamp_t *stamp) { return *stamp 
  * on the host port). Relative waits count from that tick: a delay of n ticks
  * made at tick k's instant ends at tick k + n, whether or not the tick
  * interrupt has run yet. */
+#ifndef PR_PORT_INLINE_TICK_DUE
 int pr_port_tick_due(void);
+#endif
 
 /* The idle task's body calls this in a loop: wait for the next interrupt. */
 void pr_port_idle(void);
