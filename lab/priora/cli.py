@@ -335,12 +335,22 @@ def _scenario_options(parser: argparse.ArgumentParser) -> None:
     """The options of simulate and run: the same scenario, the same report."""
     parser.add_argument("file", type=Path, metavar="FILE", help="scenario file (TOML)")
     parser.add_argument("--protocol", choices=PROTOCOLS, help="protocol of every mutex (overrides the file)")
+    _report_options(parser, "the file's time unit")
+    parser.add_argument("--horizon", metavar="T", help="run until T, in the file's time unit")
+    _strict_option(parser, " (one line on stderr per reason)")
+    _summary_and_table_options(parser)
+    _limit_options(parser, "refuse a run estimated to")
+
+
+def _report_options(parser: argparse.ArgumentParser, unit: str) -> None:
+    """The report's outputs that simulate, run and trace share: JSON, the
+    chart and its window, size and resolution, the traces, the HTML page."""
     parser.add_argument("--json", action="store_true", help="print the report as one JSON document")
     parser.add_argument("--gantt", type=Path, metavar="OUT", help="write a Gantt chart (.png, .svg or .pdf)")
     parser.add_argument(
         "--window",
         metavar="FROM:TO",
-        help='the chart shows FROM to TO (the file\'s time unit), or "miss": around the first deadline miss',
+        help=f'the chart shows FROM to TO ({unit}), or "miss": around the first deadline miss',
     )
     parser.add_argument("--size", metavar="WxH", help="the chart's width and height in inches (such as 12x4)")
     parser.add_argument("--dpi", metavar="N", help="the chart's dots per inch (default: 120)")
@@ -354,18 +364,21 @@ def _scenario_options(parser: argparse.ArgumentParser) -> None:
         metavar="OUT",
         help="write a self-contained HTML report with a zoomable chart (.html)",
     )
-    parser.add_argument("--horizon", metavar="T", help="run until T, in the file's time unit")
+
+
+def _strict_option(parser: argparse.ArgumentParser, detail: str = "") -> None:
     parser.add_argument(
         "--strict",
         action="store_true",
-        help="exit with status 1 if the kernel refused a call or a job missed its deadline "
-        "(one line on stderr per reason)",
+        help=f"exit with status 1 if the kernel refused a call or a job missed its deadline{detail}",
     )
+
+
+def _summary_and_table_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--summary", action="store_true", help="the tasks, resources and system tables only (no job rows)"
     )
     _table_options(parser)
-    _limit_options(parser, "refuse a run estimated to")
 
 
 def _trace_options(parser: argparse.ArgumentParser) -> None:
@@ -383,34 +396,9 @@ def _trace_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--list", action="store_true", help="print every record as a line of text before the report"
     )
-    parser.add_argument("--json", action="store_true", help="print the report as one JSON document")
-    parser.add_argument("--gantt", type=Path, metavar="OUT", help="write a Gantt chart (.png, .svg or .pdf)")
-    parser.add_argument(
-        "--window",
-        metavar="FROM:TO",
-        help='the chart shows FROM to TO (the time unit), or "miss": around the first deadline miss',
-    )
-    parser.add_argument("--size", metavar="WxH", help="the chart's width and height in inches (such as 12x4)")
-    parser.add_argument("--dpi", metavar="N", help="the chart's dots per inch (default: 120)")
-    parser.add_argument("--trace", type=Path, metavar="OUT", help="write a Chrome/Perfetto trace (.json)")
-    parser.add_argument(
-        "--ctf", type=Path, metavar="DIR", help="write the kernel trace as CTF (babeltrace2, Trace Compass)"
-    )
-    parser.add_argument(
-        "--html",
-        type=Path,
-        metavar="OUT",
-        help="write a self-contained HTML report with a zoomable chart (.html)",
-    )
-    parser.add_argument(
-        "--strict",
-        action="store_true",
-        help="exit with status 1 if the kernel refused a call or a job missed its deadline",
-    )
-    parser.add_argument(
-        "--summary", action="store_true", help="the tasks, resources and system tables only (no job rows)"
-    )
-    _table_options(parser)
+    _report_options(parser, "the time unit")
+    _strict_option(parser)
+    _summary_and_table_options(parser)
 
 
 def _table_options(parser: argparse.ArgumentParser) -> None:
