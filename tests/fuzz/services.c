@@ -509,9 +509,9 @@ void fz_services_learn(fz_call_t *c, int who, int r, pr_id_t id, const void *out
             if (seen != expect)
                 fz_fail("events_wait(e%lld) returned %s with flags %#x; they were %#x", (long long)a0, pr_errname(r),
                         (unsigned)seen, (unsigned)expect);
-        } else if (r == PR_ETIMEDOUT) {
+        } else if (r == PR_ETIMEDOUT || r == PR_EJOBABORTED) { /* its wait abandoned, with the flags then */
             if (fz_satisfied(seen, mask, options) || (w != NULL && w->events_woken))
-                fz_fail("events_wait(e%lld, %#x) timed out, but %s", (long long)a0, (unsigned)mask,
+                fz_fail("events_wait(e%lld, %#x) returned %s, but %s", (long long)a0, (unsigned)mask, pr_errname(r),
                         w != NULL && w->events_woken ? "a set satisfied it while it waited"
                                                      : "the flags it returned satisfy it");
         } else if (r != PR_OK && seen != FZ_FLAGS_POISON) {

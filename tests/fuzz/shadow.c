@@ -107,6 +107,7 @@ void fz_shadow_reset(void)
     fz.last_time = 0;
     fz.calls_at_time = 0;
     fz.kernel_ticks = fz.kernel_switches = 0;
+    fz.hard_importance = -1;
     fz_services_reset();
     fz_bands_reset();
 }
@@ -519,6 +520,7 @@ void fz_check(void)
     check_wakeups();
     check_conds();
     fz_bands_check();
+    fz_aborts_check();
     fz_services_check();
     int self = fz_caller();
     if (self >= 0)
