@@ -124,6 +124,7 @@ typedef struct fz_task {
     int abort_may_end;         /* an abort may end the call it is inside (jobs.c) */
     uint32_t seen_jobs_aborted, seen_completed; /* its status at the last check (jobs.c) */
     int seen_job_aborted;
+    pr_ticks_t delay_end;      /* the tick its delay under way ends at (jobs.c) */
 } fz_task_t;
 
 typedef struct fz_sem {

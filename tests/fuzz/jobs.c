@@ -126,6 +126,8 @@ void fz_aborts_issue(const fz_call_t *c, int who, unsigned expected)
         return;
     fz_task_t *w = &fz.task[who];
     w->abort_may_end = fz.snap.task_ok[who] && !fz.snap.task[who].job_aborted && may_wait(c, who, expected);
+    if (c->op == FZ_TASK_DELAY) /* the tick it ends at, if nothing ends it before */
+        w->delay_end = fz_tick_of_now() + (pr_ticks_t)c->arg[0];
 }
 
 /* After the call: PR_EJOBABORTED is allowed if the call was a wait an abort
@@ -133,6 +135,10 @@ void fz_aborts_issue(const fz_call_t *c, int who, unsigned expected)
  * then its job is aborted now, and pr_task_aborted() says so. */
 unsigned fz_aborts_allowed(const fz_call_t *c, int who, int r)
 {
+    if (c->op == FZ_TASK_DELAY && who >= 0 && r == PR_OK && c->arg[0] > 0 && pr_ticks_now() < fz.task[who].delay_end)
+        fz_fail("task_delay(%lld) returned PR_OK at tick %llu; it ends at tick %llu (an abort of its job ends it "
+                "with PR_EJOBABORTED)", (long long)c->arg[0], (unsigned long long)pr_ticks_now(),
+                (unsigned long long)fz.task[who].delay_end);
     if (who < 0 || !fz.task[who].abort_may_end || !fz_abortable(who))
         return 0;
     if (r == PR_EJOBABORTED) {
@@ -174,6 +180,22 @@ int fz_gen_abort_reaction(int self, fz_call_t *c)
     return 1;
 }
 
+/* A wait an abort ended, had it come then: each of these waits once per
+ * call (a pcp down may wait again after a retry, a cond wait to lock its
+ * mutex again after it was woken, and an abort may come between). */
+static int still_waiting(const fz_task_t *w, const pr_task_status_t *st)
+{
+    switch (st->state) {
+    case PR_TASK_WAIT_COND: case PR_TASK_WAIT_EVENTS: case PR_TASK_WAIT_SEND: case PR_TASK_WAIT_RECEIVE:
+    case PR_TASK_DELAYED:
+        return 1;
+    case PR_TASK_BLOCKED:
+        return w->call == FZ_SEM_DOWN && !w->call_pcp;
+    default:
+        return 0;
+    }
+}
+
 void fz_aborts_check(void)
 {
     for (int t = 0; t <= fz.task_hi && t < FZ_TASKS; t++) {
@@ -204,6 +226,9 @@ void fz_aborts_check(void)
             fz_fail("task %d: its aborted job is no longer aborted, and it has not ended it", t);
         if (ended == 0 && !w->seen_job_aborted && st->job_aborted && aborted != 1)
             fz_fail("task %d: its job is aborted now, and jobs_aborted went up by %u", t, (unsigned)aborted);
+        if (!w->seen_job_aborted && st->job_aborted && w->abort_may_end && w->call != FZ_OPS && still_waiting(w, st))
+            fz_fail("task %d's job was aborted inside its %s, which still waits (state %d)", t, fz_op_name(w->call),
+                    (int)st->state);
         w->seen_jobs_aborted = st->jobs_aborted;
         w->seen_completed = st->jobs_completed;
         w->seen_job_aborted = st->job_aborted;
