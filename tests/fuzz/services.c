@@ -49,20 +49,7 @@ typedef struct svc_out {
 
 _Static_assert(sizeof(svc_out_t) <= 1024, "calls.c's call_out_t keeps 1024 bytes for it");
 
-/* ---- free lists (the kernel's: freed ids go to the tail) ---- */
-
-int fz_fifo_take(fz_fifo_t *f, int size, int expect_id, const char *what)
-{
-    int head = f->id[f->head];
-    if (expect_id != head)
-        fz_fail("%s gave id %d; the free list's head is %d", what, expect_id, head);
-    f->head = (f->head + 1) % size;
-    f->count--;
-    return head;
-}
-
-void fz_fifo_put(fz_fifo_t *f, int size, int id) { f->id[(f->head + f->count++) % size] = id; }
-
+/* ---- free lists (the kernel's, full at first: fz_fifo_take in shadow.c) ---- */
 static void fifo_init(fz_fifo_t *f, int size)
 {
     for (int i = 0; i < size; i++)
@@ -346,7 +333,6 @@ int fz_services_issue(fz_call_t *c, pr_id_t *out_id, void *out_)
 }
 
 /* ---- after the call: what its result says ---- */
-
 
 static void learn_send(const fz_call_t *c, int who, int r)
 {
