@@ -40,7 +40,8 @@ static const op_info_t OPS[FZ_OPS] = {
     [FZ_SEM_ALLOC] = {"sem_alloc", E(OK) | E(EINVAL) | E(ENOSPC) | E(EPRIV_CEILING)},
     [FZ_SEM_FREE] = {"sem_free", E(OK) | E(EBADID) | E(ENOTALLOC) | E(EBUSY)},
     [FZ_SEM_DOWN] = {"sem_down", E(OK) | E(EBADID) | E(ENOTALLOC) | E(ECONTEXT) | E(EABORTED) | E(EHELD) |
-                                     E(EOVERFLOW) | E(ECEILING) | E(EAGAIN) | E(EDEADLK) | E(ETIMEDOUT) | E(EJOBABORTED)},
+                                     E(EOVERFLOW) | E(ECEILING) | E(EAGAIN) | E(EDEADLK) | E(ETIMEDOUT) |
+                                     E(EJOBABORTED)},
     [FZ_SEM_TRYDOWN] = {"sem_trydown", E(OK) | E(EBADID) | E(ENOTALLOC) | E(ECONTEXT) | E(EABORTED) | E(EHELD) |
                                            E(EOVERFLOW) | E(ECEILING) | E(EAGAIN) | E(EDEADLK)},
     [FZ_SEM_UP] = {"sem_up", E(OK) | E(EBADID) | E(ENOTALLOC) | E(ECONTEXT) | E(EABORTED) | E(EPERM) | E(EOVERFLOW)},
