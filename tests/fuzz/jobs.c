@@ -151,11 +151,17 @@ unsigned fz_aborts_allowed(const fz_call_t *c, int who, int r)
 }
 
 /* cond_wait ended by an abort: while it waited on the variable (it locked
- * the mutex again), or while it waited to lock it (it holds it not). */
+ * the mutex again: it holds it, or an rcs take-over since left an abort
+ * pending that the shadow does not know of yet), or while it waited to lock
+ * it (it holds it not). */
 int fz_aborts_cond_relocked(int who, pr_id_t m)
 {
     pr_sem_status_t st;
-    return pr_sem_status(m, &st) == PR_OK && st.holder == who;
+    pr_task_status_t ts;
+    if (pr_sem_status(m, &st) == PR_OK && st.holder == who)
+        return 1;
+    return fz.sem[m].attr.protocol == PR_PROTOCOL_RCS && pr_task_status(who, &ts) == PR_OK &&
+           ts.aborts_pending > (uint32_t)(fz.task[who].naborted + fz_recoverable(who));
 }
 
 /* The task's job is aborted: it gives up its mutexes (the most recent
