@@ -151,17 +151,28 @@ unsigned fz_aborts_allowed(const fz_call_t *c, int who, int r)
 }
 
 /* cond_wait ended by an abort: while it waited on the variable (it locked
- * the mutex again: it holds it, or an rcs take-over since left an abort
- * pending that the shadow does not know of yet), or while it waited to lock
- * it (it holds it not). */
+ * the mutex again), or while it waited to lock it (it holds it not). When
+ * it does not hold an rcs mutex now, a take-over may have followed the
+ * lock: its abort pending does not show which mutex it is for, so the task
+ * asks, as an aborted job does: its up of the mutex returns PR_EABORTED (it
+ * was taken over; now told) or PR_EPERM (never locked again). */
 int fz_aborts_cond_relocked(int who, pr_id_t m)
 {
     pr_sem_status_t st;
-    pr_task_status_t ts;
     if (pr_sem_status(m, &st) == PR_OK && st.holder == who)
         return 1;
-    return fz.sem[m].attr.protocol == PR_PROTOCOL_RCS && pr_task_status(who, &ts) == PR_OK &&
-           ts.aborts_pending > (uint32_t)(fz.task[who].naborted + fz_recoverable(who));
+    if (fz.sem[m].attr.protocol != PR_PROTOCOL_RCS)
+        return 0;
+    fz_call_t up = {.op = FZ_SEM_UP, .arg = {m}, .no = ++fz.calls, .who = who};
+    uint32_t recoveries = fz.task[who].recoveries;
+    fz_history_call(&up);
+    int r = pr_sem_up(m);
+    fz_history_return(&up, r);
+    fz.task[who].recoveries = recoveries; /* a recovery its up ran is the section's own */
+    if (r != PR_EABORTED && r != PR_EPERM)
+        fz_fail("cond_wait(s%d) returned PR_EJOBABORTED without the mutex; the caller's up of it returned %s", m,
+                pr_errname(r));
+    return 0;
 }
 
 /* The task's job is aborted: it gives up its mutexes (the most recent
