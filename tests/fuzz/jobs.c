@@ -155,7 +155,8 @@ unsigned fz_aborts_allowed(const fz_call_t *c, int who, int r)
  * it does not hold an rcs mutex now, a take-over may have followed the
  * lock: its abort pending does not show which mutex it is for, so the task
  * asks, as an aborted job does: its up of the mutex returns PR_EABORTED (it
- * was taken over; now told) or PR_EPERM (never locked again). */
+ * was taken over; now told) or PR_EPERM (never locked again), or
+ * PR_ENOTALLOC if it was freed since (refused while an abort is pending). */
 int fz_aborts_cond_relocked(int who, pr_id_t m)
 {
     pr_sem_status_t st;
@@ -169,7 +170,7 @@ int fz_aborts_cond_relocked(int who, pr_id_t m)
     int r = pr_sem_up(m);
     fz_history_return(&up, r);
     fz.task[who].recoveries = recoveries; /* a recovery its up ran is the section's own */
-    if (r != PR_EABORTED && r != PR_EPERM)
+    if (r != PR_EABORTED && r != PR_EPERM && !(r == PR_ENOTALLOC && !fz.sem[m].alive)) /* freed: nothing pending */
         fz_fail("cond_wait(s%d) returned PR_EJOBABORTED without the mutex; the caller's up of it returned %s", m,
                 pr_errname(r));
     return 0;
