@@ -258,10 +258,11 @@ static int task_delay(pr_timeout_t ticks)
         return pr_task_yield();
     pr_task_t *me = pr_k.current;
     trace_emit(PR_EV_DELAY, trace_id(me), PR_TRACE_NONE, PR_OK, 0, 0, (int32_t)ticks);
+    me->wait_result = PR_OK;
     sched_make_unready(me, PR_TASK_DELAYED);
     timer_arm(&me->timeout, tick_now() + ticks);
     sched_reschedule();
-    return PR_OK;
+    return me->wait_result; /* PR_OK, or PR_EJOBABORTED: an abort of its job ended the delay (periodic.c) */
 }
 
 static int task_yield(void)

@@ -350,7 +350,9 @@ static void learn(fz_call_t *c, int who, int r, pr_id_t id, const void *out, uin
     case FZ_COND_WAIT:
         if (w != NULL && w->call_depth > 0 && (r == PR_OK || r == PR_ETIMEDOUT))
             took(who, m, w->call_depth, "cond_wait's lock");
-        if (w != NULL && w->call_depth > 0 && (r == PR_EDEADLK || r == PR_ECEILING))
+        if (w != NULL && w->call_depth > 0 && r == PR_EJOBABORTED && fz_aborts_cond_relocked(who, m))
+            took(who, m, w->call_depth, "cond_wait's lock");
+        else if (w != NULL && w->call_depth > 0 && (r == PR_EDEADLK || r == PR_ECEILING || r == PR_EJOBABORTED))
             while (w->depth[m] > 0) /* released, and not locked again */
                 fz_give(who, m);
         break;
@@ -401,6 +403,7 @@ int fz_do(fz_call_t *c)
     unsigned expected = fz_predict(c, who);
     fz_services_before(c, who, expected); /* what it does at once (services.c), and a message's serial */
     fz_bands_before(c, expected);          /* a change sure to be made (bands.c) */
+    fz_aborts_before(c, expected);         /* a hard task that may abort others from now on (jobs.c) */
     fz_history_call(c);
     if (w != NULL) { /* what it is inside, for the checks made while it waits */
         w->call = c->op;
@@ -415,12 +418,14 @@ int fz_do(fz_call_t *c)
         if (c->op == FZ_COND_WAIT && w->call_sem != PR_NO_SEM)
             w->call_depth = w->depth[w->call_sem]; /* released whatever its depth, given back */
     }
+    fz_aborts_issue(c, who, expected);
     memset(&out, 0, sizeof out);
     uint32_t recoveries = w != NULL ? w->recoveries : 0;
     int r = issue(c, &id, &out);
     if (w != NULL)
         w->call = FZ_OPS;
     fz_history_return(c, r);
+    expected |= fz_aborts_allowed(c, who, r); /* a wait an abort of its job may end */
     judge(c, expected, r);
     learn(c, who, r, id, &out, recoveries);
     fz_check();

@@ -121,6 +121,10 @@ typedef struct fz_task {
     int was_wait_send;         /* the last check saw it waiting to send */
     int known;                 /* the next three are the shadow's (bands.c), else learnt at the next check: */
     int sched_class, nice, group;
+    int abort_may_end;         /* an abort may end the call it is inside (jobs.c) */
+    uint32_t seen_jobs_aborted, seen_completed; /* its status at the last check (jobs.c) */
+    int seen_job_aborted;
+    pr_ticks_t delay_end;      /* the tick its delay under way ends at (jobs.c) */
 } fz_task_t;
 
 typedef struct fz_sem {
@@ -236,6 +240,7 @@ typedef struct fz_run {
     uint64_t actions;          /* timer actions run */
     int ts_levels;             /* the time-sharing band's levels (0: none) */
     pr_privs_t privs[PR_CONFIG_PRIV_GROUPS + 1]; /* each group's privileges, per the calls */
+    int64_t hard_importance;   /* the most important hard task created in the seed (-1: none) */
 } fz_run_t;
 
 /* What the time-sharing and privilege calls fill (bands.c). */
@@ -348,6 +353,16 @@ void fz_gen_bands_setup(void);
 void fz_gen_task_attr_bands(pr_task_attr_t *a);
 void fz_print_bands_call(FILE *out, const fz_call_t *c);
 int64_t fz_pick_task(int self);
+
+/* jobs.c: arrival attributes, hard deadlines, importance, abort times */
+void fz_gen_task_attr_jobs(pr_task_attr_t *a);
+void fz_aborts_before(const fz_call_t *c, unsigned expected);
+int fz_abortable(int t);
+void fz_aborts_issue(const fz_call_t *c, int who, unsigned expected);
+unsigned fz_aborts_allowed(const fz_call_t *c, int who, int r);
+int fz_aborts_cond_relocked(int who, pr_id_t m);
+int fz_gen_abort_reaction(int self, fz_call_t *c);
+void fz_aborts_check(void);
 
 /* main.c: every task's body; the run's summary line. */
 void fz_worker_body(void *arg);

@@ -186,27 +186,7 @@ static void make_create(fz_call_t *c)
     a->name = NAMES[pick_weighted((const int[]){60, 30, 2, 8}, 4)];
     a->entry = fz_chance(2) ? NULL : fz_worker_body;
     a->priority = fz_chance(3) ? pick_prio() : fz_range(fz.profile.prio_lo, fz.profile.prio_hi);
-    if (fz_chance(fz.profile.periodic_percent)) {
-        a->period = (pr_ticks_t)fz_range(3, 40);
-        a->deadline = fz_chance(50) ? 0 : (pr_ticks_t)fz_range(2, 50);
-    } else if (fz_chance(10)) {
-        a->deadline = (pr_ticks_t)fz_range(1, 30);
-    }
-    if (fz_chance(10)) { /* sporadic: released by pr_task_release, sometimes with a bad attribute */
-        a->flags = PR_TASK_SPORADIC | (fz_chance(50) ? PR_TASK_DEFER_EARLY : 0u);
-        a->period = fz_chance(5) ? 10 : 0;
-        a->min_interarrival = (pr_ticks_t)fz_range(fz_chance(5) ? 0 : 1, 12);
-        a->deadline = fz_chance(50) ? 0 : (pr_ticks_t)fz_range(1, 14);
-    } else if (fz_chance(2)) {
-        a->flags = fz_chance(50) ? PR_TASK_DEFER_EARLY : 8u; /* without PR_TASK_SPORADIC, or unknown */
-    }
-    if (fz_chance(15)) /* release jitter, sometimes not below the period or deadline */
-        a->jitter = (pr_ticks_t)fz_range(1, 15);
-    a->jitter_seed = (uint32_t)fz_range(0, 1000);
-    if (fz_chance(1))
-        a->period = (pr_ticks_t)UINT32_MAX + 1;
-    if (fz_chance(25))
-        a->phase = pr_ticks_now() + (pr_ticks_t)fz_range(0, 10);
+    fz_gen_task_attr_jobs(a); /* period, deadline, arrivals, hard or soft, importance, abort time */
     if (fz_chance(15))
         a->watchdog = (pr_id_t)pick_task(PR_NO_TASK);
     fz_gen_task_attr_bands(a);
@@ -398,6 +378,8 @@ void fz_gen_task(int self, fz_call_t *c)
         [T_SCHED] = !FZ_HAS_RECOVERY ? 0 : w->sched_locks > 0 ? 120 : 8,
     };
     c->null = 0;
+    if (fz_gen_abort_reaction(self, c))
+        return;
     if (attack_retrier(c, self, 40))
         return;
     switch (pick_weighted(weights, T_KINDS)) {

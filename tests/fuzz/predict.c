@@ -27,7 +27,7 @@ static const op_info_t OPS[FZ_OPS] = {
     [FZ_TASK_DELETE] = {"task_delete", E(OK) | E(EBADID) | E(ENOTALLOC) | E(EBUSY)},
     [FZ_TASK_SUSPEND] = {"task_suspend", E(OK) | E(EBADID) | E(ENOTALLOC) | E(ESTATE)},
     [FZ_TASK_RESUME] = {"task_resume", E(OK) | E(EBADID) | E(ENOTALLOC) | E(ESTATE)},
-    [FZ_TASK_DELAY] = {"task_delay", E(OK) | E(ECONTEXT) | E(EINVAL)},
+    [FZ_TASK_DELAY] = {"task_delay", E(OK) | E(ECONTEXT) | E(EINVAL) | E(EJOBABORTED)},
     [FZ_TASK_YIELD] = {"task_yield", E(OK) | E(ECONTEXT)},
     [FZ_TASK_SET_PRIO] = {"task_set_priority", E(OK) | E(EBADID) | E(ENOTALLOC) | E(EINVAL) | E(ESTATE) |
                                                    E(EPRIV_RT) | E(EPRIV_PRIO)},
@@ -35,12 +35,13 @@ static const op_info_t OPS[FZ_OPS] = {
     [FZ_TASK_WAIT_MISS] = {"task_wait_miss", FZ_POSITIVE | E(ECONTEXT) | E(EAGAIN) | E(ETIMEDOUT)},
     [FZ_TASK_SELF] = {"task_self", 0},
     [FZ_TASK_RELEASE] = {"task_release", E(OK) | E(EBADID) | E(ENOTALLOC) | E(ESTATE) | E(EAGAIN) | E(EOVERFLOW)},
-    [FZ_TASK_ABORTED] = {"task_aborted", E(OK)}, /* the fuzzer makes no hard task and no abort time: 0 */
+    [FZ_TASK_ABORTED] = {"task_aborted", E(OK) | FZ_POSITIVE}, /* 0, or 1 (positive) */
     [FZ_TASK_STATUS] = {"task_status", E(OK) | E(EBADID) | E(ENOTALLOC) | E(EINVAL)},
     [FZ_SEM_ALLOC] = {"sem_alloc", E(OK) | E(EINVAL) | E(ENOSPC) | E(EPRIV_CEILING)},
     [FZ_SEM_FREE] = {"sem_free", E(OK) | E(EBADID) | E(ENOTALLOC) | E(EBUSY)},
     [FZ_SEM_DOWN] = {"sem_down", E(OK) | E(EBADID) | E(ENOTALLOC) | E(ECONTEXT) | E(EABORTED) | E(EHELD) |
-                                     E(EOVERFLOW) | E(ECEILING) | E(EAGAIN) | E(EDEADLK) | E(ETIMEDOUT)},
+                                     E(EOVERFLOW) | E(ECEILING) | E(EAGAIN) | E(EDEADLK) | E(ETIMEDOUT) |
+                                     E(EJOBABORTED)},
     [FZ_SEM_TRYDOWN] = {"sem_trydown", E(OK) | E(EBADID) | E(ENOTALLOC) | E(ECONTEXT) | E(EABORTED) | E(EHELD) |
                                            E(EOVERFLOW) | E(ECEILING) | E(EAGAIN) | E(EDEADLK)},
     [FZ_SEM_UP] = {"sem_up", E(OK) | E(EBADID) | E(ENOTALLOC) | E(ECONTEXT) | E(EABORTED) | E(EPERM) | E(EOVERFLOW)},
@@ -52,7 +53,7 @@ static const op_info_t OPS[FZ_OPS] = {
     [FZ_COND_ALLOC] = {"cond_alloc", E(OK) | E(EINVAL) | E(ENOSPC)},
     [FZ_COND_FREE] = {"cond_free", E(OK) | E(EBADID) | E(ENOTALLOC) | E(EBUSY)},
     [FZ_COND_WAIT] = {"cond_wait", E(OK) | E(EBADID) | E(ENOTALLOC) | E(ECONTEXT) | E(EINVAL) | E(EABORTED) |
-                                       E(EPERM) | E(EDEADLK) | E(ECEILING) | E(ETIMEDOUT)},
+                                       E(EPERM) | E(EDEADLK) | E(ECEILING) | E(ETIMEDOUT) | E(EJOBABORTED)},
     [FZ_COND_SIGNAL] = {"cond_signal", E(OK) | E(EBADID) | E(ENOTALLOC) | E(ECONTEXT)},
     [FZ_COND_BROADCAST] = {"cond_broadcast", E(OK) | E(EBADID) | E(ENOTALLOC) | E(ECONTEXT)},
     [FZ_COND_STATUS] = {"cond_status", E(OK) | E(EBADID) | E(ENOTALLOC) | E(EINVAL)},
@@ -77,14 +78,14 @@ static const op_info_t OPS[FZ_OPS] = {
     [FZ_EVENTS_SET] = {"events_set", E(OK) | E(EBADID) | E(ENOTALLOC)},
     [FZ_EVENTS_CLEAR] = {"events_clear", E(OK) | E(EBADID) | E(ENOTALLOC)},
     [FZ_EVENTS_WAIT] = {"events_wait", E(OK) | E(EBADID) | E(ENOTALLOC) | E(EINVAL) | E(EAGAIN) | E(ECONTEXT) |
-                                           E(ETIMEDOUT)},
+                                           E(ETIMEDOUT) | E(EJOBABORTED)},
     [FZ_EVENTS_STATUS] = {"events_status", E(OK) | E(EBADID) | E(ENOTALLOC) | E(EINVAL)},
     [FZ_MSGQ_ALLOC] = {"msgq_alloc", E(OK) | E(EINVAL) | E(ENOSPC)},
     [FZ_MSGQ_FREE] = {"msgq_free", E(OK) | E(EBADID) | E(ENOTALLOC) | E(EBUSY)},
     [FZ_MSGQ_SEND] = {"msgq_send", E(OK) | E(EBADID) | E(ENOTALLOC) | E(EINVAL) | E(EAGAIN) | E(ECONTEXT) |
-                                       E(EDEADLK) | E(ETIMEDOUT)},
+                                       E(EDEADLK) | E(ETIMEDOUT) | E(EJOBABORTED)},
     [FZ_MSGQ_RECEIVE] = {"msgq_receive", E(OK) | E(EBADID) | E(ENOTALLOC) | E(EINVAL) | E(EAGAIN) | E(ECONTEXT) |
-                                             E(ETIMEDOUT)},
+                                             E(ETIMEDOUT) | E(EJOBABORTED)},
     [FZ_MSGQ_STATUS] = {"msgq_status", E(OK) | E(EBADID) | E(ENOTALLOC) | E(EINVAL)},
     /* pr_task_create's errors: PR_ENOSPC, and the privileges to create a real-time task */
     [FZ_TIMER_SERVICE_START] = {"timer_service_start", E(OK) | E(EINVAL) | E(ESTATE) | E(ENOSPC) | E(EPRIV_RT) |
@@ -368,8 +369,10 @@ unsigned fz_predict(const fz_call_t *c, int who)
         return who < 0                                                                           ? E(ECONTEXT)
                : fz.snap.task[who].period == 0 && !(fz.snap.task[who].flags & PR_TASK_SPORADIC) ? E(ESTATE)
                                                                                                  : E(OK);
-    case FZ_TASK_ABORTED:
-        return E(OK);
+    case FZ_TASK_ABORTED: /* the caller's job, as the last check read it */
+        if (who < 0)
+            return E(OK);
+        return !fz.snap.task_ok[who] ? E(OK) | FZ_POSITIVE : fz.snap.task[who].job_aborted ? FZ_POSITIVE : E(OK);
     case FZ_TASK_RELEASE:
         if ((err = task_id_err(id)) != 0)
             return err;

@@ -49,20 +49,7 @@ typedef struct svc_out {
 
 _Static_assert(sizeof(svc_out_t) <= 1024, "calls.c's call_out_t keeps 1024 bytes for it");
 
-/* ---- free lists (the kernel's: freed ids go to the tail) ---- */
-
-int fz_fifo_take(fz_fifo_t *f, int size, int expect_id, const char *what)
-{
-    int head = f->id[f->head];
-    if (expect_id != head)
-        fz_fail("%s gave id %d; the free list's head is %d", what, expect_id, head);
-    f->head = (f->head + 1) % size;
-    f->count--;
-    return head;
-}
-
-void fz_fifo_put(fz_fifo_t *f, int size, int id) { f->id[(f->head + f->count++) % size] = id; }
-
+/* ---- free lists (the kernel's, full at first: fz_fifo_take in shadow.c) ---- */
 static void fifo_init(fz_fifo_t *f, int size)
 {
     for (int i = 0; i < size; i++)
@@ -347,7 +334,6 @@ int fz_services_issue(fz_call_t *c, pr_id_t *out_id, void *out_)
 
 /* ---- after the call: what its result says ---- */
 
-
 static void learn_send(const fz_call_t *c, int who, int r)
 {
     int n = (int)c->arg[3];
@@ -509,9 +495,9 @@ void fz_services_learn(fz_call_t *c, int who, int r, pr_id_t id, const void *out
             if (seen != expect)
                 fz_fail("events_wait(e%lld) returned %s with flags %#x; they were %#x", (long long)a0, pr_errname(r),
                         (unsigned)seen, (unsigned)expect);
-        } else if (r == PR_ETIMEDOUT) {
+        } else if (r == PR_ETIMEDOUT || r == PR_EJOBABORTED) { /* its wait abandoned, with the flags then */
             if (fz_satisfied(seen, mask, options) || (w != NULL && w->events_woken))
-                fz_fail("events_wait(e%lld, %#x) timed out, but %s", (long long)a0, (unsigned)mask,
+                fz_fail("events_wait(e%lld, %#x) returned %s, but %s", (long long)a0, (unsigned)mask, pr_errname(r),
                         w != NULL && w->events_woken ? "a set satisfied it while it waited"
                                                      : "the flags it returned satisfy it");
         } else if (r != PR_OK && seen != FZ_FLAGS_POISON) {

@@ -57,6 +57,20 @@ static void drop_all(int t)
     w->sched_locks = 0; /* a task's scheduler locks end with it */
 }
 
+/* A free list of ids, as the kernel's: the next allocation must give its
+ * head; a freed id goes to the tail. */
+int fz_fifo_take(fz_fifo_t *f, int size, int expect_id, const char *what)
+{
+    int head = f->id[f->head];
+    if (expect_id != head)
+        fz_fail("%s gave id %d; the free list's head is %d", what, expect_id, head);
+    f->head = (f->head + 1) % size;
+    f->count--;
+    return head;
+}
+
+void fz_fifo_put(fz_fifo_t *f, int size, int id) { f->id[(f->head + f->count++) % size] = id; }
+
 /* The call it is inside may have given m up (its up, its cond_wait, the
  * recovery an rcs holder's down runs) or taken it (a down, a cond_wait's
  * lock), or its body returned. */
@@ -107,6 +121,7 @@ void fz_shadow_reset(void)
     fz.last_time = 0;
     fz.calls_at_time = 0;
     fz.kernel_ticks = fz.kernel_switches = 0;
+    fz.hard_importance = -1;
     fz_services_reset();
     fz_bands_reset();
 }
@@ -519,6 +534,7 @@ void fz_check(void)
     check_wakeups();
     check_conds();
     fz_bands_check();
+    fz_aborts_check();
     fz_services_check();
     int self = fz_caller();
     if (self >= 0)

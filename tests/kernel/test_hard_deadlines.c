@@ -156,6 +156,29 @@ static void abort_ends_a_wait(void)
     CHECK_EQ(status_of(w).jobs_aborted, 1);
 }
 
+static void delayer_body(void *arg)
+{
+    job_t *j = arg;
+    j->down_rc = pr_task_delay(6);
+    j->aborted_seen = pr_task_aborted();
+    (void)pr_task_wait_period();
+}
+
+/* D (abort time 3) delays 6 ticks from 0: the abort at 3 ends the delay,
+ * which returns PR_EJOBABORTED (it returned PR_OK, the abort untold). */
+static void abort_ends_a_delay(void)
+{
+    harness_reset(0);
+    job_t j = {0, 0, 0, 0, PR_NO_SEM};
+    pr_id_t d = create("D", 2, 10, 0, 0, 0, 3, delayer_body, &j);
+    CHECK_EQ(pr_host_run_ticks(5), PR_HOST_REACHED);
+    EXPECT_TRACE(EV_JOBS | EV(PR_EV_DELAY_END), "0 RELEASE D job=1", "3 JOB_ABORT D job=1 abort-time",
+                 "3 DELAY_END D", "3 JOB_DONE D job=1");
+    CHECK_EQ(j.down_rc, PR_EJOBABORTED);
+    CHECK_EQ(j.aborted_seen, 1);
+    CHECK_EQ(status_of(d).jobs_aborted, 1);
+}
+
 /* The interpreter: L (hard, deadline 4) locks M and computes 6 ticks; H
  * (more urgent, from 1) waits for M. At 4 L's job is aborted: it gives M up
  * (H gets it) and ends. */
@@ -207,5 +230,5 @@ static void bad_abort_attributes(void)
 
 HARNESS_MAIN(TEST_CASE(hard_miss_aborts_the_job), TEST_CASE(soft_miss_goes_on),
              TEST_CASE(hard_miss_aborts_the_least_important_job), TEST_CASE(abort_time_ends_a_soft_job),
-             TEST_CASE(abort_ends_a_wait), TEST_CASE(interpreter_gives_the_mutexes_up),
+             TEST_CASE(abort_ends_a_wait), TEST_CASE(abort_ends_a_delay), TEST_CASE(interpreter_gives_the_mutexes_up),
              TEST_CASE(bad_abort_attributes))

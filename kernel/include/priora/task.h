@@ -145,7 +145,8 @@ int pr_task_resume(pr_id_t id); /* PR_ESTATE if not suspended */
 /* Blocks the caller for `ticks` ticks: it becomes ready at tick k + ticks, k
  * the tick the calling instant belongs to (port.h: pr_port_tick_due).
  * 0 yields to the other ready tasks of its priority. Errors: PR_ECONTEXT
- * (not called from a task), PR_EINVAL (PR_FOREVER). */
+ * (not called from a task), PR_EINVAL (PR_FOREVER), PR_EJOBABORTED (its
+ * job was aborted while it waited: the delay ends then). */
 int pr_task_delay(pr_timeout_t ticks);
 
 /* Puts the caller behind the other ready tasks of its priority. */
