@@ -76,13 +76,14 @@ static void abort_job(pr_task_t *t, uint8_t by, int at_abort_time)
 /* A hard task t missed: the job aborted is the unfinished one of least
  * importance among t's current job and those of the tasks less important
  * than t; ties go to t, then to the lowest id. A job already aborted is
- * not chosen again. O(N). */
+ * not chosen again, nor the timer service task's, which serves every
+ * timer. O(N). */
 static void hard_miss(pr_task_t *t)
 {
     pr_task_t *victim = t->job_aborted ? NULL : t;
     for (int i = 0; i < PR_CONFIG_MAX_TASKS; i++) {
         pr_task_t *o = &pr_tasks[i];
-        if (o == t || o->state == PR_TASK_FREE || o->state == PR_TASK_DONE || o->job_aborted ||
+        if (o == t || o->state == PR_TASK_FREE || o->state == PR_TASK_DONE || o->job_aborted || o->kernel_service ||
             !jobs_after(o->released, o->completed) || o->importance >= t->importance)
             continue;
         if (victim == NULL || o->importance < victim->importance)

@@ -175,8 +175,10 @@ int pr_timer_service_start(pr_prio_t priority, pr_id_t *task)
     attr.entry = service_body;
     pr_id_t id = PR_NO_TASK;
     int err = pr_task_create(&attr, &id);
-    if (err == PR_OK)
+    if (err == PR_OK) {
         service = &pr_tasks[id];
+        service->kernel_service = 1; /* its one job serves every timer: never shed at a hard miss */
+    }
     pr_port_irq_restore(irq);
     if (err == PR_OK && task != NULL)
         *task = id;

@@ -145,6 +145,7 @@ typedef struct pr_task {
     int8_t nice;
     uint8_t usage;              /* recent CPU usage in ticks, decayed */
     uint8_t priv_group;         /* privilege.c */
+    uint8_t kernel_service;     /* the timer service task (swtimer.c): no hard miss aborts its job */
     uint32_t decay_epoch;       /* the decay periods applied to usage so far */
     pr_ticks_t ts_slice_left;   /* ticks left of its time-sharing slice */
     pr_link_t tslink;           /* in the list of time-sharing tasks */

@@ -78,6 +78,20 @@ static void hard_miss_aborts_the_job(void)
     CHECK_EQ(st.cpu_time, TICKS(8));
 }
 
+/* The timer service task (importance 0, one job that never ends) is never
+ * the job a hard miss sheds: with it and P alone, P's own job is aborted. */
+static void the_timer_service_is_never_shed(void)
+{
+    harness_reset(0);
+    pr_id_t service = PR_NO_TASK;
+    CHECK_EQ(pr_timer_service_start(1, &service), PR_OK);
+    job_t j = {TICKS(6), 0, 0, 0, 0};
+    create("P", 2, 10, 4, PR_TASK_HARD, 5, 0, job_body, &j);
+    CHECK_EQ(pr_host_run_ticks(10), PR_HOST_REACHED);
+    EXPECT_TRACE(EV(PR_EV_JOB_ABORT), "4 JOB_ABORT P job=1 by=P");
+    CHECK_EQ(status_of(service).jobs_aborted, 0);
+}
+
 /* A soft miss is counted, and the job goes on. */
 static void soft_miss_goes_on(void)
 {
@@ -228,7 +242,7 @@ static void bad_abort_attributes(void)
     CHECK_EQ(pr_task_aborted(), 0); /* outside a task */
 }
 
-HARNESS_MAIN(TEST_CASE(hard_miss_aborts_the_job), TEST_CASE(soft_miss_goes_on),
+HARNESS_MAIN(TEST_CASE(hard_miss_aborts_the_job), TEST_CASE(the_timer_service_is_never_shed), TEST_CASE(soft_miss_goes_on),
              TEST_CASE(hard_miss_aborts_the_least_important_job), TEST_CASE(abort_time_ends_a_soft_job),
              TEST_CASE(abort_ends_a_wait), TEST_CASE(abort_ends_a_delay), TEST_CASE(interpreter_gives_the_mutexes_up),
              TEST_CASE(bad_abort_attributes))

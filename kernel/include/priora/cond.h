@@ -42,7 +42,10 @@ int pr_cond_free(pr_id_t id);
  * cond use another mutex), PR_EABORTED (rcs: the caller's section on that
  * mutex was aborted), PR_EPERM (the caller does not hold the mutex). Errors
  * after the wait, without the mutex: what locking it again returned
- * (PR_EDEADLK, PR_ECEILING). */
+ * (PR_EDEADLK, PR_ECEILING). PR_EJOBABORTED (task.h): the caller's job was
+ * aborted; if that ended its wait on the variable, it locked the mutex
+ * again and holds it; if it ended the wait to lock it again, it does not
+ * (pr_sem_status tells which). */
 int pr_cond_wait(pr_id_t cond, pr_id_t mutex, pr_timeout_t timeout);
 
 /* Wakes the most urgent waiter (FIFO among equals), if any. Errors:
