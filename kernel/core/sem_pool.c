@@ -163,9 +163,13 @@ static int sem_alloc(const pr_sem_attr_t *attr, pr_id_t *id)
 {
     int err = (attr == NULL || id == NULL) ? PR_EINVAL : check_attr(attr);
     /* A ceiling above the caller's own priority would lift it above what
-     * it may use (privilege.h). */
-    if (err == PR_OK && (attr->flags & PR_SEM_MUTEX) && attr->ceiling > caller_base())
-        err = caller_may(PR_PRIV_CEILING, PR_EPRIV_CEILING);
+     * it may use (privilege.h); a policy may fix it whatever attr says. */
+    if (err == PR_OK && (attr->flags & PR_SEM_MUTEX)) {
+        const pr_policy_t *policy = policy_of(attr->protocol);
+        pr_prio_t ceiling = policy->ceiling != NULL ? policy->ceiling(attr) : attr->ceiling;
+        if (ceiling > caller_base())
+            err = caller_may(PR_PRIV_CEILING, PR_EPRIV_CEILING);
+    }
     if (err == PR_OK && list_empty(&free_list))
         err = PR_ENOSPC;
     if (err != PR_OK) {

@@ -51,6 +51,14 @@ static pr_prio_t npcs_lend(const pr_waitq_t *q)
     return PR_PRIO_MAX;
 }
 
+/* What the holder is lent from the lock on: a task may allocate such a
+ * mutex only if it may hold a ceiling of PR_PRIO_MAX (privilege.h). */
+static pr_prio_t npcs_ceiling(const pr_sem_attr_t *attr)
+{
+    (void)attr;
+    return PR_PRIO_MAX;
+}
+
 const pr_policy_t pr_policy_npcs = {
     .name = "npcs",
     .protocol = PR_PROTOCOL_NPCS,
@@ -64,5 +72,6 @@ const pr_policy_t pr_policy_npcs = {
     .lend = npcs_lend,
     .control = policy_no_commands,
     .lenders = NULL,
+    .ceiling = npcs_ceiling,
     .fast = POLICY_FAST_NEVER, /* it lends PR_PRIO_MAX from the take on */
 };

@@ -38,6 +38,9 @@
  *   control     policy-specific commands (PR_EINVAL for unknown ones).
  *   lenders     the lenders the policy keeps itself, if any, for the
  *               kernel's invariant checks (invariants.c); NULL for none.
+ *   ceiling     the mutex's ceiling, if the policy fixes it whatever the
+ *               attributes say (at allocation, for the privilege that
+ *               guards ceilings: privilege.h); NULL: attr->ceiling.
  *
  * fast: what the mechanism's fast paths (core/sem.c) may assume of the
  * policy, so that they carry out its decisions without calling its hooks:
@@ -85,6 +88,7 @@ typedef struct pr_policy {
     pr_prio_t (*lend)(const pr_waitq_t *q);
     int (*control)(pr_sem_t *m, int cmd, void *arg);
     void (*lenders)(void (*visit)(const pr_lender_t *l, void *arg), void *arg);
+    pr_prio_t (*ceiling)(const pr_sem_attr_t *attr);
     enum policy_fast fast;
 } pr_policy_t;
 

@@ -85,10 +85,12 @@ unsigned fz_create_privs(const pr_task_attr_t *a, int who)
     return err;
 }
 
-/* A mutex whose ceiling is above the caller's base (pr_sem_alloc). */
+/* A mutex whose ceiling is above the caller's base (pr_sem_alloc); an
+ * npcs mutex's is the top level. */
 unsigned fz_ceiling_privs(const pr_sem_attr_t *a, int who)
 {
-    if (!(a->flags & PR_SEM_MUTEX) || a->ceiling <= caller_base(who))
+    pr_prio_t ceiling = a->protocol == PR_PROTOCOL_NPCS ? PR_PRIO_MAX : a->ceiling;
+    if (!(a->flags & PR_SEM_MUTEX) || ceiling <= caller_base(who))
         return 0;
     return may(who, PR_PRIV_CEILING, E(EPRIV_CEILING));
 }

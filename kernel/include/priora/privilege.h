@@ -33,7 +33,8 @@ enum {
      * pr_task_create). Refused: PR_EPRIV_PRIO. */
     PR_PRIV_SETPRIO = 1u << 1,
     /* Allocate a mutex whose ceiling is above its own base priority
-     * (pr_sem_create). Refused: PR_EPRIV_CEILING. */
+     * (pr_sem_alloc; an npcs mutex's ceiling is PR_PRIO_MAX: nothing
+     * preempts its holder). Refused: PR_EPRIV_CEILING. */
     PR_PRIV_CEILING = 1u << 2,
     /* Change a group's privileges, move a task to another group, create a
      * task in a group not its own (pr_priv_group_set, pr_task_set_group,

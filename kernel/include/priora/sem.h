@@ -71,7 +71,9 @@ void pr_sem_attr_init(pr_sem_attr_t *attr);
  * with a value or max above 1, a protocol on a counting semaphore, a protocol
  * other than none and npcs without PR_SEM_PRIO, name too long, a ceiling
  * outside 0 .. PR_PRIO_MAX for pcp and ipcp or not 0 for the others, max
- * negative, below the value, or set on a mutex),
+ * negative, below the value, or set on a mutex), PR_EPRIV_CEILING (a
+ * mutex whose ceiling is above the calling task's base priority, an npcs
+ * mutex's being PR_PRIO_MAX, without PR_PRIV_CEILING: privilege.h),
  * PR_ENOSPC (pool exhausted: nothing is allocated). */
 int pr_sem_alloc(const pr_sem_attr_t *attr, pr_id_t *id);
 
