@@ -220,6 +220,73 @@ static void interpreter_gives_the_mutexes_up(void)
     CHECK_EQ(ls.errors, 0);
 }
 
+/*
+ * A hard miss does both of its documented things, in this order: the miss
+ * is counted and reported to the task's watchdog (Wd, waiting in
+ * pr_task_wait_miss, is woken: WATCHDOG), then a job is aborted (JOB_ABORT).
+ * Wd (priority 5) runs first; P, its job aborted, ends it when it runs
+ * again. A soft task S (less urgent, 12 ticks a job) with the same
+ * watchdog is only reported, and goes on.
+ */
+static struct {
+    int calls, count[3];
+    pr_id_t who[3];
+} wd_seen;
+
+static void watchdog_body(void *arg)
+{
+    (void)arg;
+    while (wd_seen.calls < 3) {
+        pr_id_t who = PR_NO_TASK;
+        int n = pr_task_wait_miss(PR_FOREVER, &who);
+        wd_seen.count[wd_seen.calls] = n;
+        wd_seen.who[wd_seen.calls++] = who;
+    }
+}
+
+static void hard_miss_reports_to_the_watchdog_then_aborts(void)
+{
+    harness_reset(0);
+    wd_seen.calls = 0;
+    pr_id_t wd = task_at("Wd", 5, 0, watchdog_body, NULL);
+    job_t hard = {TICKS(6), 0, 0, 0, 0}, soft = {TICKS(12), 0, 0, 0, 0};
+    pr_task_attr_t a;
+    pr_task_attr_init(&a);
+    a.name = "P";
+    a.priority = 2;
+    a.period = 10;
+    a.deadline = 4;
+    a.flags = PR_TASK_HARD;
+    a.watchdog = wd;
+    a.entry = job_body;
+    a.arg = &hard;
+    pr_id_t p = task_with(&a);
+    a.name = "S";
+    a.priority = 1;
+    a.deadline = 0;
+    a.flags = 0;
+    a.phase = 10;
+    a.arg = &soft;
+    pr_id_t sid = task_with(&a);
+    CHECK_EQ(pr_host_run_ticks(25), PR_HOST_REACHED);
+    EXPECT_TRACE(EV_JOBS | EV(PR_EV_WATCHDOG),
+                 "0 RELEASE Wd job=1", "0 RELEASE P job=1", "4 MISS P job=1", "4 WATCHDOG Wd missed=P",
+                 "4 JOB_ABORT P job=1 by=P", "4 JOB_DONE P job=1", "10 RELEASE P job=2", "10 RELEASE S job=1",
+                 "14 MISS P job=2", "14 WATCHDOG Wd missed=P", "14 JOB_ABORT P job=2 by=P", "14 JOB_DONE P job=2",
+                 "20 RELEASE P job=3", "20 MISS S job=1", "20 WATCHDOG Wd missed=S", "20 RELEASE S job=2",
+                 "20 JOB_DONE Wd job=1", "24 MISS P job=3", "24 JOB_ABORT P job=3 by=P", "24 JOB_DONE P job=3");
+    CHECK_EQ(wd_seen.calls, 3);
+    for (int i = 0; i < 3; i++)
+        CHECK_EQ(wd_seen.count[i], 1);
+    CHECK_EQ(wd_seen.who[0], p);
+    CHECK_EQ(wd_seen.who[1], p);
+    CHECK_EQ(wd_seen.who[2], sid);
+    CHECK_EQ(status_of(p).hard_misses, 3);
+    CHECK_EQ(status_of(sid).deadline_misses, 1);
+    CHECK_EQ(status_of(sid).hard_misses, 0);
+    CHECK_EQ(status_of(sid).jobs_aborted, 0);
+}
+
 /* Refused: an abort time on a hard task, or beyond the period. */
 static void bad_abort_attributes(void)
 {
@@ -245,4 +312,5 @@ static void bad_abort_attributes(void)
 HARNESS_MAIN(TEST_CASE(hard_miss_aborts_the_job), TEST_CASE(the_timer_service_is_never_shed), TEST_CASE(soft_miss_goes_on),
              TEST_CASE(hard_miss_aborts_the_least_important_job), TEST_CASE(abort_time_ends_a_soft_job),
              TEST_CASE(abort_ends_a_wait), TEST_CASE(abort_ends_a_delay), TEST_CASE(interpreter_gives_the_mutexes_up),
+             TEST_CASE(hard_miss_reports_to_the_watchdog_then_aborts),
              TEST_CASE(bad_abort_attributes))
