@@ -2,17 +2,20 @@
  * Jobs: releases, completions, deadlines and watchdogs [Pessolani;
  * Tokuda-Nakajima 1993].
  *
- * Job k (k = 1, 2, ...) of a task is released at phase + (k-1) * period and
- * must complete by that release + the relative deadline. Releases follow
- * the nominal times whatever the task does: if a job is still running when
- * the next one is released, the next one starts as soon as it completes
- * (pr_task_wait_period returns at once). A task with period 0 has one job.
+ * Job k (k = 1, 2, ...) of a task arrives at phase + (k-1) * period (a
+ * sporadic task's at its pr_task_release), is released its phase offset
+ * plus a jitter draw later, and must complete by its arrival + the
+ * relative deadline. Releases follow the nominal times whatever the task
+ * does: if a job is still running when the next one is released, the next
+ * one starts as soon as it completes (pr_task_wait_period returns at
+ * once). A task with period 0 has one job.
  *
- * Each task has two timers: the release timer (armed for the next release)
- * and the deadline timer (armed for the deadline of the oldest job whose
- * deadline has not been checked). When the deadline timer fires and that
- * job has not completed, it is a miss: counted, traced, and the watchdog
- * woken. Both timers cost O(1) per job.
+ * Each task has three timers: the release timer (armed for the next
+ * arrival or release), the deadline timer (armed for the deadline of the
+ * oldest job whose deadline has not been checked) and the abort timer
+ * (its abort time). When the deadline timer fires and that job has not
+ * completed, it is a miss: counted, traced, and the watchdog woken. Each
+ * timer costs O(1) per job.
  *
  * Release ticks are kept as 64-bit ticks (next_release, deadline_release),
  * never computed from a job number: the 32-bit job counters wrap after
@@ -130,10 +133,11 @@ static void abort_fire(void *owner)
         timer_arm(&t->abort_timer, t->abort_arrival + t->abort_time);
 }
 
-/* The release of the job that arrived last (at t->arrival), now. */
+/* The release of the job that arrived last (at t->arrival), now: its
+ * offset and its jitter after the arrival. */
 static void release(pr_task_t *t)
 {
-    pr_ticks_t late = tick_now() - t->arrival;
+    pr_ticks_t late = tick_now() - t->arrival - t->offset;
     if (late > t->max_jitter)
         t->max_jitter = late;
     t->released++;
@@ -179,19 +183,20 @@ static void await_next_arrival(pr_task_t *t)
     }
 }
 
-/* A job arrives now: released at once, or its release timed j ticks later
- * (j < the period and the minimum interarrival time: the release always
- * comes before the next arrival). Tasks with jitter or sporadic trace it. */
+/* A job arrives now: released at once, or its release timed offset + j
+ * ticks later (below the period and the minimum interarrival time: the
+ * release always comes before the next arrival). Tasks with an offset,
+ * jitter or sporadic trace it. */
 static void arrive(pr_task_t *t, uint8_t caller)
 {
     t->arrival = tick_now();
     t->arrivals++;
-    pr_ticks_t j = draw_jitter(t);
-    if (t->jitter != 0 || (t->flags & PR_TASK_SPORADIC))
-        trace_emit(PR_EV_ARRIVAL, trace_id(t), caller, PR_OK, 0, 0, (int32_t)j);
-    if (j != 0) {
+    pr_ticks_t delay = t->offset + draw_jitter(t);
+    if (t->jitter != 0 || t->offset != 0 || (t->flags & PR_TASK_SPORADIC))
+        trace_emit(PR_EV_ARRIVAL, trace_id(t), caller, PR_OK, 0, 0, (int32_t)delay);
+    if (delay != 0) {
         t->release_due = 1;
-        timer_arm(&t->release_timer, t->arrival + j);
+        timer_arm(&t->release_timer, t->arrival + delay);
         return;
     }
     release(t);
@@ -218,7 +223,8 @@ int periodic_check_attr(const pr_task_attr_t *attr)
 {
     const int sporadic = (attr->flags & PR_TASK_SPORADIC) != 0;
     if ((attr->flags & ~(PR_TASK_SPORADIC | PR_TASK_DEFER_EARLY | PR_TASK_HARD)) != 0 ||
-        attr->jitter > UINT32_MAX || attr->min_interarrival > UINT32_MAX || attr->abort_time > UINT32_MAX)
+        attr->jitter > UINT32_MAX || attr->min_interarrival > UINT32_MAX || attr->abort_time > UINT32_MAX ||
+        attr->offset > UINT32_MAX)
         return PR_EINVAL;
     if (sporadic && (attr->period != 0 || attr->phase != 0 || attr->min_interarrival == 0 ||
                      attr->deadline > attr->min_interarrival))
@@ -228,7 +234,8 @@ int periodic_check_attr(const pr_task_attr_t *attr)
     /* Each release comes before the next arrival and before its deadline. */
     pr_ticks_t gap = sporadic ? attr->min_interarrival : attr->period;
     pr_ticks_t deadline = attr->deadline != 0 ? attr->deadline : gap;
-    if (attr->jitter != 0 && ((gap != 0 && attr->jitter >= gap) || (deadline != 0 && attr->jitter >= deadline)))
+    pr_ticks_t latest = attr->offset + attr->jitter;
+    if (latest != 0 && ((gap != 0 && latest >= gap) || (deadline != 0 && latest >= deadline)))
         return PR_EINVAL;
     /* An abort time is a soft task's; at most one job apart, so one timer serves. */
     if (attr->abort_time != 0 && ((attr->flags & PR_TASK_HARD) || (gap != 0 && attr->abort_time > gap)))

@@ -170,6 +170,7 @@ static int task_create(const pr_task_attr_t *attr, pr_id_t *id)
     t->flags = attr->flags;
     t->min_interarrival = attr->min_interarrival;
     t->jitter = attr->jitter;
+    t->offset = attr->offset;
     t->jitter_state = attr->jitter_seed != 0 ? attr->jitter_seed : 1u;
     if (t->flags & PR_TASK_SPORADIC && attr->deadline == 0)
         t->rel_deadline = t->min_interarrival;
@@ -372,6 +373,7 @@ static int task_status(pr_id_t id, pr_task_status_t *st)
     st->hard_misses = t->hard_misses;
     st->jobs_aborted = t->jobs_aborted;
     st->job_aborted = t->job_aborted;
+    st->offset = t->offset;
     return PR_OK;
 }
 

@@ -110,6 +110,7 @@ typedef struct pr_task {
     pr_ticks_t deadline_release;/* arrival tick of the job the deadline timer checks */
     pr_ticks_t arrival;         /* arrival tick of the latest job that arrived */
     pr_ticks_t jitter, min_interarrival, max_jitter;
+    pr_ticks_t offset;          /* each release is this long after its arrival, plus the jitter drawn */
     unsigned flags;             /* PR_TASK_* */
     uint32_t jitter_state;      /* xorshift32 state, never 0 */
     int release_due;            /* release_timer is armed for a jittered release, not an arrival */

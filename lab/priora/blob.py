@@ -89,7 +89,7 @@ def encode(kernel: KernelScenario, horizon_ticks: int | None, *, trace_limit: in
     if not 0 <= horizon <= U64 or (horizon_ticks is not None and horizon == 0):
         raise BlobError(f"horizon {horizon_ticks} ticks does not fit a blob (1 .. 2^64-1)")
     for t in kernel.tasks:
-        if t.flags or t.jitter or t.exec_spread or t.arrivals or t.abort_time:
+        if t.flags or t.jitter or t.exec_spread or t.arrivals or t.abort_time or t.offset:
             raise BlobError(
                 f"task {t.name}: sporadic tasks, release jitter, drawn execution times, hard deadlines and "
                 "abort times do not run on QEMU yet (the blob has no room for them): use priora simulate"

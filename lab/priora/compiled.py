@@ -65,6 +65,7 @@ class KernelTask:
     arrivals: tuple[int, ...] = ()  # ticks at which pr_task_release is called (sporadic)
     importance: int = 0
     abort_time: int = 0  # ticks; 0 = none
+    offset: int = 0  # ticks: the phase offset of every release
 
 
 @dataclass(frozen=True)
@@ -184,7 +185,7 @@ def kernel_task(scenario: Scenario, t: Task) -> KernelTask:
         flags=flags, min_interarrival=t.min_interarrival or 0, jitter=t.jitter, jitter_seed=t.seed,
         exec_spread=exec_spread(t.bcet, t.wcet),
         exec_seed=t.seed ^ EXEC_SEED_MIX if t.bcet is not None else 0, arrivals=t.arrivals,
-        importance=t.importance, abort_time=t.abort_time or 0,
+        importance=t.importance, abort_time=t.abort_time or 0, offset=t.offset,
     )  # fmt: skip
 
 

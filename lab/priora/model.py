@@ -218,6 +218,9 @@ class Task:
     importance: int = 0
     abort_time: int | None = None  # ticks after each arrival: a soft job still running is aborted
     start: int = 0  # ticks: the start time; `phase` (the first arrival) is start + the file's phase
+    # Real-Time Mach's phase offset: each job is released this long after its
+    # arrival (then its jitter), its deadline still counted from the arrival.
+    offset: int = 0
 
     @property
     def sporadic(self) -> bool:

@@ -42,7 +42,7 @@ typedef struct {
     pr_ticks_t period; pr_ticks_t phase; pr_ticks_t deadline; pr_id_t watchdog;
     int sched_class; int nice; int priv_group;
     unsigned flags; pr_ticks_t min_interarrival; pr_ticks_t jitter; uint32_t jitter_seed;
-    uint32_t importance; pr_ticks_t abort_time;
+    uint32_t importance; pr_ticks_t abort_time; pr_ticks_t offset;
 } pr_task_attr_t;
 typedef struct {
     pr_id_t id; char name[16]; int state; int suspended;
@@ -54,6 +54,7 @@ typedef struct {
     unsigned flags; pr_ticks_t min_interarrival; pr_ticks_t jitter; uint32_t arrivals;
     uint32_t releases_refused; uint32_t releases_deferred; uint32_t releases_pending; pr_ticks_t max_jitter;
     uint32_t importance; pr_ticks_t abort_time; uint32_t hard_misses; uint32_t jobs_aborted; int job_aborted;
+    pr_ticks_t offset;
 } pr_task_status_t;
 typedef struct {
     int value; int max; unsigned flags; int protocol; pr_prio_t ceiling; const char *name;

@@ -567,7 +567,7 @@ def _interrupts(result: SimResult) -> dict[str, InterruptRow]:
 
 
 def _arrivals(result: SimResult) -> dict[str, ArrivalRow]:
-    """Per sporadic task or task with jitter: the kernel's counters, and the
+    """Per sporadic task or task with jitter or an offset: the kernel's counters, and the
     response times from each job's arrival (its deadline less the relative
     deadline: the kernel counts deadlines from arrivals)."""
     s, jobs = result.scenario, result.jobs
@@ -575,7 +575,7 @@ def _arrivals(result: SimResult) -> dict[str, ArrivalRow]:
     if not result.arrivals:  # a run on a target: it has none of these tasks (priora.blob)
         return rows
     for i, (t, c) in enumerate(zip(s.tasks, result.arrivals, strict=True)):
-        if not (t.sporadic or t.jitter or t.hard or t.abort_time):
+        if not (t.sporadic or t.jitter or t.offset or t.hard or t.abort_time):
             continue
         mine = jobs[(jobs["task"] == i) & (jobs["finish"] != native.NEVER)]
         worst: Number | None = None

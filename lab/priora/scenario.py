@@ -88,7 +88,7 @@ _RESOURCE_KEYS = (
 _TASK_KEYS = (
     "priority", "period", "phase", "deadline", "body", "min_interarrival", "arrivals", "early_release",
     "jitter", "bcet", "wcet", "distribution", "seed", "deadline_kind", "importance", "abort_time", "start",
-    "class", "nice", "group",
+    "offset", "class", "nice", "group",
 )  # fmt: skip
 # Privilege groups (privilege.h): 1 is the system group (every privilege);
 # [groups.N] gives group N, 2 .. PRIV_GROUPS, its privileges.
@@ -695,6 +695,7 @@ class _Arrival:
     importance: int = 0
     abort_time: int | None = None
     start: int = 0
+    offset: int = 0
 
 
 def _tasks(
@@ -854,17 +855,22 @@ def _arrival(
     early = _choice(
         at.field("early_release"), table.get("early_release", "refuse"), _EARLY_RELEASES, "early_release"
     )
-    jitter = 0
-    if "jitter" in table:
-        jitter = _time(at.field("jitter"), _toml_number(at.field("jitter"), table["jitter"]), clock,
-                       positive=False, limit=PERIOD_MAX)  # fmt: skip
-        gap = period if mit is None else mit
-        limit_deadline = deadline if deadline is not None else gap
-        if gap is not None and jitter >= gap:
-            what = "period" if mit is None else "min_interarrival"
-            at.field("jitter").fail(f"{jitter} ticks must be below the {what} ({gap} ticks)")
-        if limit_deadline is not None and jitter >= limit_deadline:
-            at.field("jitter").fail(f"{jitter} ticks must be below the deadline ({limit_deadline} ticks)")
+    jitter = offset = 0
+    gap = period if mit is None else mit
+    limit_deadline = deadline if deadline is not None else gap
+    for key in ("offset", "jitter"):  # the release, offset + jitter after the arrival, comes before both
+        if key not in table:
+            continue
+        ticks = _time(at.field(key), _toml_number(at.field(key), table[key]), clock,
+                      positive=False, limit=PERIOD_MAX)  # fmt: skip
+        offset, jitter = (ticks, jitter) if key == "offset" else (offset, ticks)
+        alone = key == "offset" or offset == 0
+        what = f"{ticks} ticks" if alone else f"offset + jitter ({offset + ticks} ticks)"
+        if gap is not None and offset + jitter >= gap:
+            gap_name = "period" if mit is None else "min_interarrival"
+            at.field(key).fail(f"{what} must be below the {gap_name} ({gap} ticks)")
+        if limit_deadline is not None and offset + jitter >= limit_deadline:
+            at.field(key).fail(f"{what} must be below the deadline ({limit_deadline} ticks)")
     wcet = sum(a.ticks for a in body if a.kind == "compute")
     if "wcet" in table:
         given = _time(at.field("wcet"), _toml_number(at.field("wcet"), table["wcet"]), clock,
@@ -915,8 +921,9 @@ def _arrival(
         start = _time(at.field("start"), _toml_number(at.field("start"), table["start"]), clock,
                       positive=False, limit=clock.max_ticks())  # fmt: skip
     return _Arrival(
-        mit, arrivals, early == "defer", jitter, bcet, seed, hard == "hard", importance, abort_time, start
-    )
+        mit, arrivals, early == "defer", jitter, bcet, seed, hard == "hard", importance, abort_time, start,
+        offset,
+    )  # fmt: skip
 
 
 def _arrivals(at: _At, value: object, clock: _Clock) -> tuple[int, ...]:

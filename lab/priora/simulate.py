@@ -203,6 +203,7 @@ def _create_task(lib: Any, k: KernelTask, keep: list[Any]) -> Any:
     attr.jitter_seed = k.jitter_seed
     attr.importance = k.importance
     attr.abort_time = k.abort_time
+    attr.offset = k.offset
     tid = native.ffi.new("pr_id_t *")
     err = lib.pr_task_create(attr, tid)
     if err != native.PR_OK:

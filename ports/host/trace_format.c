@@ -223,7 +223,7 @@ char *pr_trace_format(const pr_trace_record_t *r, uint32_t tick_hz, pr_trace_nam
         else if (r->arg0)
             snprintf(buf, size, "%s %s %s deferred to=%u", when, ev, t, (unsigned)r->value);
         else
-            snprintf(buf, size, "%s %s %s jitter=%d", when, ev, t, r->value);
+            snprintf(buf, size, "%s %s %s delay=%d", when, ev, t, r->value);
         break;
     default:
         snprintf(buf, size, "%s %s %s", when, ev, t);

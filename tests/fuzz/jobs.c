@@ -24,7 +24,8 @@
 #define E(x) FZ_ERR(PR_##x)
 
 /* Periodic or one job, sporadic (refusing or deferring early releases),
- * jittered, sometimes with a bad attribute or combination. */
+ * jittered, with a phase offset, sometimes with a bad attribute or
+ * combination. */
 static void gen_arrivals(pr_task_attr_t *a)
 {
     if (fz_chance(fz.profile.periodic_percent)) {
@@ -44,6 +45,8 @@ static void gen_arrivals(pr_task_attr_t *a)
     if (fz_chance(15)) /* release jitter, sometimes not below the period or deadline */
         a->jitter = (pr_ticks_t)fz_range(1, 15);
     a->jitter_seed = (uint32_t)fz_range(0, 1000);
+    if (fz_chance(10)) /* a phase offset, sometimes with the jitter not below the period or deadline */
+        a->offset = fz_chance(2) ? (pr_ticks_t)UINT32_MAX + 1 : (pr_ticks_t)fz_range(1, 12);
     if (fz_chance(1))
         a->period = (pr_ticks_t)UINT32_MAX + 1;
     if (fz_chance(25))

@@ -166,7 +166,7 @@ static int arrival_attr_ok(const pr_task_attr_t *a)
 {
     const int sporadic = (a->flags & PR_TASK_SPORADIC) != 0;
     if ((a->flags & ~(PR_TASK_SPORADIC | PR_TASK_DEFER_EARLY | PR_TASK_HARD)) != 0 || a->jitter > UINT32_MAX ||
-        a->min_interarrival > UINT32_MAX || a->abort_time > UINT32_MAX)
+        a->min_interarrival > UINT32_MAX || a->abort_time > UINT32_MAX || a->offset > UINT32_MAX)
         return 0;
     if (sporadic)
         if (a->period != 0 || a->phase != 0 || a->min_interarrival == 0 || a->deadline > a->min_interarrival)
@@ -177,7 +177,8 @@ static int arrival_attr_ok(const pr_task_attr_t *a)
     const pr_ticks_t deadline = a->deadline != 0 ? a->deadline : gap;
     if (a->abort_time != 0 && ((a->flags & PR_TASK_HARD) || (gap != 0 && a->abort_time > gap)))
         return 0;
-    return a->jitter == 0 || ((gap == 0 || a->jitter < gap) && (deadline == 0 || a->jitter < deadline));
+    const pr_ticks_t latest = a->offset + a->jitter; /* the release, after the arrival */
+    return latest == 0 || ((gap == 0 || latest < gap) && (deadline == 0 || latest < deadline));
 }
 
 static unsigned predict_create(const fz_call_t *c, int who)

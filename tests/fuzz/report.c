@@ -114,11 +114,11 @@ static void print_call(FILE *out, const fz_call_t *c)
         }
         fprintf(out,
                 "%s prio=%d nice=%d group=%d period=%llu phase=%llu deadline=%llu watchdog=%d flags=%u mit=%llu "
-                "jitter=%llu%s%s%s",
+                "jitter=%llu offset=%llu%s%s%s",
                 a->sched_class == PR_CLASS_REALTIME ? "rt" : a->sched_class == PR_CLASS_TIMESHARE ? "ts" : "class?",
                 a->priority, a->nice, a->priv_group, (unsigned long long)a->period, (unsigned long long)a->phase,
                 (unsigned long long)a->deadline, a->watchdog, a->flags, (unsigned long long)a->min_interarrival,
-                (unsigned long long)a->jitter, a->entry == NULL ? " entry=NULL" : "",
+                (unsigned long long)a->jitter, (unsigned long long)a->offset, a->entry == NULL ? " entry=NULL" : "",
                 a->name != NULL && strlen(a->name) >= PR_CONFIG_NAME_LEN ? " name=too-long" : "",
                 c->null == 2 ? ", id=NULL" : "");
         break;

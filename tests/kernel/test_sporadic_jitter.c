@@ -62,12 +62,12 @@ static void jittered_releases_follow_the_seeded_draws(void)
     pr_id_t p = create_ok(&a);
     CHECK_EQ(pr_host_run_ticks(55), PR_HOST_REACHED);
     EXPECT_TRACE(EV(PR_EV_ARRIVAL) | EV(PR_EV_RELEASE),
-                 "0 ARRIVAL P jitter=1", "1 RELEASE P job=1",
-                 "10 ARRIVAL P jitter=1", "11 RELEASE P job=2",
-                 "20 ARRIVAL P jitter=1", "21 RELEASE P job=3",
-                 "30 ARRIVAL P jitter=3", "33 RELEASE P job=4",
-                 "40 ARRIVAL P jitter=1", "41 RELEASE P job=5",
-                 "50 ARRIVAL P jitter=0", "50 RELEASE P job=6");
+                 "0 ARRIVAL P delay=1", "1 RELEASE P job=1",
+                 "10 ARRIVAL P delay=1", "11 RELEASE P job=2",
+                 "20 ARRIVAL P delay=1", "21 RELEASE P job=3",
+                 "30 ARRIVAL P delay=3", "33 RELEASE P job=4",
+                 "40 ARRIVAL P delay=1", "41 RELEASE P job=5",
+                 "50 ARRIVAL P delay=0", "50 RELEASE P job=6");
     pr_task_status_t st = status_of(p);
     CHECK_EQ(st.arrivals, 6);
     CHECK_EQ(st.jobs_released, 6);
@@ -93,12 +93,55 @@ static void deadline_counts_from_the_arrival(void)
     pr_id_t p = create_ok(&a);
     CHECK_EQ(pr_host_run_ticks(35), PR_HOST_REACHED);
     EXPECT_TRACE(EV_JOBS,
-                 "0 ARRIVAL P jitter=3", "3 RELEASE P job=1", "5 MISS P job=1", "6 JOB_DONE P job=1",
-                 "10 ARRIVAL P jitter=0", "10 RELEASE P job=2", "13 JOB_DONE P job=2",
-                 "20 ARRIVAL P jitter=2", "22 RELEASE P job=3", "25 JOB_DONE P job=3",
-                 "30 ARRIVAL P jitter=0", "30 RELEASE P job=4", "33 JOB_DONE P job=4");
+                 "0 ARRIVAL P delay=3", "3 RELEASE P job=1", "5 MISS P job=1", "6 JOB_DONE P job=1",
+                 "10 ARRIVAL P delay=0", "10 RELEASE P job=2", "13 JOB_DONE P job=2",
+                 "20 ARRIVAL P delay=2", "22 RELEASE P job=3", "25 JOB_DONE P job=3",
+                 "30 ARRIVAL P delay=0", "30 RELEASE P job=4", "33 JOB_DONE P job=4");
     CHECK_EQ(status_of(p).deadline_misses, 1);
     CHECK_EQ(status_of(p).max_jitter, 3);
+}
+
+/* Real-Time Mach's phase offset O [Tokuda-Nakajima 1993]: each job is
+ * ready O ticks after its arrival, then its jitter; the deadline counts
+ * from the arrival, so the offset takes from it. Period 10, D 8, O 2, J 3,
+ * seed 1 (draws 1, 1, 1, 3), 4 ticks a job: releases 3, 13, 23 and 35,
+ * ARRIVAL values (the delay to the release) 3, 3, 3, 5; job 4, preempted
+ * by Q at 37, ends at 40, after its deadline 38. max_jitter counts the jitter alone (3). A task
+ * started at 5 (phase) with O 2 is released at 7 and 17, due at 13, 23: a
+ * phase and an offset are two different things. */
+static void phase_offset_delays_each_release(void)
+{
+    harness_reset(0);
+    static const uint64_t work = TICKS(4), short_work = TICKS(1);
+    pr_task_attr_t a = attr_of("P", 2, &work);
+    a.period = 10;
+    a.deadline = 8;
+    a.offset = 2;
+    a.jitter = 3;
+    a.jitter_seed = 1;
+    pr_id_t p = create_ok(&a);
+    pr_task_attr_t b = attr_of("Q", 3, &short_work);
+    b.period = 10;
+    b.phase = 5;
+    b.deadline = 8;
+    b.offset = 2;
+    pr_id_t q = create_ok(&b);
+    CHECK_EQ(pr_host_run_ticks(40), PR_HOST_REACHED);
+    EXPECT_TRACE(EV_JOBS,
+                 "0 ARRIVAL P delay=3", "3 RELEASE P job=1", "5 ARRIVAL Q delay=2", "7 JOB_DONE P job=1",
+                 "7 RELEASE Q job=1", "8 JOB_DONE Q job=1",
+                 "10 ARRIVAL P delay=3", "13 RELEASE P job=2", "15 ARRIVAL Q delay=2", "17 JOB_DONE P job=2",
+                 "17 RELEASE Q job=2", "18 JOB_DONE Q job=2",
+                 "20 ARRIVAL P delay=3", "23 RELEASE P job=3", "25 ARRIVAL Q delay=2", "27 JOB_DONE P job=3",
+                 "27 RELEASE Q job=3", "28 JOB_DONE Q job=3",
+                 "30 ARRIVAL P delay=5", "35 ARRIVAL Q delay=2", "35 RELEASE P job=4", "37 RELEASE Q job=4",
+                 "38 JOB_DONE Q job=4", "38 MISS P job=4", "40 JOB_DONE P job=4");
+    pr_task_status_t st = status_of(p);
+    CHECK_EQ(st.offset, 2);
+    CHECK_EQ(st.max_jitter, 3);
+    CHECK_EQ(st.deadline_misses, 1);
+    CHECK_EQ(status_of(q).max_jitter, 0);
+    CHECK_EQ(status_of(q).phase, 5);
 }
 
 /* A sporadic task (minimum interarrival 5) is released by pr_task_release
@@ -127,10 +170,10 @@ static void sporadic_early_release_refused(void)
     CHECK_EQ(pr_host_run_ticks(20), PR_HOST_REACHED);
     EXPECT_TRACE(EV_JOBS,
                  "0 RELEASE B job=1",
-                 "1 ARRIVAL S jitter=0", "1 RELEASE S job=1", "3 JOB_DONE S job=1",
+                 "1 ARRIVAL S delay=0", "1 RELEASE S job=1", "3 JOB_DONE S job=1",
                  "3 ARRIVAL S PR_EAGAIN earliest=6",
-                 "6 ARRIVAL S jitter=0", "6 RELEASE S job=2", "8 JOB_DONE S job=2",
-                 "13 ARRIVAL S jitter=0", "13 RELEASE S job=3", "15 JOB_DONE S job=3");
+                 "6 ARRIVAL S delay=0", "6 RELEASE S job=2", "8 JOB_DONE S job=2",
+                 "13 ARRIVAL S delay=0", "13 RELEASE S job=3", "15 JOB_DONE S job=3");
     pr_task_status_t st = status_of(s);
     CHECK_EQ(st.arrivals, 3);
     CHECK_EQ(st.releases_refused, 1);
@@ -162,13 +205,13 @@ static void sporadic_early_release_deferred(void)
     CHECK_EQ(pr_host_run_ticks(20), PR_HOST_REACHED);
     EXPECT_TRACE(EV_JOBS,
                  "0 RELEASE B job=1",
-                 "1 ARRIVAL S jitter=0", "1 RELEASE S job=1",
+                 "1 ARRIVAL S delay=0", "1 RELEASE S job=1",
                  "2 ARRIVAL S deferred to=6",
                  "4 ARRIVAL S deferred to=11", /* the call at 4 comes before tick 4's interrupt */
                  "4 MISS S job=1",
                  "5 JOB_DONE S job=1",
-                 "6 ARRIVAL S jitter=0", "6 RELEASE S job=2", "9 MISS S job=2", "10 JOB_DONE S job=2",
-                 "11 ARRIVAL S jitter=0", "11 RELEASE S job=3", "14 MISS S job=3", "15 JOB_DONE S job=3");
+                 "6 ARRIVAL S delay=0", "6 RELEASE S job=2", "9 MISS S job=2", "10 JOB_DONE S job=2",
+                 "11 ARRIVAL S delay=0", "11 RELEASE S job=3", "14 MISS S job=3", "15 JOB_DONE S job=3");
     pr_task_status_t st = status_of(s);
     CHECK_EQ(st.arrivals, 3);
     CHECK_EQ(st.releases_deferred, 2);
@@ -198,10 +241,10 @@ static void deferred_release_behind_a_jittered_one(void)
     CHECK_EQ(pr_host_run_ticks(12), PR_HOST_REACHED);
     EXPECT_TRACE(EV_JOBS,
                  "0 RELEASE B job=1",
-                 "1 ARRIVAL S jitter=1",
+                 "1 ARRIVAL S delay=1",
                  "2 ARRIVAL S deferred to=6",
                  "2 RELEASE S job=1", "3 JOB_DONE S job=1",
-                 "6 ARRIVAL S jitter=1", "7 RELEASE S job=2", "8 JOB_DONE S job=2");
+                 "6 ARRIVAL S delay=1", "7 RELEASE S job=2", "8 JOB_DONE S job=2");
     CHECK_EQ(status_of(s).max_jitter, 1);
     CHECK_EQ(status_of(s).deadline_misses, 0);
 }
@@ -235,9 +278,9 @@ static void sporadic_released_from_an_interrupt(void)
     pr_host_set_tick_hook(NULL, NULL);
     EXPECT_TRACE(EV_JOBS | EV(PR_EV_SWITCH),
                  "0 RELEASE B job=1", "0 SWITCH B<-idle",
-                 "2 ARRIVAL S jitter=0",
+                 "2 ARRIVAL S delay=0",
                  "2 RELEASE S job=1", "2 SWITCH S<-B", "3 JOB_DONE S job=1", "3 SWITCH B<-S",
-                 "9 ARRIVAL S jitter=1",
+                 "9 ARRIVAL S delay=1",
                  "10 RELEASE S job=2", "10 SWITCH S<-B", "11 JOB_DONE S job=2", "11 SWITCH B<-S",
                  "14 JOB_DONE B job=1", "14 SWITCH idle<-B");
 }
@@ -272,18 +315,22 @@ static void bad_attributes_and_release_errors(void)
     static const uint64_t work = TICKS(1);
     pr_task_attr_t base = attr_of("X", 1, &work);
     pr_id_t id = 77;
-    struct { pr_ticks_t period, phase, deadline, mit, jitter; unsigned flags; } bad[] = {
-        {10, 0, 0, 0, 10, 0},                             /* jitter not below the period */
-        {10, 0, 4, 0, 4, 0},                              /* jitter not below the deadline */
-        {0, 0, 0, 0, 0, PR_TASK_SPORADIC},                /* sporadic without a minimum interarrival */
-        {10, 0, 0, 5, 0, PR_TASK_SPORADIC},               /* sporadic with a period */
-        {0, 3, 0, 5, 0, PR_TASK_SPORADIC},                /* sporadic with a phase */
-        {0, 0, 6, 5, 0, PR_TASK_SPORADIC},                /* deadline beyond the minimum interarrival */
-        {0, 0, 0, 5, 5, PR_TASK_SPORADIC},                /* jitter not below the minimum interarrival */
-        {10, 0, 0, 5, 0, 0},                              /* a minimum interarrival without sporadic */
-        {10, 0, 0, 0, 0, PR_TASK_DEFER_EARLY},            /* deferral without sporadic */
-        {10, 0, 0, 0, 0, 8},                              /* unknown flag */
-        {10, 0, 0, 0, (pr_ticks_t)UINT32_MAX + 1, 0},     /* jitter beyond 32 bits */
+    struct { pr_ticks_t period, phase, deadline, mit, jitter; unsigned flags; pr_ticks_t offset; } bad[] = {
+        {10, 0, 0, 0, 10, 0, 0},                          /* jitter not below the period */
+        {10, 0, 4, 0, 4, 0, 0},                           /* jitter not below the deadline */
+        {0, 0, 0, 0, 0, PR_TASK_SPORADIC, 0},             /* sporadic without a minimum interarrival */
+        {10, 0, 0, 5, 0, PR_TASK_SPORADIC, 0},            /* sporadic with a period */
+        {0, 3, 0, 5, 0, PR_TASK_SPORADIC, 0},             /* sporadic with a phase */
+        {0, 0, 6, 5, 0, PR_TASK_SPORADIC, 0},             /* deadline beyond the minimum interarrival */
+        {0, 0, 0, 5, 5, PR_TASK_SPORADIC, 0},             /* jitter not below the minimum interarrival */
+        {10, 0, 0, 5, 0, 0, 0},                           /* a minimum interarrival without sporadic */
+        {10, 0, 0, 0, 0, PR_TASK_DEFER_EARLY, 0},         /* deferral without sporadic */
+        {10, 0, 0, 0, 0, 8, 0},                           /* unknown flag */
+        {10, 0, 0, 0, (pr_ticks_t)UINT32_MAX + 1, 0, 0},  /* jitter beyond 32 bits */
+        {10, 0, 0, 0, 3, 0, 7},                           /* offset + jitter not below the period */
+        {10, 0, 5, 0, 0, 0, 5},                           /* offset not below the deadline */
+        {0, 0, 4, 5, 0, PR_TASK_SPORADIC, 4},             /* sporadic: the same, with its deadline */
+        {10, 0, 0, 0, 0, 0, (pr_ticks_t)UINT32_MAX + 1},  /* offset beyond 32 bits */
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         pr_task_attr_t a = base;
@@ -293,6 +340,7 @@ static void bad_attributes_and_release_errors(void)
         a.min_interarrival = bad[i].mit;
         a.jitter = bad[i].jitter;
         a.flags = bad[i].flags;
+        a.offset = bad[i].offset;
         CHECK_EQ(pr_task_create(&a, &id), PR_EINVAL);
         CHECK_EQ(id, 77);
     }
@@ -361,16 +409,16 @@ static void release_action_in_an_interrupt(void)
     pr_host_set_tick_hook(NULL, NULL);
     EXPECT_TRACE(EV(PR_EV_ARRIVAL) | EV(PR_EV_RELEASE),
                  "0 RELEASE B job=1",
-                 "3 ARRIVAL S jitter=0", "3 RELEASE S job=1",
+                 "3 ARRIVAL S delay=0", "3 RELEASE S job=1",
                  "7 ARRIVAL S PR_EAGAIN earliest=8",
-                 "11 ARRIVAL S jitter=0", "11 RELEASE S job=2",
+                 "11 ARRIVAL S delay=0", "11 RELEASE S job=2",
                  "15 ARRIVAL S PR_EAGAIN earliest=16");
     CHECK_EQ(irq.fired, 4);
     CHECK_EQ(irq.script.timeouts, 2);
     CHECK_EQ(status_of(s).releases_refused, 2);
 }
 
-HARNESS_MAIN(TEST_CASE(script_jobs_draw_their_execution_times),
+HARNESS_MAIN(TEST_CASE(script_jobs_draw_their_execution_times), TEST_CASE(phase_offset_delays_each_release),
              TEST_CASE(release_action_in_an_interrupt),
              TEST_CASE(jittered_releases_follow_the_seeded_draws),
              TEST_CASE(deadline_counts_from_the_arrival),

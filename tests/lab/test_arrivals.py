@@ -2,10 +2,11 @@
 case (docs/scenario-format.md, "Arrivals, jitter and execution times"):
 every refusal of the scenario keys, the simulated jobs of small files worked
 out by hand, the report's arrivals block, the example, and a property test:
-on random sets of periodic tasks with jitter and sporadic tasks (arrivals at
-the worst case and at random), whatever response-time analysis with release
-jitter [Audsley et al. 1993] proves, the kernel does (no miss, no response
-from the arrival above R_i).
+on random sets of periodic tasks with jitter and phase offsets and sporadic
+tasks (arrivals at the worst case and at random), under each of the six
+protocols, whatever response-time analysis with release jitter [Audsley et
+al. 1993] proves, the kernel does (no miss, no response from the arrival
+above R_i).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from priora.blob import BlobError, encode
 from priora.cli import main
 from priora.compiled import compile_scenario, exec_spread
 from priora.errors import ScenarioError
-from priora.model import NEEDS_PRIORITY_ORDER, Scenario
+from priora.model import NEEDS_PRIORITY_ORDER, PROTOCOLS, Scenario
 from priora.report import build_report, report_json, schema
 from priora.scenario import load, parse
 from priora.simulate import SimResult, simulate
@@ -63,6 +64,13 @@ BAD = [
     ("period = 10\ndeadline = 4\njitter = 4", "[tasks.T] jitter: 4 ticks must be below the deadline (4 ticks)"),
     ("min_interarrival = 5\njitter = 5", "[tasks.T] jitter: 5 ticks must be below the min_interarrival (5 ticks)"),
     ("period = 10\njitter = -1", "[tasks.T] jitter: must be >= 0, got -1"),
+    ("period = 10\noffset = 10", "[tasks.T] offset: 10 ticks must be below the period (10 ticks)"),
+    ("period = 10\ndeadline = 5\noffset = 5", "[tasks.T] offset: 5 ticks must be below the deadline (5 ticks)"),
+    ("period = 10\noffset = 4\njitter = 6", "[tasks.T] jitter: offset + jitter (10 ticks) must be below the "
+     "period (10 ticks)"),
+    ("min_interarrival = 5\noffset = 2\njitter = 3", "[tasks.T] jitter: offset + jitter (5 ticks) must be below "
+     "the min_interarrival (5 ticks)"),
+    ("period = 10\noffset = -1", "[tasks.T] offset: must be >= 0, got -1"),
     ("period = 10\nbcet = 3", "[tasks.T] bcet: 3 ticks exceeds the body's compute total 2 ticks (the worst case)"),
     ("period = 10\nwcet = 3", "[tasks.T] wcet: 3 ticks differs from the body's compute total 2 ticks "
      "(the worst case)"),
@@ -288,6 +296,54 @@ def test_hard_miss_importance_and_abort_time() -> None:
         assert aborts == 3
 
 
+OFFSET = (
+    HEAD
+    + """
+[tasks.A]
+priority = 2
+period = 10
+start = 5
+offset = 2
+deadline = 4
+body = ["compute 1"]
+
+[tasks.B]
+priority = 1
+period = 10
+phase = 7
+deadline = 4
+body = ["compute 1"]
+"""
+)
+
+
+def test_a_phase_offset_is_not_a_later_start() -> None:
+    # Real-Time Mach's pair [Tokuda-Nakajima 1993]: A starts at 5 and its
+    # phase offset 2 makes each job ready 2 ticks into its period (releases
+    # 7, 17, 27), due 4 after the period's start (9, 19, 29); B, whose first
+    # release is simply 7, is due at 11, 21, 31. B runs after A each time.
+    run = simulate(parse(OFFSET, "o.toml"), 30)
+    assert jobs_of(run, 0) == [(7, 8, 9), (17, 18, 19), (27, 28, 29)]
+    assert jobs_of(run, 1) == [(7, 9, 11), (17, 19, 21), (27, 29, 31)]
+    s = parse(OFFSET, "o.toml")
+    assert (s.tasks[0].phase, s.tasks[0].offset, s.tasks[1].phase, s.tasks[1].offset) == (5, 2, 7, 0)
+    assert compile_scenario(s).tasks[0].offset == 2
+    row = build_report(run).arrivals["A"]
+    assert (row.arrivals, row.max_jitter, row.max_response) == (3, 0, 3)
+    assert list(build_report(run).arrivals) == ["A"]  # B has neither jitter nor an offset
+    analysis = analyze(s, ["pip"]).protocols["pip"]
+    # A: R = O + C = 3 <= 4; B: C + A's C = 2, from its release (no offset).
+    assert {n: (r.response, r.meets_deadline) for n, r in analysis.tasks.items()} == {
+        "A": (3, True), "B": (2, True)
+    }  # fmt: skip
+    assert (
+        analysis.tests["liu_layland"].reason
+        == "task A has a phase offset, which the utilisation bounds do not cover"
+    )
+    with pytest.raises(BlobError):
+        encode(compile_scenario(s), 10)
+
+
 # ---------------------------------------------------------------- the example
 
 
@@ -353,7 +409,8 @@ SETS = 1500
 def random_arrival_set(rng: random.Random) -> str:
     """2 to 5 tasks (utilisation 0.3 to 0.9 at their most frequent, UUniFast),
     one to all but one of them periodic with jitter below min(T, D) half the
-    time, the others sporadic with a deadline up to their minimum
+    time and a phase offset (offset + jitter below min(T, D)) three times in
+    ten, the others sporadic with a deadline up to their minimum
     interarrival time, asked for at the worst case (0, T, 2T, ...) or at
     random gaps (some too early: refused or deferred); 1 or 2 mutexes; bcet
     one time in three."""
@@ -377,8 +434,12 @@ def random_arrival_set(rng: random.Random) -> str:
         keys = [f"[tasks.T{i}]", f"priority = {priorities[i]}"]
         deadline = rng.randint(wcet, gap) if rng.random() < 0.4 else gap
         keys.append(f"deadline = {deadline}")
-        if rng.random() < 0.5 and deadline > 1:
-            keys.append(f"jitter = {rng.randint(1, min(gap, deadline) - 1)}")
+        jitter = rng.randint(1, min(gap, deadline) - 1) if rng.random() < 0.5 and deadline > 1 else 0
+        if jitter:
+            keys.append(f"jitter = {jitter}")
+        room = min(gap, deadline) - 1 - jitter  # the release comes before the next arrival and the deadline
+        if rng.random() < 0.3 and room > 0:
+            keys.append(f"offset = {rng.randint(1, room)}")
         if rng.random() < 0.33:
             keys.append(f"bcet = {rng.randint(0, wcet)}")
         keys.append(f"seed = {rng.randrange(2**32)}")
@@ -407,6 +468,8 @@ class Coverage:
     tasks: int = 0  # tasks with a finite R, checked job by job
     jittered: int = 0  # ... of which with jitter
     sporadic: int = 0  # ... of which sporadic
+    sporadic_jittered: int = 0  # ... of which sporadic with jitter
+    offset: int = 0  # ... of which with a phase offset
     tight: int = 0  # ... whose largest response from the arrival equals R
     schedulable: int = 0
     refused: int = 0  # sets in which the kernel refused an early arrival
@@ -433,6 +496,8 @@ def check(text: str, protocol: str, coverage: Coverage) -> list[str]:
         coverage.tasks += 1
         coverage.jittered += t.jitter > 0
         coverage.sporadic += t.sporadic
+        coverage.sporadic_jittered += t.sporadic and t.jitter > 0
+        coverage.offset += t.offset > 0
         jobs = run.jobs[run.jobs["task"] == index]
         arrival = jobs["deadline"] - t.deadline * tick  # deadlines count from arrivals
         finished = jobs["finish"] != native.NEVER
@@ -448,7 +513,7 @@ def check(text: str, protocol: str, coverage: Coverage) -> list[str]:
     return problems
 
 
-@pytest.mark.parametrize("protocol", ["none", "pip", "pcp"])
+@pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_the_kernel_agrees_with_the_analysis_with_jitter_and_sporadic_tasks(protocol: str) -> None:
     rng = random.Random(20261125)
     coverage = Coverage()
@@ -459,6 +524,7 @@ def test_the_kernel_agrees_with_the_analysis_with_jitter_and_sporadic_tasks(prot
     assert coverage.sets > SETS * 0.95  # a few sets have a lock with a timeout of 0...
     assert coverage.tasks > SETS * 2
     assert coverage.jittered > SETS * 0.8 and coverage.sporadic > SETS * 0.8
+    assert coverage.sporadic_jittered > SETS * 0.3 and coverage.offset > SETS * 0.3
     assert coverage.tight > SETS * 0.3
     assert coverage.schedulable > SETS * 0.1
     assert coverage.refused > SETS * 0.1

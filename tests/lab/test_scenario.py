@@ -705,7 +705,7 @@ BAD_FILES = [
     ),
     (
         "unknown_key_task",
-        "unknown_key_task.toml: [tasks.T] deadlne: unknown key (expected one of: priority, period, phase, deadline, body, min_interarrival, arrivals, early_release, jitter, bcet, wcet, distribution, seed, deadline_kind, importance, abort_time, start, class, nice, group)",
+        "unknown_key_task.toml: [tasks.T] deadlne: unknown key (expected one of: priority, period, phase, deadline, body, min_interarrival, arrivals, early_release, jitter, bcet, wcet, distribution, seed, deadline_kind, importance, abort_time, start, offset, class, nice, group)",
     ),
     # Tables of the wrong type
     (

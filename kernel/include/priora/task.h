@@ -15,8 +15,9 @@
  * released at its phase, which ends when its entry function returns.
  *
  * Arrival and release: job k arrives at phase + (k-1) T and is released at
- * that arrival + j_k, where j_k in [0, J] is drawn from the task's seeded
- * generator (J = 0: j_k = 0); its deadline counts from its arrival. A
+ * that arrival + O + j_k, O the task's phase offset and j_k in [0, J] drawn
+ * from the task's seeded generator (J = 0: j_k = 0); its deadline counts
+ * from its arrival. A
  * sporadic task's jobs arrive by pr_task_release, at least its minimum
  * interarrival time apart ([Tokuda-Nakajima 1993], section 2.1). See
  * docs/semantics.md.
@@ -51,6 +52,8 @@ typedef struct pr_task_attr {
     uint32_t jitter_seed; /* seed of the task's draws of j (xorshift32); 0 is taken as 1 */
     uint32_t importance;  /* chooses the job to abort at a hard miss: the least important first */
     pr_ticks_t abort_time;/* soft: a job still running this long after its arrival is aborted; 0 = never */
+    pr_ticks_t offset;    /* phase offset O ([Tokuda-Nakajima 1993]): each job is ready O ticks after
+                             its arrival, before its jitter; its deadline counts from the arrival */
 } pr_task_attr_t;
 
 /* pr_task_attr_t.flags */
@@ -61,7 +64,7 @@ typedef struct pr_task_attr {
 
 /* Fills *attr with defaults: no name, priority 0, no entry, one job at once,
  * no deadline, no watchdog, real-time, nice 0, the creator's privilege group,
- * not sporadic, no jitter. */
+ * not sporadic, no jitter, no phase offset. */
 void pr_task_attr_init(pr_task_attr_t *attr);
 
 typedef enum pr_task_state {
@@ -109,12 +112,13 @@ typedef struct pr_task_status {
     uint32_t releases_refused; /* sporadic: pr_task_release calls refused as too early */
     uint32_t releases_deferred;/* sporadic: early releases deferred so far (arrived or not) */
     uint32_t releases_pending; /* sporadic: deferred releases that have not arrived yet */
-    pr_ticks_t max_jitter;     /* the largest release - arrival seen, ticks */
+    pr_ticks_t max_jitter;     /* the largest release - arrival - offset seen, ticks */
     uint32_t importance;
     pr_ticks_t abort_time;
     uint32_t hard_misses;      /* of deadline_misses, those of a hard task (the rest are soft) */
     uint32_t jobs_aborted;     /* its jobs aborted (a hard miss chose it, or its abort time) */
     int job_aborted;           /* 1 while its current job is aborted and not ended */
+    pr_ticks_t offset;         /* as created */
 } pr_task_status_t;
 
 /* Creates a task from the pool and returns its id in *id. A deadline with

@@ -44,6 +44,8 @@ def _periodic_problem(ts: TaskSet) -> str | None:
             return f"task {t.name} has no period"
         if t.jitter:
             return f"task {t.name} has release jitter, which this test does not cover"
+        if t.offset:
+            return f"task {t.name} has a phase offset, which this test does not cover"
     return None
 
 

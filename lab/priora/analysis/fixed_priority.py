@@ -79,7 +79,11 @@ def response_time(
     [Bril-Lukkien-Verhaegh 2009]. With release jitter [Audsley et al. 1993]
     an interferer's jobs count as ceil((S_q + J_j) / T_j), the busy period
     holds ceil((L + J_i) / T_i) jobs of the task, and its response is
-    counted from the arrival: R_i = max_q (S_q + F - q T_i) + J_i. A
+    counted from the arrival: R_i = max_q (S_q + F - q T_i) + J_i. A phase
+    offset O_i [Tokuda-Nakajima 1993] delays every release of the task by
+    the same amount, so its releases keep their pattern (nothing changes
+    for the tasks it interferes with) and its own response from the arrival
+    gains O_i: R_i = max_q (S_q + F - q T_i) + J_i + O_i. A
     sporadic task counts with its minimum interarrival time as T. A task
     without a period has one job; an
     interferer without a period counts once. ceil counts the jobs released
@@ -133,7 +137,7 @@ def response_time(
         start = least_fixed_point(fixed + q * task.wcet + task.wcet - final)
         if start is None:
             return _not_converged(deadline, worst, max_steps)
-        worst = max(worst, start + final - q * (task.period or 0) + task.jitter)
+        worst = max(worst, start + final - q * (task.period or 0) + task.jitter + task.offset)
     return Response(worst, None if deadline is None else worst <= deadline, False)
 
 
@@ -185,6 +189,8 @@ def rate_monotonic_problem(ts: TaskSet) -> str | None:
     for t in ts.tasks:
         if t.jitter:
             return f"task {t.name} has release jitter, which the utilisation bounds do not cover"
+        if t.offset:
+            return f"task {t.name} has a phase offset, which the utilisation bounds do not cover"
         if t.deadline is not None and t.period is not None and t.deadline < t.period:
             return f"task {t.name} has a deadline shorter than its period"
     for a in ts.tasks:

@@ -75,6 +75,9 @@ class TaskInfo:
     # Release jitter J: each job is released up to J ticks after its arrival
     # (a sporadic task's period is its minimum interarrival time).
     jitter: int = 0
+    # Real-Time Mach's phase offset O: every job is released O ticks after its
+    # arrival (before its jitter); its deadline still counts from the arrival.
+    offset: int = 0
     # Per mutex it locks, its longest section there: computed once, so that
     # the rules read it in constant time whatever the body's length.
     _longest: Mapping[str, int] = field(init=False, repr=False, compare=False)
@@ -396,6 +399,7 @@ def extract(scenario: Scenario) -> TaskSet:
                 final_region(task.body),
                 timeshare=task.timeshare,
                 jitter=task.jitter,
+                offset=task.offset,
             )
         )
         edges.extend(Edge(h, m, task.name) for h, m in pairs)
