@@ -232,16 +232,32 @@ def test_jitter_deadline_counts_from_the_arrival() -> None:
     assert (row.arrivals, row.max_jitter, row.max_response) == (4, 3, 6)
 
 
+def documented_job_lengths(seed: int, spread: int, amount_ns: int, jobs: int) -> list[int]:
+    """docs/api.md's rule, written out: the state starts at the seed mixed
+    (seed XOR 0x9E3779B9, docs/scenario-format.md), each job advances it
+    once (xorshift32) and computes floor(amount * r / 65536), r = 65536 -
+    spread + x mod (spread + 1)."""
+    x, lengths = (seed ^ 0x9E3779B9) or 1, []
+    for _ in range(jobs):
+        x ^= (x << 13) & 0xFFFFFFFF
+        x ^= x >> 17
+        x ^= (x << 5) & 0xFFFFFFFF
+        r = 65536 - spread + x % (spread + 1)
+        lengths.append(amount_ns * r // 65536)
+    return lengths
+
+
 def test_execution_times_are_drawn_per_job() -> None:
-    # bcet 2 of 4: each job computes floor(4 ms * r / 65536) with r uniform in
-    # [32768, 65536]: seed 0 mixed gives these; the same seed, the same jobs.
+    # bcet 2 of 4: spread 32768, each job computes floor(4 ms * r / 65536)
+    # with r in [32768, 65536], exactly as the documented rule gives them;
+    # the same seed, the same jobs; another seed, other jobs.
     text = HEAD + '[tasks.P]\npriority = 2\nperiod = 10\nbcet = 2\nseed = 0\nbody = ["compute 4"]\n'
     run = simulate(parse(text, "e.toml"), 40)
     work = (run.jobs["finish"] - run.jobs["release"]).tolist()
-    assert all(2 * 10**6 <= w <= 4 * 10**6 for w in work) and len(set(work)) == 4
+    assert work == documented_job_lengths(0, 32768, 4 * 10**6, 4) == [2562622, 2326477, 2371643, 2588745]
     assert (simulate(parse(text, "e.toml"), 40).jobs == run.jobs).all()
     other = simulate(parse(text.replace("seed = 0", "seed = 1"), "e.toml"), 40)
-    assert (other.jobs["finish"] - other.jobs["release"]).tolist() != work
+    assert (other.jobs["finish"] - other.jobs["release"]).tolist() == documented_job_lengths(1, 32768, 4 * 10**6, 4)
 
 
 HARD = (
