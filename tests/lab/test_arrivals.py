@@ -257,7 +257,9 @@ def test_execution_times_are_drawn_per_job() -> None:
     assert work == documented_job_lengths(0, 32768, 4 * 10**6, 4) == [2562622, 2326477, 2371643, 2588745]
     assert (simulate(parse(text, "e.toml"), 40).jobs == run.jobs).all()
     other = simulate(parse(text.replace("seed = 0", "seed = 1"), "e.toml"), 40)
-    assert (other.jobs["finish"] - other.jobs["release"]).tolist() == documented_job_lengths(1, 32768, 4 * 10**6, 4)
+    assert (other.jobs["finish"] - other.jobs["release"]).tolist() == documented_job_lengths(
+        1, 32768, 4 * 10**6, 4
+    )
 
 
 HARD = (
