@@ -63,6 +63,7 @@ static const pr_lab_constant_t constants[] = {
     ROW("action", "receive", PR_ACT_RECEIVE), ROW("action", "set", PR_ACT_EVENTS_SET),
     ROW("action", "clear", PR_ACT_EVENTS_CLEAR), ROW("action", "wait", PR_ACT_EVENTS_WAIT),
     ROW("action", "rtprio", PR_ACT_RTPRIO), ROW("action", "nice", PR_ACT_NICE),
+    ROW("action", "release", PR_ACT_RELEASE),
     /* the kinds of span (intervals.h) */
     ROW("span", "EXEC", PR_SPAN_EXEC), ROW("span", "HOLD", PR_SPAN_HOLD), ROW("span", "BLOCKED", PR_SPAN_BLOCKED),
     ROW("span", "RECOVERY", PR_SPAN_RECOVERY), ROW("span", "BOOST", PR_SPAN_BOOST),

@@ -114,6 +114,8 @@ def kernel_action(scenario: Scenario, a: Action) -> KernelAction:
         sem = scenario.queue_index(a.resource)
     elif a.kind in ("set", "clear", "wait"):
         sem = scenario.events_index(a.resource)
+    elif a.kind == "release":
+        sem = scenario.task_index(a.resource)
     else:
         sem = scenario.resource_index(a.resource)
     options = amount = 0

@@ -38,6 +38,7 @@ ActionKind = Literal[
     "wait",
     "rtprio",
     "nice",
+    "release",
 ]
 
 TIME_UNITS: tuple[TimeUnit, ...] = ("tick", "us", "ms")
@@ -81,9 +82,10 @@ class Action:
     """One step of a task body.
 
     kind     compute | lock | unlock | down | up | delay | send | receive |
-             set | clear | wait | rtprio | nice
+             set | clear | wait | rtprio | nice | release
     resource the object named: a semaphore (lock/unlock/down/up), a queue
-             (send/receive), event flags (set/clear/wait); else None
+             (send/receive), event flags (set/clear/wait), a sporadic task
+             (release: pr_task_release); else None
     ticks    compute and delay: the amount, in ticks; else 0
     timeout  lock, down, send, receive, wait: ticks to wait, None = forever
     priority send: the message's priority; None = the sender's;
@@ -373,6 +375,9 @@ class Scenario:
 
     def events_index(self, name: str) -> int:
         return [e.name for e in self.events].index(name)
+
+    def task_index(self, name: str) -> int:
+        return [t.name for t in self.tasks].index(name)
 
     @property
     def timer_service(self) -> int | None:

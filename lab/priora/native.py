@@ -241,7 +241,7 @@ PROTOCOL_NUMBER = {"none": 0, "pip": 1, "pcp": 2, "ipcp": 3, "npcs": 4, "rcs": 5
 PROTOCOL_NAME = {number: name for name, number in PROTOCOL_NUMBER.items()}
 ACTION_NUMBER = {
     "compute": 1, "lock": 2, "unlock": 3, "down": 4, "up": 5, "delay": 6, "send": 9, "receive": 10, "set": 11,
-    "clear": 12, "wait": 13, "rtprio": 15, "nice": 16,
+    "clear": 12, "wait": 13, "release": 14, "rtprio": 15, "nice": 16,
 }  # fmt: skip
 PR_ACT_RTPRIO_OFF = 2**64 - 1  # PR_ACT_RTPRIO's amount: out of the real-time band
 NICE_MIN = -20  # PR_NICE_MIN: PR_ACT_NICE's amount is the nice value - NICE_MIN

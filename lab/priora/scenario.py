@@ -109,11 +109,13 @@ _TIMER_KEYS = ("phase", "period", "priority", "body")
 _INTERRUPT_KEYS = ("phase", "period", "body")
 _ACTIONS: tuple[ActionKind, ...] = (
     "compute", "lock", "unlock", "down", "up", "delay", "send", "receive", "set", "clear", "wait", "rtprio",
-    "nice",
+    "nice", "release",
 )  # fmt: skip
-_ACTIONS_TEXT = "compute, lock, unlock, down, up, delay, send, receive, set, clear, wait, rtprio or nice"
+_ACTIONS_TEXT = (
+    "compute, lock, unlock, down, up, delay, send, receive, set, clear, wait, rtprio, nice or release"
+)
 # What a timer's or an interrupt's body may do: nothing that waits or computes.
-_ONCE_ACTIONS: tuple[ActionKind, ...] = ("up", "send", "set", "clear")
+_ONCE_ACTIONS: tuple[ActionKind, ...] = ("up", "send", "set", "clear", "release")
 # Resource kinds that are not semaphores, and the keys they take.
 _OBJECT_KINDS = ("queue", "events")
 _QUEUE_KEYS = ("kind", "length", "message_order", "inherit")
@@ -213,6 +215,7 @@ def parse(text: str, source: str, *, check_default_horizon: bool = True) -> Scen
         timers=timers, interrupts=interrupts,
     )  # fmt: skip
     _check_ceilings(source, scenario)
+    _check_releases(source, scenario)
     system_table = doc.get("system", {})
     if timers and not (isinstance(system_table, Mapping) and "timer_service_priority" in system_table):
         # By default the service runs at the top level: 31 while the file's
@@ -986,6 +989,25 @@ def _periodic(
     return Periodic(name, phase, period, priority, body)
 
 
+def _check_releases(source: str, scenario: Scenario) -> None:
+    """Each "release T" of a task's, a timer's or an interrupt's body names a
+    sporadic task of the file (pr_task_release: an external event makes its
+    job arrive, refused or deferred when it comes too early)."""
+    sporadic = {t.name for t in scenario.tasks if t.sporadic}
+    names = {t.name for t in scenario.tasks}
+    bodies = [("tasks", t.name, t.body) for t in scenario.tasks]
+    bodies += [("timers", p.name, p.body) for p in scenario.timers]
+    bodies += [("interrupts", p.name, p.body) for p in scenario.interrupts]
+    for table, name, body in bodies:
+        for i, a in enumerate(body):
+            if a.kind != "release" or a.resource in sporadic:
+                continue
+            where = _At(source, _label(table, name)).field("body").item(i)
+            if a.resource not in names:
+                where.fail(f"release {a.resource}: no task {a.resource} in the file")
+            where.fail(f"release {a.resource}: not a sporadic task (give it min_interarrival)")
+
+
 def _check_ceilings(source: str, scenario: Scenario) -> None:
     """A ceiling given in the file covers every task that locks the mutex:
     the kernel refuses a lock by a task whose base priority is above the
@@ -1086,7 +1108,7 @@ def _body(
     at: _At, value: object, resources: Mapping[str, _Object], clock: _Clock, once: str | None = None
 ) -> tuple[Action, ...]:
     """A body's actions. `once` (a timer's or an interrupt's body) says where
-    it runs: it may only up, send, set and clear, never waiting."""
+    it runs: it may only up, send, set, clear and release, never waiting."""
     if value is None:
         at.fail("missing: a task needs a body, a list of actions")
     if not isinstance(value, list):
@@ -1097,7 +1119,9 @@ def _body(
     if once is not None:
         for i, action in enumerate(actions):
             if action.kind not in _ONCE_ACTIONS:
-                at.item(i).fail(f"{action.kind}: {once} and never waits (expected up, send, set or clear)")
+                at.item(i).fail(
+                    f"{action.kind}: {once} and never waits (expected up, send, set, clear or release)"
+                )
             if action.timeout is not None:
                 at.item(i).fail(f"timeout: {once} and never waits (its calls take timeout 0)")
     _check_sections(at, actions)
@@ -1121,6 +1145,10 @@ def _action(at: _At, item: object, resources: Mapping[str, _Object], clock: _Clo
         return _events_action(at, item, kind, words[1:], resources, clock)
     if kind in ("rtprio", "nice"):
         return _band_action(at, item, kind, words[1:])
+    if kind == "release":  # its task is checked once every task is known (_check_releases)
+        if len(words) != 2:
+            _malformed(at, item, kind)
+        return Action("release", resource=words[1])
     return _resource_action(at, item, kind, words[1:], resources, clock)
 
 
@@ -1183,6 +1211,7 @@ def _malformed(at: _At, item: str, kind: ActionKind) -> NoReturn:
         "wait": '"wait E MASK any|all [clear] [timeout T]"',
         "rtprio": '"rtprio N" or "rtprio off"',
         "nice": '"nice N"',
+        "release": '"release T", T a sporadic task',
     }
     at.fail(f"malformed action {json.dumps(item)} (expected {shapes[kind]})")
 

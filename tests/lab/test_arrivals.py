@@ -362,6 +362,77 @@ def test_a_phase_offset_is_not_a_later_start() -> None:
         encode(compile_scenario(s), 10)
 
 
+RELEASED = (
+    HEAD.rstrip()
+    + """
+horizon = 18
+
+[tasks.handler]
+priority = 5
+min_interarrival = 4
+early_release = "EARLY"
+body = ["compute 1"]
+
+[tasks.clock]
+priority = 1
+period = 20
+body = ["compute 1"]
+
+[interrupts.device]
+phase = 1
+period = 3
+body = ["release handler"]
+"""
+)
+
+
+def test_an_interrupt_releases_a_sporadic_task() -> None:
+    # The device interrupts at 1, 4, 7, 10, 13 and 16 and releases handler
+    # (min interarrival 4). Refused: 4, 10 and 16 (3 after an arrival), each
+    # a failed call of the interrupt's body. Deferred: 4 -> 5, 7 -> 9, 10 ->
+    # 13, 13 -> 17, 16 -> 21 (still pending when the run stops at 18).
+    for early, jobs, refused, deferred in (
+        ("refuse", [(1, 2, 5), (7, 8, 11), (13, 14, 17)], 3, 0),
+        ("defer", [(1, 2, 5), (5, 6, 9), (9, 10, 13), (13, 14, 17), (17, 18, 21)], 0, 5),
+    ):
+        s = parse(RELEASED.replace("EARLY", early), "r.toml")
+        assert s.interrupts[0].body[0].text() == "release handler"
+        assert compile_scenario(s).interrupts[0].actions[0].kind == native.PR_ACT_RELEASE
+        run = simulate(s)
+        assert jobs_of(run, 0) == jobs
+        report = build_report(run)
+        row = report.arrivals["handler"]
+        assert (row.arrivals, row.refused, row.deferred) == (len(jobs), refused, deferred)
+        assert (report.interrupts["device"].runs, report.interrupts["device"].failed_calls) == (6, refused)
+
+
+def test_a_timer_releases_a_sporadic_task() -> None:
+    # The pace timer expires at 2, 7, 12 and 17 and its body, in the timer
+    # service task (more urgent: the top level), releases handler: 5 ticks
+    # apart, never too early.
+    text = RELEASED.replace('early_release = "EARLY"\n', "").replace(
+        "[interrupts.device]\nphase = 1\nperiod = 3", "[timers.pace]\nphase = 2\nperiod = 5"
+    )
+    run = simulate(parse(text, "t.toml"))
+    assert jobs_of(run, 0) == [(2, 3, 6), (7, 8, 11), (12, 13, 16), (17, 18, 21)]
+    assert build_report(run).arrivals["handler"].refused == 0
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ('"release clock"', "release clock: not a sporadic task (give it min_interarrival)"),
+        ('"release nobody"', "release nobody: no task nobody in the file"),
+        ('"release"', 'malformed action "release" (expected "release T", T a sporadic task)'),
+    ],
+)
+def test_a_release_names_a_sporadic_task(body: str, message: str) -> None:
+    text = RELEASED.replace("EARLY", "refuse").replace('body = ["release handler"]', f"body = [{body}]")
+    with pytest.raises(ScenarioError) as caught:
+        parse(text, "r.toml")
+    assert str(caught.value) == f"r.toml: [interrupts.device] body[0]: {message}"
+
+
 # ---------------------------------------------------------------- the example
 
 

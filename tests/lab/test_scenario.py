@@ -985,11 +985,11 @@ BAD_FILES = [
     ),
     (
         "action_unknown",
-        'action_unknown.toml: [tasks.T] body[1]: unknown action "run 2" (expected compute, lock, unlock, down, up, delay, send, receive, set, clear, wait, rtprio or nice)',
+        'action_unknown.toml: [tasks.T] body[1]: unknown action "run 2" (expected compute, lock, unlock, down, up, delay, send, receive, set, clear, wait, rtprio, nice or release)',
     ),
     (
         "action_empty",
-        "action_empty.toml: [tasks.T] body[1]: empty action (expected compute, lock, unlock, down, up, delay, send, receive, set, clear, wait, rtprio or nice)",
+        "action_empty.toml: [tasks.T] body[1]: empty action (expected compute, lock, unlock, down, up, delay, send, receive, set, clear, wait, rtprio, nice or release)",
     ),
     (
         "action_malformed",

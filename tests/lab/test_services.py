@@ -356,7 +356,7 @@ BAD = [
     (
         f'{HEAD}[timers.t]\nperiod = 2\nbody = ["receive Q"]\n\n[tasks.T]\npriority = 1\nbody = ["compute 1"]\n',
         "x.toml: [timers.t] body[0]: receive: a timer's body runs in the timer service task and never waits "
-        "(expected up, send, set or clear)",
+        "(expected up, send, set, clear or release)",
     ),
     (
         f'{HEAD}[interrupts.i]\nperiod = 2\nbody = ["send Q timeout 0"]\n\n[tasks.T]\npriority = 1\nbody = ["compute 1"]\n',
@@ -366,7 +366,7 @@ BAD = [
     (
         f'{HEAD}[interrupts.i]\nperiod = 2\nbody = ["compute 1"]\n\n[tasks.T]\npriority = 1\nbody = ["compute 1"]\n',
         "x.toml: [interrupts.i] body[0]: compute: an interrupt's body runs in the tick interrupt and never waits "
-        "(expected up, send, set or clear)",
+        "(expected up, send, set, clear or release)",
     ),
     (
         f'{HEAD}[timers.t]\nbody = ["up S"]\n\n[tasks.T]\npriority = 1\nbody = ["compute 1"]\n',
