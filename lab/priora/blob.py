@@ -3,24 +3,33 @@ memory (docs/qemu-run.md). QEMU's generic loader puts it at ADDRESS, where
 the RISC-V scenario runner (ports/riscv/apps/scenario_runner.c) checks it
 and creates the kernel objects, so no image is relinked per scenario.
 
-Version 5, every field little-endian:
+Version 6, every field little-endian:
 
-    header     80 bytes   magic "PRSB", version, sizes, CRC-32, tick_hz,
+    header     88 bytes   magic "PRSB", version, sizes, CRC-32, tick_hz,
                           counts, quantum, horizon, trace limit; the counts
                           of queues, event flags, timers and interrupts and
                           the timer service's priority (version 3 had zeros);
                           the time-sharing band's levels, slice and decay
-                          period (version 4 had a 64-byte header without them)
+                          period (version 4 had a 64-byte header without
+                          them); the privileges of groups 2..8; the count of
+                          the arrivals' interrupts (version 5 had 80 bytes)
     semaphores 48 bytes each, in id order (version 2 had 40: no recovery;
                version 1 had 32: no ceiling)
     queues     32 bytes each, in id order: name, length, flags
     events     16 bytes each, in id order: name
-    tasks      64 bytes each, in id order; at offset 28 the class (0
+    tasks      96 bytes each, in id order; at offset 28 the class (0
                real-time, 1 time sharing) and the nice value (signed),
                a byte each, and the privilege group at 30 (0 before
-               version 5: then the system group)
+               version 5: then the system group); from offset 56 (version
+               6; 8 bytes of zeros before) the arrival attributes:
+               flags, min_interarrival, jitter, jitter_seed, importance,
+               abort_time, offset, the interpreter's exec_spread and
+               exec_state, and the arrivals at tick 0 (pr_task_release
+               calls the runner makes before the run), 4 bytes each
     timers and interrupts
-               48 bytes each, timers first, in file order: name, priority,
+               48 bytes each, timers first, in file order, then the
+               arrivals' interrupts (one per tick with arrivals, in tick
+               order: priora.compiled.arrival_interrupts): name, priority,
                first action, count, phase, period
     actions    24 bytes each (the kernel's pr_action_t), every task's body
                in task order, then every timer's and interrupt's; each
@@ -33,6 +42,7 @@ from __future__ import annotations
 import struct
 import zlib
 
+from priora import native
 from priora.compiled import (
     KernelAction,
     KernelPeriodic,
@@ -40,11 +50,12 @@ from priora.compiled import (
     KernelScenario,
     KernelSemaphore,
     KernelTask,
+    arrival_interrupts,
 )
 from priora.errors import PrioraError
 
 MAGIC = b"PRSB"
-VERSION = 5
+VERSION = 6
 ADDRESS = 0x8700_0000  # in QEMU virt's RAM (0x8000_0000 .. 0x8800_0000 with -m 128M)
 LIMIT = 16 * 1024 * 1024  # the blob may use RAM from ADDRESS to the end: 16 MiB
 
@@ -54,12 +65,14 @@ LIMIT = 16 * 1024 * 1024  # the blob may use RAM from ADDRESS to the end: 16 MiB
 # event flags, timers, interrupts, the timer service's priority; the
 # time-sharing band's levels (0 = none), slice and decay (ticks; 0 = the
 # kernel's defaults), the privileges of groups 2..8 (4 bits each, group g's
-# at bit 4 (g - 2)).
-HEADER = struct.Struct("<4sHHIIIHHIIQQIHHHHIIIII")
+# at bit 4 (g - 2)); the arrivals' interrupts after the file's, 0.
+HEADER = struct.Struct("<4sHHIIIHHIIQQIHHHHIIIIIII")
 # name, value, max (0 = none), flags, protocol, ceiling, 0, recovery (ns; rcs only)
 SEMAPHORE = struct.Struct("<16siiIiIIQ")
-# name, priority, first action, count, class, nice, group, 0, period, phase, deadline
-TASK = struct.Struct("<16siIIBbBBQQQ8x")
+# name, priority, first action, count, class, nice, group, 0, period, phase, deadline;
+# flags, min_interarrival, jitter, jitter_seed, importance, abort_time, offset,
+# exec_spread, exec_seed, arrivals at tick 0
+TASK = struct.Struct("<16siIIBbBBQQQIIIIIIIIII")
 QUEUE = struct.Struct("<16sII8x")  # name, length, flags (PR_MSGQ_*)
 EVENTS = struct.Struct("<16s")  # name
 PERIODIC = struct.Struct("<16sIIIIQQ")  # name, priority, first action, count, 0, phase, period
@@ -89,11 +102,9 @@ def encode(kernel: KernelScenario, horizon_ticks: int | None, *, trace_limit: in
     if not 0 <= horizon <= U64 or (horizon_ticks is not None and horizon == 0):
         raise BlobError(f"horizon {horizon_ticks} ticks does not fit a blob (1 .. 2^64-1)")
     for t in kernel.tasks:
-        if t.flags or t.jitter or t.exec_spread or t.arrivals or t.abort_time or t.offset:
-            raise BlobError(
-                f"task {t.name}: sporadic tasks, release jitter, drawn execution times, hard deadlines and "
-                "abort times do not run on QEMU yet (the blob has no room for them): use priora simulate"
-            )
+        fields = (t.min_interarrival, t.jitter, t.abort_time, t.offset, t.importance, t.jitter_seed)
+        if not all(0 <= f <= U32 for f in (*fields, t.exec_seed)):
+            raise BlobError(f"task {t.name}: an arrival attribute does not fit a blob (0 .. 2^32-1)")
     for s in kernel.semaphores:
         if not 0 <= s.recovery <= U64:
             raise BlobError(f"semaphore {s.name}: recovery {s.recovery} ns does not fit a blob (0 .. 2^64-1)")
@@ -108,24 +119,16 @@ def encode(kernel: KernelScenario, horizon_ticks: int | None, *, trace_limit: in
     actions: list[bytes] = []
     first = 0
     for t in kernel.tasks:
-        tasks.append(
-            TASK.pack(
-                _name(t.name),
-                t.priority,
-                first,
-                len(t.actions),
-                t.sched_class,
-                t.nice,
-                t.priv_group,
-                0,
-                t.period,
-                t.phase,
-                t.deadline,
-            )  # fmt: skip
-        )
+        entry = TASK.pack(
+            _name(t.name), t.priority, first, len(t.actions), t.sched_class, t.nice, t.priv_group, 0,
+            t.period, t.phase, t.deadline, t.flags, t.min_interarrival, t.jitter, t.jitter_seed,
+            t.importance, t.abort_time, t.offset, t.exec_spread, t.exec_seed, t.arrivals.count(0),
+        )  # fmt: skip
+        tasks.append(entry)
         actions.extend(ACTION.pack(a.kind, a.sem, a.timeout, a.options, a.amount) for a in t.actions)
         first += len(t.actions)
-    for p in (*kernel.timers, *kernel.interrupts):
+    arrivals = arrival_interrupts(kernel.tasks)
+    for p in (*kernel.timers, *kernel.interrupts, *arrivals):
         periodics.append(
             PERIODIC.pack(_name(p.name), p.priority, first, len(p.actions), 0, p.phase, p.period)
         )
@@ -139,7 +142,7 @@ def encode(kernel: KernelScenario, horizon_ticks: int | None, *, trace_limit: in
         MAGIC, VERSION, HEADER.size, total, 0, kernel.tick_hz, len(kernel.tasks), len(kernel.semaphores),
         first, 0, kernel.quantum, horizon, trace_limit, len(kernel.queues), len(kernel.events),
         len(kernel.timers), len(kernel.interrupts), kernel.timer_service_priority, *kernel.timeshare,
-        sum(bits << 4 * (group - 2) for group, bits in kernel.groups),
+        sum(bits << 4 * (group - 2) for group, bits in kernel.groups), len(arrivals), 0,
     )  # fmt: skip
     blob = header + body
     crc = zlib.crc32(blob[CRC_FROM:])
@@ -153,16 +156,16 @@ def decode(blob: bytes) -> tuple[KernelScenario, int | None]:
         raise BlobError(f"{len(blob)} bytes: shorter than the header")
     (magic, version, header_bytes, total, crc, tick_hz, ntasks, nsems, nactions, flags, quantum,
      horizon, _trace_limit, nqueues, nevents, ntimers, ninterrupts,
-     service, levels, slice_ticks, decay, privileges) = HEADER.unpack_from(blob)  # fmt: skip
+     service, levels, slice_ticks, decay, privileges, narrivals, zero) = HEADER.unpack_from(blob)  # fmt: skip
     if magic != MAGIC:
         raise BlobError(f"magic {magic!r}, expected {MAGIC!r}")
-    if version != VERSION or header_bytes != HEADER.size or flags != 0:
+    if version != VERSION or header_bytes != HEADER.size or flags != 0 or zero != 0:
         raise BlobError(
             f"version {version}, header {header_bytes} bytes, flags {flags}: not a version {VERSION} blob"
         )
     expected = (
         HEADER.size + SEMAPHORE.size * nsems + QUEUE.size * nqueues + EVENTS.size * nevents
-        + TASK.size * ntasks + PERIODIC.size * (ntimers + ninterrupts) + ACTION.size * nactions
+        + TASK.size * ntasks + PERIODIC.size * (ntimers + ninterrupts + narrivals) + ACTION.size * nactions
     )  # fmt: skip
     if total != len(blob) or total != expected:
         raise BlobError(f"total size {total}, the blob has {len(blob)} bytes and its counts give {expected}")
@@ -192,7 +195,7 @@ def decode(blob: bytes) -> tuple[KernelScenario, int | None]:
         entries.append(TASK.unpack_from(blob, at))
         at += TASK.size
     periodic_entries = []
-    for _ in range(ntimers + ninterrupts):
+    for _ in range(ntimers + ninterrupts + narrivals):
         periodic_entries.append(PERIODIC.unpack_from(blob, at))
         at += PERIODIC.size
     actions = []
@@ -200,19 +203,29 @@ def decode(blob: bytes) -> tuple[KernelScenario, int | None]:
         kind, sem, timeout, options, amount = ACTION.unpack_from(blob, at)
         actions.append(KernelAction(kind, sem, timeout, amount, options))
         at += ACTION.size
-    tasks = tuple(
-        KernelTask(name.rstrip(b"\0").decode("ascii"), priority, period, phase, deadline,
-                   tuple(actions[first : first + count]), sched_class, nice, group)
-        for name, priority, first, count, sched_class, nice, group, _zero, period, phase, deadline in entries
-    )  # fmt: skip
     periodics = [
         KernelPeriodic(name.rstrip(b"\0").decode("ascii"), phase, period, priority,
                        tuple(actions[first : first + count]))
         for name, priority, first, count, _zero, phase, period in periodic_entries
     ]  # fmt: skip
+    # Each task's arrivals: those at tick 0, then one per release of the arrivals' interrupts.
+    arrivals: list[list[int]] = [[0] * entry[-1] for entry in entries]
+    for p in periodics[ntimers + ninterrupts :]:
+        for a in p.actions:
+            if a.kind != native.PR_ACT_RELEASE or not 0 <= a.sem < ntasks:
+                raise BlobError(f"arrival interrupt at tick {p.phase}: an action that releases no task")
+            arrivals[a.sem].append(p.phase)
+    tasks = tuple(
+        KernelTask(name.rstrip(b"\0").decode("ascii"), priority, period, phase, deadline,
+                   tuple(actions[first : first + count]), sched_class, nice, group, flags, mit, jitter,
+                   jitter_seed, spread, exec_seed, tuple(arrivals[i]), importance, abort_time, offset)
+        for i, (name, priority, first, count, sched_class, nice, group, _zero, period, phase, deadline, flags,
+                mit, jitter, jitter_seed, importance, abort_time, offset, spread, exec_seed, _at_zero)
+        in enumerate(entries)
+    )  # fmt: skip
     kernel = KernelScenario(
         tick_hz, quantum, tuple(sems), tasks, tuple(queues), tuple(events), tuple(periodics[:ntimers]),
-        tuple(periodics[ntimers:]), service, (levels, slice_ticks, decay),
+        tuple(periodics[ntimers : ntimers + ninterrupts]), service, (levels, slice_ticks, decay),
         tuple((g, privileges >> 4 * (g - 2) & 0xF) for g in range(2, 9) if privileges >> 4 * (g - 2) & 0xF),
     )  # fmt: skip
     return kernel, (horizon if horizon != 0 else None)

@@ -247,3 +247,15 @@ def compile_scenario(scenario: Scenario) -> KernelScenario:
         ),
         groups=tuple(g for g in scenario.system.groups if g[1] != 0),  # a group starts with none
     )
+
+
+def arrival_interrupts(tasks: tuple[KernelTask, ...]) -> tuple[KernelPeriodic, ...]:
+    """The sporadic tasks' arrivals after tick 0 as interrupts of the lab's:
+    one per tick that has some, which releases each task arriving then
+    (pr_task_release, in task order), after the scenario's own interrupts."""
+    by_tick: dict[int, list[KernelAction]] = {}
+    for index, task in enumerate(tasks):
+        for tick in task.arrivals:
+            if tick > 0:
+                by_tick.setdefault(tick, []).append(KernelAction(native.PR_ACT_RELEASE, index, 0, 0))
+    return tuple(KernelPeriodic("arrivals", tick, 0, 0, tuple(by_tick[tick])) for tick in sorted(by_tick))

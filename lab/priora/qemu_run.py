@@ -32,6 +32,7 @@ from priora.errors import PrioraError
 from priora.model import PRIORITY_MAX, Scenario
 from priora.scenario import MAX_TASKS
 from priora.simulate import (
+    ArrivalCounters,
     EventsCounters,
     InterruptCounters,
     QueueCounters,
@@ -247,7 +248,10 @@ def run_blob(t: Target, image: Path, data: bytes, timeout: float, horizon: str =
 
 RESULT = re.compile(r"PRIORA-RUN stop=(quiescent|horizon)((?: \w+=\d+)+)$")
 SEM = re.compile(r"PRIORA-RUN sem=(\d+) ups=(\d+) downs=(\d+) max_waiters=(\d+) aborts=(\d+)$")
-TASK = re.compile(r"PRIORA-RUN task=(\d+) timeouts=(\d+) errors=(\d+) aborts=(\d+) lost=(\d+)$")
+TASK = re.compile(
+    r"PRIORA-RUN task=(\d+) timeouts=(\d+) errors=(\d+) aborts=(\d+) lost=(\d+) arrivals=(\d+) refused=(\d+) "
+    r"deferred=(\d+) max_jitter=(\d+) misses=(\d+) hard_misses=(\d+) aborted=(\d+)$"
+)
 QUEUE = re.compile(
     r"PRIORA-RUN queue=(\d+) sends=(\d+) receives=(\d+) most_messages=(\d+) send_waits=(\d+) "
     r"receive_waits=(\d+) messages=(\d+)$"
@@ -270,6 +274,7 @@ class RunnerOutput:
     trace_capacity: int
     semaphores: dict[int, tuple[int, int, int, int]]  # id: ups, downs, max_waiters, aborts
     scripts: dict[int, ScriptCounters]  # task id: its script's counters
+    arrivals: dict[int, ArrivalCounters] = field(default_factory=dict)  # task id: pr_task_status's
     queues: dict[int, QueueCounters] = field(default_factory=dict)
     events: dict[int, EventsCounters] = field(default_factory=dict)
     timers: dict[int, TimerCounters] = field(default_factory=dict)
@@ -313,11 +318,9 @@ def read_output(name: str, q: Qemu) -> RunnerOutput:
     sems = {
         int(m[1]): (int(m[2]), int(m[3]), int(m[4]), int(m[5])) for line in lines if (m := SEM.match(line))
     }
-    scripts = {
-        int(m[1]): ScriptCounters(int(m[2]), int(m[3]), int(m[4]), int(m[5]))
-        for line in lines
-        if (m := TASK.match(line))
-    }
+    tasks = [m for line in lines if (m := TASK.match(line))]
+    scripts = {int(m[1]): ScriptCounters(int(m[2]), int(m[3]), int(m[4]), int(m[5])) for m in tasks}
+    arrivals = {int(m[1]): ArrivalCounters(*(int(g) for g in m.groups()[5:])) for m in tasks}
 
     def numbers(pattern: re.Pattern[str]) -> dict[int, list[int]]:
         return {int(m[1]): [int(g) for g in m.groups()[1:]] for line in lines if (m := pattern.match(line))}
@@ -335,6 +338,7 @@ def read_output(name: str, q: Qemu) -> RunnerOutput:
         trace_capacity=capacity,
         semaphores=sems,
         scripts=scripts,
+        arrivals=arrivals,
     )
 
 
@@ -405,4 +409,5 @@ def result(scenario: Scenario, out: RunnerOutput) -> SimResult:
         events=tuple(out.events[i] for i in range(len(scenario.events))),
         timers=tuple(out.timers[i] for i in range(len(scenario.timers))),
         interrupts=tuple(out.interrupts[i] for i in range(len(scenario.interrupts))),
+        arrivals=tuple(out.arrivals[i] for i in range(len(scenario.tasks))),
     )

@@ -22,6 +22,7 @@ from priora.compiled import (
     KernelQueue,
     KernelSemaphore,
     KernelTask,
+    arrival_interrupts,
     compile_scenario,
 )
 from priora.costs import CostModel
@@ -268,18 +269,6 @@ def _create_timer(lib: Any, k: KernelPeriodic, keep: list[Any]) -> Any:
     if err != native.PR_OK:
         raise NativeError(f"the kernel refused timer {k.name}: {native.errname(err)}")
     return script
-
-
-def arrival_interrupts(tasks: tuple[KernelTask, ...]) -> tuple[KernelPeriodic, ...]:
-    """The sporadic tasks' arrivals after tick 0 as interrupts of the lab's:
-    one per tick that has some, which releases each task arriving then
-    (pr_task_release, in task order), after the scenario's own interrupts."""
-    by_tick: dict[int, list[KernelAction]] = {}
-    for index, task in enumerate(tasks):
-        for tick in task.arrivals:
-            if tick > 0:
-                by_tick.setdefault(tick, []).append(KernelAction(native.PR_ACT_RELEASE, index, 0, 0))
-    return tuple(KernelPeriodic("arrivals", tick, 0, 0, tuple(by_tick[tick])) for tick in sorted(by_tick))
 
 
 def _release_at_zero(lib: Any, tasks: tuple[KernelTask, ...]) -> None:

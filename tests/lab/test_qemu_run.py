@@ -107,6 +107,64 @@ body = ["down Go", "down Items", "compute 200", "delay 1000", "down Items timeou
         "down Items timeout 0", "compute 200"]
 """
 
+# The task model's attributes the examples do not use: a sporadic task an
+# interrupt releases (every other request too early, deferred) and one
+# released at 0 (twice: the second refused), a phase offset with jitter, a
+# hard deadline that aborts a less important job, an abort time, drawn
+# execution times, a time-sharing task.
+ARRIVALS = """
+[system]
+tick_hz = 1000
+time_unit = "ms"
+horizon = 60
+
+[resources.M]
+kind = "mutex"
+
+[tasks.irq_handler]
+priority = 20
+min_interarrival = 4
+early_release = "defer"
+jitter = 1
+seed = 5
+body = ["compute 1"]
+
+[tasks.boot]
+priority = 19
+min_interarrival = 30
+arrivals = [0, 0]
+body = ["compute 2"]
+
+[tasks.hard]
+priority = 18
+period = 10
+deadline = 3
+deadline_kind = "hard"
+importance = 5
+offset = 1
+jitter = 1
+seed = 9
+body = ["compute 1", "lock M", "compute 1", "unlock M"]
+
+[tasks.soft]
+priority = 17
+period = 15
+abort_time = 6
+bcet = 2
+seed = 3
+body = ["lock M", "compute 4", "unlock M", "compute 3"]
+
+[tasks.batch]
+class = "timeshare"
+importance = 1
+body = ["compute 40"]
+
+[interrupts.device]
+phase = 1
+period = 3
+body = ["release irq_handler"]
+"""
+
 # A trace several times the kernel's ring (1024 records): the runner keeps it
 # in RAM during the run. Each up wakes the consumer: about 6 records per item.
 LONG = """
@@ -134,6 +192,8 @@ def scenario(name: str, protocol: str) -> Scenario:
     """An example (or FEATURES, LONG) under `protocol` ("file": as written)."""
     if name == "features":
         s = parse(FEATURES, "features.toml")
+    elif name == "arrivals":
+        s = parse(ARRIVALS, "arrivals.toml")
     elif name == "long":
         s = parse(LONG, "long.toml")
     else:
@@ -149,15 +209,12 @@ def scenario(name: str, protocol: str) -> Scenario:
 
 
 # Every example under pip and none; examples/protocols.toml under all six
-# protocols (its six schedules differ: tests/lab/test_examples.py). Not
-# examples/sporadic_jitter.toml: the blob does not carry arrivals yet
-# (test_arrivals.py checks that it is refused).
+# protocols (its six schedules differ: tests/lab/test_examples.py).
 CASES = [
     (name, protocol)
     for name in sorted(p.stem for p in EXAMPLES.glob("*.toml"))
-    if name != "sporadic_jitter"
     for protocol in (PROTOCOLS if name == "protocols" else ("pip", "none"))
-] + [("features", "file")]  # fmt: skip
+] + [("features", "file"), ("arrivals", "file")]  # fmt: skip
 RUNS = [(name, protocol, target) for name, protocol in CASES for target in TARGETS]
 
 
@@ -370,12 +427,21 @@ def test_blob_round_trip(name: str, protocol: str) -> None:
     data = blob.encode(kernel, s.horizon_ticks())
     assert blob.decode(data) == (kernel, s.horizon_ticks())
     magic, version, header, total, crc = struct.unpack_from("<4sHHII", data)
-    assert (magic, version, header, total) == (b"PRSB", 5, 80, len(data))
+    assert (magic, version, header, total) == (b"PRSB", 6, 88, len(data))
     assert crc == zlib.crc32(data[16:])
     periodics = (*s.timers, *s.interrupts)
     actions = sum(len(t.body) for t in (*s.tasks, *periodics))
+    # The arrivals after tick 0: one interrupt per tick that has some, one action per arrival.
+    later = [tick for t in s.tasks for tick in t.arrivals if tick > 0]
     objects = 48 * len(s.resources) + 32 * len(s.queues) + 16 * len(s.events)
-    assert len(data) == 80 + objects + 64 * len(s.tasks) + 48 * len(periodics) + 24 * actions
+    size = (
+        88
+        + objects
+        + 96 * len(s.tasks)
+        + 48 * (len(periodics) + len(set(later)))
+        + 24 * (actions + len(later))
+    )
+    assert len(data) == size
 
 
 def test_kernel_objects_of_a_scenario() -> None:
@@ -424,7 +490,7 @@ def test_a_blob_too_large_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     assert blob.LIMIT == 16 * 1024 * 1024
     monkeypatch.setattr(blob, "LIMIT", 500)
     with pytest.raises(
-        blob.BlobError, match=r"^the scenario takes 560 bytes as a blob, the target has room for 500$"
+        blob.BlobError, match=r"^the scenario takes 664 bytes as a blob, the target has room for 500$"
     ):
         inversion_blob()
     with pytest.raises(blob.BlobError, match=r"^name 'ABCDEFGHIJKLMNOP': 1 to 15 characters fit a blob$"):
@@ -453,9 +519,9 @@ def patched(offset: int, fmt: str, value: int) -> Callable[[bytes], bytes]:
     return change
 
 
-SEMS = 80  # inversion: the semaphore S is at 80, the tasks at 128, 192, 256, the actions at 320
+SEMS = 88  # inversion: the semaphore S is at 88, the tasks at 136, 232, 328, the actions at 424
 TASKS = SEMS + 48
-ACTIONS = TASKS + 3 * 64
+ACTIONS = TASKS + 3 * 96
 
 BAD_BLOBS: dict[str, tuple[Callable[[bytes], bytes], int, str]] = {
     "magic": (
@@ -463,8 +529,8 @@ BAD_BLOBS: dict[str, tuple[Callable[[bytes], bytes], int, str]] = {
         10,
         'blob: no scenario blob at 0x87000000 (the magic is not "PRSB"): load one with -device loader,file=BLOB,addr=0x87000000,force-raw=on',
     ),
-    "version": (patched(4, "<H", 1), 10, "blob: unsupported version (this runner reads version 5): 1"),
-    "version 4": (patched(4, "<H", 4), 10, "blob: unsupported version (this runner reads version 5): 4"),
+    "version": (patched(4, "<H", 1), 10, "blob: unsupported version (this runner reads version 6): 1"),
+    "version 5": (patched(4, "<H", 5), 10, "blob: unsupported version (this runner reads version 6): 5"),
     "checksum": (
         lambda d: d[:-1] + bytes([d[-1] ^ 1]),
         10,
@@ -473,9 +539,9 @@ BAD_BLOBS: dict[str, tuple[Callable[[bytes], bytes], int, str]] = {
     "total": (
         patched(8, "<I", 1 << 30),
         10,
-        "blob: total size out of range (80 .. 16777216 bytes): 1073741824",
+        "blob: total size out of range (88 .. 16777216 bytes): 1073741824",
     ),
-    "counts": (patched(20, "<H", 4), 10, "blob: the counts do not add up to the total size; they give 624"),
+    "counts": (patched(20, "<H", 4), 10, "blob: the counts do not add up to the total size; they give 760"),
     "tick_hz": (
         patched(16, "<I", 2_000_000),
         10,
@@ -484,7 +550,17 @@ BAD_BLOBS: dict[str, tuple[Callable[[bytes], bytes], int, str]] = {
     "reserved": (
         patched(28, "<I", 7),
         10,
-        "blob: the reserved header field (offset 28) must be 0; flags 7",
+        "blob: the reserved header fields (offsets 28, 84) must be 0; flags 7",
+    ),
+    "reserved 84": (
+        patched(84, "<I", 7),
+        10,
+        "blob: the reserved header fields (offsets 28, 84) must be 0; flags 0",
+    ),
+    "arrival interrupts": (
+        patched(80, "<I", 5000),
+        10,
+        "blob: more arrivals' interrupts than the lab's 4096 arrivals: 5000",
     ),
     "service priority": (
         patched(60, "<I", 7),
@@ -560,8 +636,24 @@ BAD_BLOBS: dict[str, tuple[Callable[[bytes], bytes], int, str]] = {
     "task reserved": (
         patched(TASKS + 31, "<B", 9),
         10,
-        "blob: task 0: reserved fields must be 0; offset 31 holds 9",
+        "blob: task 0: reserved field (offset 31) must be 0, holds 9",
     ),
+    "task flags": (patched(TASKS + 56, "<I", 8), 10, "blob: task 0: unknown flags 8"),
+    "arrivals at tick 0": (
+        patched(TASKS + 92, "<I", 1),
+        10,
+        "blob: task 0: arrivals at tick 0 of a task that is not sporadic, or too many: 1",
+    ),
+    "release of no task": (
+        lambda d: patched(ACTIONS + 4, "<I", 3)(patched(ACTIONS, "<I", 14)(d)),
+        10,
+        "blob: action 0: object id out of range: 3",
+    ),  # inversion has 3 tasks
+    "kernel flags": (
+        patched(TASKS + 56, "<I", 1),
+        11,
+        "the kernel refused task 0: PR_EINVAL",
+    ),  # sporadic without a minimum interarrival time
     "task group": (
         patched(TASKS + 30, "<B", 9),
         10,

@@ -14,8 +14,10 @@
  * recovery: pr_script_recover), the message queues (their buffers in the
  * free RAM) and event flags, one task per task, each running the kernel's
  * scenario interpreter over its actions, the timer service task and the
- * timers (pr_script_timer_action), and sets the scenario interrupts as the
- * port's tick hook (pr_script_interrupts_tick, as the host port does); runs
+ * timers (pr_script_timer_action), and sets the scenario interrupts, then
+ * the sporadic tasks' arrivals (interrupts of the lab's), as the port's tick
+ * hook (pr_script_interrupts_tick, as the host port does), and releases the
+ * arrivals at tick 0 (pr_task_release); runs
  * to the horizon tick (or until nothing can happen any more), and prints the
  * trace and the kernel's counters over the UART.
  *
@@ -27,7 +29,9 @@
  * Output (after the trace frame of docs/riscv-port.md, label "run"):
  *   PRIORA-RUN stop=<quiescent|horizon> end_ns=<n> ticks=<n> context_switches=<n> priority_changes=<n>
  *   PRIORA-RUN sem=<id> ups=<n> downs=<n> max_waiters=<n> aborts=<n>    (one per semaphore)
- *   PRIORA-RUN task=<id> timeouts=<n> errors=<n> aborts=<n> lost=<ns>  (one per task: its script)
+ *   PRIORA-RUN task=<id> timeouts=<n> errors=<n> aborts=<n> lost=<ns> arrivals=<n> refused=<n>
+ *       deferred=<n> max_jitter=<ticks> misses=<n> hard_misses=<n> aborted=<n>
+ *                                       (one per task: its script's counters, then pr_task_status's)
  *   PRIORA-RUN queue=<id> sends=<n> receives=<n> most_messages=<n> send_waits=<n> receive_waits=<n> messages=<n>
  *   PRIORA-RUN events=<id> sets=<n> wakeups=<n> flags=<n>
  *   PRIORA-RUN timer=<id> expiries=<n> dropped=<n> max_lateness=<ticks> failed=<n>
@@ -51,19 +55,21 @@
 
 extern char __image_end[]; /* link.ld: the end of the image (its boot stack) */
 
-/* ---- the blob, version 5 (docs/qemu-run.md); every field little-endian ---- */
+/* ---- the blob, version 6 (docs/qemu-run.md); every field little-endian ---- */
 
 #define BLOB_MAGIC "PRSB"
-#define BLOB_VERSION 5u
-#define HEADER_BYTES 80u
+#define BLOB_VERSION 6u
+#define HEADER_BYTES 88u
 #define SEM_BYTES 48u /* every entry a multiple of 8: the action table stays 8-aligned */
 #define QUEUE_BYTES 32u
 #define EVENTS_BYTES 16u
-#define TASK_BYTES 64u
+#define TASK_BYTES 96u
 #define PERIODIC_BYTES 48u /* a timer or an interrupt */
 #define ACTION_BYTES 24u
 #define NAME_BYTES 16u
 #define MAX_INTERRUPTS 32u    /* the lab's limit (priora.scenario) */
+#define MAX_ARRIVALS 4096u    /* the lab's limit of sporadic arrivals, so of their interrupts */
+#define TASK_FLAGS (PR_TASK_SPORADIC | PR_TASK_DEFER_EARLY | PR_TASK_HARD)
 #define QUEUE_LENGTH_MAX 1024u /* the lab's limit */
 
 /* Known bits of a semaphore entry's flags. */
@@ -96,6 +102,7 @@ typedef struct {
     uint32_t nqueues, nevents, ntimers, ninterrupts, service_priority;
     uint32_t timeshare_levels, timeshare_quantum, timeshare_decay;
     uint32_t privileges; /* groups 2..8: 4 bits each, group g's at bit 4 (g - 2) */
+    uint32_t narrivals;  /* the arrivals' interrupts, after the file's (one per tick with arrivals) */
     uint64_t quantum, horizon;
 } header_t;
 
@@ -192,13 +199,13 @@ static header_t check_header(void)
         fail(EXIT_BAD_BLOB, "blob: no scenario blob at 0x87000000 (the magic is not \"PRSB\"): ",
              "load one with -device loader,file=BLOB,addr=0x87000000,force-raw=on");
     if (u16_at(blob + 4) != BLOB_VERSION)
-        bad_blob("unsupported version (this runner reads version 5): ", u16_at(blob + 4));
+        bad_blob("unsupported version (this runner reads version 6): ", u16_at(blob + 4));
     if (u16_at(blob + 6) != HEADER_BYTES)
-        bad_blob("the header must be 80 bytes, it says ", u16_at(blob + 6));
+        bad_blob("the header must be 88 bytes, it says ", u16_at(blob + 6));
     h.total = u32_at(blob + 8);
     h.crc = u32_at(blob + 12);
     if (h.total < HEADER_BYTES || h.total > BLOB_LIMIT)
-        bad_blob("total size out of range (80 .. 16777216 bytes): ", h.total);
+        bad_blob("total size out of range (88 .. 16777216 bytes): ", h.total);
     if (crc32(blob + 16, h.total - 16) != h.crc)
         bad_blob("checksum mismatch (a truncated or altered blob); stored CRC-32 ", h.crc);
     h.tick_hz = u32_at(blob + 16);
@@ -217,8 +224,11 @@ static header_t check_header(void)
     h.timeshare_quantum = u32_at(blob + 68);
     h.timeshare_decay = u32_at(blob + 72);
     h.privileges = u32_at(blob + 76);
-    if (u32_at(blob + 28) != 0)
-        bad_blob("the reserved header field (offset 28) must be 0; flags ", u32_at(blob + 28));
+    h.narrivals = u32_at(blob + 80);
+    if (u32_at(blob + 28) != 0 || u32_at(blob + 84) != 0)
+        bad_blob("the reserved header fields (offsets 28, 84) must be 0; flags ", u32_at(blob + 28));
+    if (h.narrivals > MAX_ARRIVALS)
+        bad_blob("more arrivals' interrupts than the lab's 4096 arrivals: ", h.narrivals);
     if ((h.privileges >> 28) != 0 || PR_CONFIG_PRIV_GROUPS < 8)
         bad_blob("privileges beyond groups 2..8: ", h.privileges);
     if (h.timeshare_levels > PR_PRIO_MAX)
@@ -236,7 +246,8 @@ static header_t check_header(void)
         bad_blob("semaphore count beyond PR_CONFIG_MAX_SEMS: ", h.nsems);
     uint64_t size = (uint64_t)HEADER_BYTES + (uint64_t)SEM_BYTES * h.nsems + (uint64_t)QUEUE_BYTES * h.nqueues +
                     (uint64_t)EVENTS_BYTES * h.nevents + (uint64_t)TASK_BYTES * h.ntasks +
-                    (uint64_t)PERIODIC_BYTES * (h.ntimers + h.ninterrupts) + (uint64_t)ACTION_BYTES * h.nactions;
+                    (uint64_t)PERIODIC_BYTES * (h.ntimers + h.ninterrupts + h.narrivals) +
+                    (uint64_t)ACTION_BYTES * h.nactions;
     if (size != h.total)
         bad_blob("the counts do not add up to the total size; they give ", size);
     return h;
@@ -259,7 +270,7 @@ static const unsigned char *task_entry(const header_t *h, uint32_t i)
     return events_entry(h, h->nevents) + TASK_BYTES * i;
 }
 
-/* Timers first, then interrupts. */
+/* Timers first, then interrupts, then the arrivals' interrupts. */
 static const unsigned char *periodic_entry(const header_t *h, uint32_t i)
 {
     return task_entry(h, h->ntasks) + PERIODIC_BYTES * i;
@@ -267,7 +278,7 @@ static const unsigned char *periodic_entry(const header_t *h, uint32_t i)
 
 static const pr_action_t *action_table(const header_t *h)
 {
-    return (const pr_action_t *)(const void *)periodic_entry(h, h->ntimers + h->ninterrupts);
+    return (const pr_action_t *)(const void *)periodic_entry(h, h->ntimers + h->ninterrupts + h->narrivals);
 }
 
 /* A body's place in the action table: first and count inside it. */
@@ -314,8 +325,13 @@ static void check_tasks(const header_t *h)
             bad_entry("task", i, "class out of range (0 real-time, 1 time sharing): ", e[28]);
         if (e[30] > PR_CONFIG_PRIV_GROUPS)
             bad_entry("task", i, "privilege group out of range (0 or 1: the system group, .. 8): ", e[30]);
-        if (e[31] != 0 || u64_at(e + 56) != 0)
-            bad_entry("task", i, "reserved fields must be 0; offset 31 holds ", e[31]);
+        if (e[31] != 0)
+            bad_entry("task", i, "reserved field (offset 31) must be 0, holds ", e[31]);
+        if ((u32_at(e + 56) & ~(uint32_t)TASK_FLAGS) != 0)
+            bad_entry("task", i, "unknown flags ", u32_at(e + 56));
+        if (u32_at(e + 92) > MAX_ARRIVALS || (u32_at(e + 92) != 0 && (u32_at(e + 56) & PR_TASK_SPORADIC) == 0))
+            bad_entry("task", i, "arrivals at tick 0 of a task that is not sporadic, or too many: ",
+                      u32_at(e + 92));
     }
 }
 
@@ -341,9 +357,9 @@ static void check_queues(const header_t *h)
 
 static void check_periodics(const header_t *h)
 {
-    for (uint32_t i = 0; i < h->ntimers + h->ninterrupts; i++) {
+    for (uint32_t i = 0; i < h->ntimers + h->ninterrupts + h->narrivals; i++) {
         const unsigned char *e = periodic_entry(h, i);
-        const char *kind = i < h->ntimers ? "timer" : "interrupt";
+        const char *kind = i < h->ntimers ? "timer" : i < h->ntimers + h->ninterrupts ? "interrupt" : "arrivals";
         uint32_t index = i < h->ntimers ? i : i - h->ntimers;
         if (!name_ok(e))
             bad_entry(kind, index, "the name must be 1 to 15 characters, NUL-padded; first byte ", e[0]);
@@ -371,6 +387,8 @@ static int64_t objects_of(const header_t *h, uint32_t kind)
         return h->nqueues;
     case PR_ACT_EVENTS_SET: case PR_ACT_EVENTS_CLEAR: case PR_ACT_EVENTS_WAIT:
         return h->nevents;
+    case PR_ACT_RELEASE:
+        return h->ntasks;
     }
     return -1;
 }
@@ -381,7 +399,8 @@ static void check_actions(const header_t *h)
     for (uint32_t i = 0; i < h->nactions; i++) {
         const unsigned char *e = (const unsigned char *)&a[i];
         uint32_t kind = u32_at(e), object = u32_at(e + 4), options = u32_at(e + 12);
-        if (kind < PR_ACT_COMPUTE || (kind > PR_ACT_EVENTS_WAIT && kind != PR_ACT_RTPRIO && kind != PR_ACT_NICE))
+        if (kind < PR_ACT_COMPUTE ||
+            (kind > PR_ACT_EVENTS_WAIT && kind != PR_ACT_RTPRIO && kind != PR_ACT_NICE && kind != PR_ACT_RELEASE))
             bad_entry("action", i, "unknown kind ", kind);
         int64_t pool = objects_of(h, kind);
         if ((pool >= 0 && object >= pool) || (pool < 0 && object != 0))
@@ -395,8 +414,8 @@ static void check_actions(const header_t *h)
 
 static pr_script_t scripts[PR_CONFIG_MAX_TASKS];
 static pr_script_t timer_scripts[PR_CONFIG_MAX_TIMERS]; /* their calls' failures are counted here */
-static pr_script_interrupt_t interrupt_list[MAX_INTERRUPTS];
-static pr_script_interrupts_t interrupts = {interrupt_list, 0};
+static pr_script_interrupt_t *interrupt_list; /* the file's, then the arrivals': in the free RAM */
+static pr_script_interrupts_t interrupts = {NULL, 0};
 static uint64_t recovery_ns[PR_CONFIG_MAX_SEMS]; /* what each mutex's recovery computes: the kernel keeps &it */
 
 /* A checked name field is a C string (the kernel copies it). */
@@ -438,6 +457,8 @@ static void create_tasks(const header_t *h)
         pr_task_attr_t attr;
         pr_id_t id;
         scripts[i] = (pr_script_t){&actions[u32_at(e + 20)], u32_at(e + 24), 0, 0, 0, 0, 0, 0, 0, 0, 0};
+        scripts[i].exec_spread = u32_at(e + 84);
+        scripts[i].exec_state = u32_at(e + 88);
         uint32_t bad = 0;
         if (pr_script_check(&scripts[i], &bad) != PR_OK)
             refused("the body of task", i, PR_EINVAL);
@@ -452,6 +473,13 @@ static void create_tasks(const header_t *h)
         attr.sched_class = e[28];
         attr.nice = (int8_t)e[29];
         attr.priv_group = e[30];
+        attr.flags = u32_at(e + 56);
+        attr.min_interarrival = u32_at(e + 60);
+        attr.jitter = u32_at(e + 64);
+        attr.jitter_seed = u32_at(e + 68);
+        attr.importance = u32_at(e + 72);
+        attr.abort_time = u32_at(e + 76);
+        attr.offset = u32_at(e + 80);
         int err = pr_task_create(&attr, &id);
         if (err != PR_OK)
             refused("task", i, err);
@@ -520,7 +548,7 @@ static void create_timers_and_interrupts(const header_t *h)
         if (err != PR_OK)
             refused("timer", i, err);
     }
-    for (uint32_t i = 0; i < h->ninterrupts; i++) {
+    for (uint32_t i = 0; i < h->ninterrupts + h->narrivals; i++) {
         const unsigned char *e = periodic_entry(h, h->ntimers + i);
         pr_script_interrupt_t *irq = &interrupt_list[i];
         irq->phase = u64_at(e + 32);
@@ -529,9 +557,15 @@ static void create_timers_and_interrupts(const header_t *h)
         if (pr_script_check_once(&irq->script, NULL) != PR_OK)
             refused("the body of interrupt", i, PR_EINVAL);
     }
-    interrupts.count = h->ninterrupts;
-    if (h->ninterrupts != 0)
+    interrupts.list = interrupt_list;
+    interrupts.count = h->ninterrupts + h->narrivals;
+    if (interrupts.count != 0)
         pr_riscv_set_tick_hook(pr_script_interrupts_tick, &interrupts);
+    /* The arrivals at tick 0, which has no tick interrupt: from outside the
+     * kernel once every task exists, in task order (as the host port's run). */
+    for (uint32_t i = 0; i < h->ntasks; i++)
+        for (uint32_t k = u32_at(task_entry(h, i) + 92); k > 0; k--)
+            (void)pr_task_release((pr_id_t)i); /* an early one is refused or deferred: the trace says */
 }
 
 static void put_field(const char *name, uint64_t value)
@@ -623,6 +657,8 @@ int main(void)
     create_sems(&h);
     uintptr_t trace_start = free_start;
     create_queues_and_events(&h, &trace_start);
+    interrupt_list = (pr_script_interrupt_t *)trace_start; /* 8-aligned */
+    trace_start = (trace_start + sizeof *interrupt_list * (h.ninterrupts + h.narrivals) + 7u) & ~(uintptr_t)7u;
     capacity -= (trace_start - free_start + sizeof(pr_trace_record_t) - 1) / sizeof(pr_trace_record_t);
     pr_riscv_trace_store((pr_trace_record_t *)trace_start, capacity);
     create_tasks(&h);
@@ -658,12 +694,22 @@ int main(void)
         pr_riscv_putc('\n');
     }
     for (uint32_t i = 0; i < h.ntasks; i++) {
+        pr_task_status_t st;
+        if (pr_task_status((pr_id_t)i, &st) != PR_OK)
+            memset(&st, 0, sizeof st);
         pr_riscv_puts("PRIORA-RUN");
         put_field("task", i);
         put_field("timeouts", scripts[i].timeouts);
         put_field("errors", scripts[i].errors);
         put_field("aborts", scripts[i].aborts);
         put_field("lost", scripts[i].lost);
+        put_field("arrivals", st.arrivals);
+        put_field("refused", st.releases_refused);
+        put_field("deferred", st.releases_deferred);
+        put_field("max_jitter", st.max_jitter);
+        put_field("misses", st.deadline_misses);
+        put_field("hard_misses", st.hard_misses);
+        put_field("aborted", st.jobs_aborted);
         pr_riscv_putc('\n');
     }
     print_services(&h);
