@@ -427,6 +427,7 @@ int fz_do(fz_call_t *c)
     fz_history_return(c, r);
     expected |= fz_aborts_allowed(c, who, r); /* a wait an abort of its job may end */
     judge(c, expected, r);
+    fz_stats_count(c->op, r);
     learn(c, who, r, id, &out, recoveries);
     fz_check();
     return r;

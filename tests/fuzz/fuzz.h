@@ -353,6 +353,7 @@ void fz_gen_bands_setup(void);
 void fz_gen_task_attr_bands(pr_task_attr_t *a);
 void fz_print_bands_call(FILE *out, const fz_call_t *c);
 int64_t fz_pick_task(int self);
+int64_t fz_pick_release(int self); /* pr_task_release's target: a live sporadic task most of the time */
 
 /* jobs.c: arrival attributes, hard deadlines, importance, abort times */
 void fz_gen_task_attr_jobs(pr_task_attr_t *a);
@@ -370,6 +371,12 @@ void fz_print_summary(uint64_t failures);
 
 /* report.c */
 extern uint64_t *fz_calls_sink; /* where a failing run leaves its call count (--keep-going), or NULL */
+
+/* --stats: each call's results, counted (in memory the seeds' children
+ * share), printed after the summary; a result's column is -code, the last
+ * one a positive count. */
+#define FZ_STAT_RESULTS (-PR_ELAST + 2)
+void fz_stats_count(fz_op_t op, int r);
 extern int fz_history_lines;    /* history lines a report prints (--history) */
 extern int fz_trace_lines;      /* kernel trace records a report prints (--trace) */
 void fz_report_init(const char *argv0);

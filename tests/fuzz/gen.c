@@ -272,7 +272,7 @@ static void make_recovery(fz_call_t *c)
 static void make_common(fz_call_t *c, int self)
 {
     switch (fz_below(20)) {
-    case 17: c->op = fz_chance(80) ? FZ_TASK_RELEASE : FZ_TASK_ABORTED; c->arg[0] = pick_task(self); break;
+    case 17: c->op = fz_chance(80) ? FZ_TASK_RELEASE : FZ_TASK_ABORTED; c->arg[0] = fz_pick_release(self); break;
     case 0:
         if (running_tasks() < fz.profile.max_workers)
             make_create(c);

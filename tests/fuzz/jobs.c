@@ -34,7 +34,7 @@ static void gen_arrivals(pr_task_attr_t *a)
     } else if (fz_chance(10)) {
         a->deadline = (pr_ticks_t)fz_range(1, 30);
     }
-    if (fz_chance(10)) { /* sporadic: released by pr_task_release, sometimes with a bad attribute */
+    if (fz_chance(25)) { /* sporadic: released by pr_task_release, sometimes with a bad attribute */
         a->flags = PR_TASK_SPORADIC | (fz_chance(50) ? PR_TASK_DEFER_EARLY : 0u);
         a->period = fz_chance(5) ? 10 : 0;
         a->min_interarrival = (pr_ticks_t)fz_range(fz_chance(5) ? 0 : 1, 12);
@@ -73,6 +73,21 @@ void fz_gen_task_attr_jobs(pr_task_attr_t *a)
         if (fz_chance(2))
             a->abort_time = (pr_ticks_t)UINT32_MAX + 1;
     }
+}
+
+/* A sporadic task that is alive and not done, three times in four when
+ * there is one (so that releases come early, refused or deferred, often
+ * enough), else any task id (fz_pick_task: a bad one now and then). */
+int64_t fz_pick_release(int self)
+{
+    int ids[FZ_TASKS], n = 0;
+    for (int t = 0; t < FZ_TASKS; t++)
+        if (fz.task[t].alive && fz.snap.task_ok[t] && (fz.snap.task[t].flags & PR_TASK_SPORADIC) &&
+            fz.snap.task[t].state != PR_TASK_DONE)
+            ids[n++] = t;
+    if (n > 0 && fz_chance(75))
+        return ids[fz_below(n)];
+    return fz_pick_task(self);
 }
 
 /* The create may make a hard task: from its issue on, the tasks less

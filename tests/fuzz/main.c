@@ -2,6 +2,7 @@
  * fuzz_kernel: the driver (docs/fuzzing.md).
  *
  *   fuzz_kernel [--seed S] [--calls N] [--seconds T] [--keep-going] [--history LINES] [--trace LINES]
+ *               [--stats]
  *
  * Runs seeds S, S+1, ... (one kernel run each, of 2,000 to 6,000 calls, its
  * length drawn from the seed) until N calls in all were made or T seconds
@@ -12,7 +13,8 @@
  * a child process instead, so that a failure or a crash is counted and the
  * next seed runs. --history sets how many of the last calls a report
  * prints (60; up to 4096), --trace how many of the kernel's last trace
- * records it adds (0).
+ * records it adds (0). --stats prints, after the summary, how many times
+ * each call returned each result.
  *
  * One run: the driver allocates semaphores and condition variables and
  * creates the tasks, then alternates pr_host_run_until slices of 1 to 15
@@ -42,6 +44,37 @@ static struct {
     uint64_t first_seed, seeds, calls;
     double start;
 } total;
+
+/* --stats: [op][result], in a shared mapping (the children of --keep-going count there too). */
+static uint64_t (*stats)[FZ_STAT_RESULTS];
+
+void fz_stats_count(fz_op_t op, int r)
+{
+    if (stats == NULL || op >= FZ_OPS)
+        return;
+    int column = r > 0 ? FZ_STAT_RESULTS - 1 : -r;
+    if (column < FZ_STAT_RESULTS)
+        stats[op][column]++;
+}
+
+static void print_stats(void)
+{
+    if (stats == NULL)
+        return;
+    for (int op = 0; op < FZ_OPS; op++) {
+        uint64_t calls = 0;
+        for (int k = 0; k < FZ_STAT_RESULTS; k++)
+            calls += stats[op][k];
+        if (calls == 0)
+            continue;
+        printf("  %-22s %10llu:", fz_op_name((fz_op_t)op), (unsigned long long)calls);
+        for (int k = 0; k < FZ_STAT_RESULTS; k++)
+            if (stats[op][k] != 0)
+                printf(" %s %llu", k == FZ_STAT_RESULTS - 1 ? "positive" : pr_errname(-k),
+                       (unsigned long long)stats[op][k]);
+        printf("\n");
+    }
+}
 
 /* A seed's length in calls, from the seed alone (not from --calls). */
 static uint64_t seed_length(uint64_t seed)
@@ -187,7 +220,8 @@ void fz_print_summary(uint64_t failures)
 
 static void usage(const char *argv0)
 {
-    fprintf(stderr, "usage: %s [--seed S] [--calls N] [--seconds T] [--keep-going] [--history LINES] [--trace LINES]\n", argv0);
+    fprintf(stderr, "usage: %s [--seed S] [--calls N] [--seconds T] [--keep-going] [--history LINES] [--trace LINES] "
+                    "[--stats]\n", argv0);
     exit(2);
 }
 
@@ -195,11 +229,13 @@ int main(int argc, char **argv)
 {
     uint64_t seed = 1, calls = 0, done = 0, seeds = 0, failures = 0;
     double seconds = 0;
-    int keep_going = 0;
+    int keep_going = 0, want_stats = 0;
 
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--keep-going") == 0)
             keep_going = 1;
+        else if (strcmp(argv[i], "--stats") == 0)
+            want_stats = 1;
         else if (i + 1 < argc && strcmp(argv[i], "--seed") == 0)
             seed = strtoull(argv[++i], NULL, 0);
         else if (i + 1 < argc && strcmp(argv[i], "--calls") == 0)
@@ -221,6 +257,11 @@ int main(int argc, char **argv)
     if (sink == MAP_FAILED)
         sink = NULL;
     fz_calls_sink = keep_going ? sink : NULL;
+    if (want_stats) {
+        void *table = mmap(NULL, sizeof(uint64_t[FZ_OPS][FZ_STAT_RESULTS]), PROT_READ | PROT_WRITE,
+                           MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        stats = table != MAP_FAILED ? table : NULL;
+    }
 
     total.start = seconds_now();
     total.first_seed = seed;
@@ -243,5 +284,6 @@ int main(int argc, char **argv)
     total.seeds = seeds;
     total.calls = done;
     fz_print_summary(failures);
+    print_stats();
     return failures == 0 ? 0 : 1;
 }
