@@ -137,9 +137,11 @@ static void abort_fire(void *owner)
  * offset and its jitter after the arrival. */
 static void release(pr_task_t *t)
 {
-    pr_ticks_t late = tick_now() - t->arrival - t->offset;
-    if (late > t->max_jitter)
-        t->max_jitter = late;
+    if (t->release_delayed) {
+        pr_ticks_t late = tick_now() - t->arrival - t->offset;
+        if (late > t->max_jitter)
+            t->max_jitter = late;
+    }
     t->released++;
     trace_emit(PR_EV_RELEASE, trace_id(t), PR_TRACE_NONE, PR_OK, 0, 0, (int32_t)t->released);
     if (t->rel_deadline != 0 && !timer_armed(&t->deadline_timer)) {
@@ -191,8 +193,8 @@ static void arrive(pr_task_t *t, uint8_t caller)
 {
     t->arrival = tick_now();
     t->arrivals++;
-    pr_ticks_t delay = t->offset + draw_jitter(t);
-    if (t->jitter != 0 || t->offset != 0 || (t->flags & PR_TASK_SPORADIC))
+    pr_ticks_t delay = t->release_delayed ? t->offset + draw_jitter(t) : 0;
+    if (t->arrival_traced)
         trace_emit(PR_EV_ARRIVAL, trace_id(t), caller, PR_OK, 0, 0, (int32_t)delay);
     if (delay != 0) {
         t->release_due = 1;
@@ -248,6 +250,8 @@ void periodic_setup(pr_task_t *t)
     timer_init(&t->release_timer, release_fire, t);
     timer_init(&t->deadline_timer, deadline_fire, t);
     timer_init(&t->abort_timer, abort_fire, t);
+    t->release_delayed = t->jitter != 0 || t->offset != 0;
+    t->arrival_traced = t->release_delayed || (t->flags & PR_TASK_SPORADIC) != 0;
     t->state = PR_TASK_WAIT_RELEASE;
     if (t->flags & PR_TASK_SPORADIC)
         return; /* its jobs arrive by pr_task_release */

@@ -147,6 +147,8 @@ typedef struct pr_task {
     uint8_t usage;              /* recent CPU usage in ticks, decayed */
     uint8_t priv_group;         /* privilege.c */
     uint8_t kernel_service;     /* the timer service task (swtimer.c): no hard miss aborts its job */
+    uint8_t release_delayed;    /* an offset or a jitter: releases come after arrivals (periodic.c) */
+    uint8_t arrival_traced;     /* ... or sporadic: each arrival writes an ARRIVAL record */
     uint32_t decay_epoch;       /* the decay periods applied to usage so far */
     pr_ticks_t ts_slice_left;   /* ticks left of its time-sharing slice */
     pr_link_t tslink;           /* in the list of time-sharing tasks */
