@@ -309,8 +309,8 @@ def test_the_blob_carries_the_recovery() -> None:
     data = blob.encode(kernel, None)
     assert blob.decode(data) == (kernel, None)
     assert [s.recovery for s in kernel.semaphores] == [2 * MS, 0]
-    # Semaphore S at 80 (after the header): its recovery, a u64 at offset 40, in ns.
-    assert int.from_bytes(data[80 + 40 : 80 + 48], "little") == 2 * MS
+    # Semaphore S at 88 (after the header): its recovery, a u64 at offset 40, in ns.
+    assert int.from_bytes(data[88 + 40 : 88 + 48], "little") == 2 * MS
     with pytest.raises(blob.BlobError, match=r"^semaphore S: recovery -1 ns does not fit a blob"):
         blob.encode(replace(kernel, semaphores=(replace(kernel.semaphores[0], recovery=-1),)), None)
 
