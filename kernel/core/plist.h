@@ -56,7 +56,7 @@ static inline void plist_remove(pr_plist_t *pl, int level, pr_link_t *link)
     pr_link_t *next = link->next, *prev = link->prev;
     list_unlink(link);
     if (next == prev) /* both are the level's head: it was the only entry */
-        prio_bitmap_clear(&pl->bitmap, level);
+        prio_bitmap_remove(&pl->bitmap, level);
 }
 
 #endif /* PRIORA_PLIST_H */

@@ -109,7 +109,7 @@ static inline void ready_unlink(pr_ready_t *rq, pr_task_t *t)
     pr_link_t *next = t->qlink.next;
     if (next == &t->qlink) { /* it was alone: the level empties */
         *head = NULL;
-        prio_bitmap_clear(&rq->bitmap, level);
+        prio_bitmap_remove(&rq->bitmap, level);
         return;
     }
     list_unlink(&t->qlink);
