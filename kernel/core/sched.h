@@ -14,7 +14,9 @@ void sched_make_unready(pr_task_t *t, pr_task_state_t state); /* leaves the read
 /* sched_make_ready inline, for the semaphore calls, whose blocks and
  * wakeups are the hot ones; everybody else calls the function, to keep the
  * code small. The task is in no queue (it has just left a wait queue, or
- * was waiting in none). */
+ * was waiting in none). Both branches store t->queue, before anything that
+ * may alias it (ready_insert): so the compiler drops the store of NULL the
+ * caller's waitq_remove has just made. */
 static inline void ready_add(pr_task_t *t)
 {
     PR_ASSERT(t->queue == NULL);
@@ -22,6 +24,8 @@ static inline void ready_add(pr_task_t *t)
     t->slice_left = pr_k.quantum;
     if (!t->suspended)
         ready_insert(&pr_k.ready, t, t->effective, 0);
+    else
+        t->queue = NULL; /* as it is: see above */
 }
 
 /* A ready task whose effective priority changed moves to its new level: to
