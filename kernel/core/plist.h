@@ -14,6 +14,7 @@
 #define PRIORA_PLIST_H
 
 #include <stdint.h>
+#include "check.h"
 #include "list.h"
 #include "prio_bitmap.h"
 
@@ -45,6 +46,17 @@ static inline void plist_push_front(pr_plist_t *pl, int level, pr_link_t *link)
 {
     list_push_front(&pl->level[level], link);
     prio_bitmap_set(&pl->bitmap, level);
+}
+
+/* Removes the only entry of the list, which its caller knows it is (a count
+ * of its own): the entry's links point to its level's head, which is reset,
+ * and the bitmap emptied, with no unlink and no search for the bit. The
+ * entry's link is left stale, as by plist_remove. */
+static inline void plist_remove_only(pr_plist_t *pl, pr_link_t *link)
+{
+    PR_ASSERT(link->next == link->prev && link->next->next == link);
+    list_init(link->next);
+    prio_bitmap_init(&pl->bitmap);
 }
 
 /* Removes an entry inserted at `level`; clears that level's bit if it became
