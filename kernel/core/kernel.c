@@ -50,6 +50,7 @@ int pr_kernel_init(const pr_kernel_config_t *config)
     tick_hook_arg = NULL;
     set_quantum(config->quantum);
     pr_k.outside = 1;
+    pr_k.defers = 1; /* outside */
     sched_reset();
     timers_reset();
     sems_reset();
@@ -104,7 +105,7 @@ void pr_sched_set_quantum(pr_ticks_t quantum)
 
 void pr_isr_enter(void)
 {
-    pr_k.isr_nesting++;
+    pr_k.defers++;
     pr_self = &pr_idle;
 }
 
@@ -113,19 +114,19 @@ void pr_isr_enter(void)
  * (sched_isr_leave). */
 void pr_isr_exit(void)
 {
-    if (pr_k.isr_nesting == 0) /* unbalanced: there is no interrupt to leave */
+    if (pr_k.defers == pr_k.outside) /* unbalanced: there is no interrupt to leave */
         return;
-    if (--pr_k.isr_nesting == 0)
-        sched_isr_leave();
+    sched_isr_leave();
 }
 
 /* An interrupt's handler as one call (kernel.h): the port's vector calls it
- * with its handler, and pays one call instead of three. */
+ * with its handler, and pays one call instead of three. It entered the
+ * interrupt itself, so its exit needs no test of the balance. */
 void pr_isr_call(void (*handler)(void))
 {
     pr_isr_enter();
     handler();
-    pr_isr_exit();
+    sched_isr_leave();
 }
 
 /* pr_k.ticks + 1, a word at a time where the words are in memory order.
@@ -160,7 +161,7 @@ static __attribute__((noinline)) void tick_timers(pr_link_t *slot)
 {
     pr_isr_enter();
     timers_fire_slot(slot, pr_k.ticks);
-    pr_isr_exit();
+    sched_isr_leave();
 }
 
 /* A tick with work to do: timers in its slot of the wheel, a round-robin
@@ -176,7 +177,7 @@ static __attribute__((noinline)) void tick_work(uint32_t now)
     sched_fold(now);
     if (tick_hook != NULL) /* after the tick's own work, as a device's handler would run */
         tick_hook(tick_hook_arg);
-    pr_isr_exit();
+    sched_isr_leave();
 }
 
 /*
@@ -228,8 +229,11 @@ void pr_kernel_set_outside(int outside)
         pr_k.left_at = pr_port_stamp();
     else if (!outside && pr_k.outside)
         pr_k.current->dispatched_at += (pr_stamp_t)(pr_port_stamp() - pr_k.left_at);
-    if ((outside != 0) != (pr_k.outside != 0)) /* port time stops or goes on again */
+    outside = outside != 0;
+    if (outside != pr_k.outside) { /* port time stops or goes on again */
         trace_clock_changed();
+        pr_k.defers += outside ? 1 : -1;
+    }
     pr_k.outside = outside;
     self_update();
 }
@@ -248,8 +252,8 @@ pr_ticks_t pr_kernel_next_timer(void) { return timers_next_expiry(); }
 int pr_kernel_skip_ticks(pr_ticks_t count)
 {
     pr_ticks_t next = timers_next_expiry();
-    if (PR_PORT_STAMP_FOLD_TICKS != 0 || pr_k.current != idle_task() || pr_k.isr_nesting != 0 ||
-        pr_k.outside || (next != 0 && count >= next - pr_k.ticks))
+    if (PR_PORT_STAMP_FOLD_TICKS != 0 || pr_k.current != idle_task() || pr_k.defers != 0 ||
+        (next != 0 && count >= next - pr_k.ticks))
         return PR_EINVAL;
     pr_k.ticks += count;
     return PR_OK;

@@ -14,7 +14,9 @@
  * (RISC-V: gp-relative, ports/riscv/link.ld) reaches all of it that way. */
 typedef struct pr_kernel {
     pr_task_t *current;
-    int isr_nesting;
+    /* Why the kernel may not switch now: the interrupts entered and not
+     * left, plus 1 while the port is outside. At 0 the caller is a task. */
+    int defers;
     int outside;                    /* port code outside any task */
     pr_stamp_t left_at;             /* the stamp when the port last went outside (kernel.c) */
     /* The tick count, also as two words, so that the tick adds 1 to the low
@@ -83,13 +85,9 @@ extern pr_task_t *pr_self;
 
 static inline pr_task_t *idle_task(void) { return &pr_idle; }
 
-/* pr_self, recomputed whenever one of the three things it depends on
- * changes (the interrupt nesting, the outside flag, the current task). */
-static inline void self_update(void)
-{
-    int task = pr_k.isr_nesting == 0 && !pr_k.outside;
-    pr_self = task ? pr_k.current : &pr_idle;
-}
+/* pr_self, recomputed whenever one of the things it depends on changes
+ * (the interrupt nesting, the outside flag: pr_k.defers; the current task). */
+static inline void self_update(void) { pr_self = pr_k.defers == 0 ? pr_k.current : &pr_idle; }
 
 /* 1 when the caller is a task that may block (not an interrupt, not outside
  * the kernel, not the idle task). */

@@ -77,10 +77,14 @@ static inline int copies_by_words(const pr_msgq_t *q, const void *buffer)
 
 /* The descriptor of an id in the pool, kept in a register: GCC would
  * otherwise compute &pr_msgq_pool[id] (a multiply) again at each use in the fast
- * paths, whose every instruction counts. */
+ * paths, whose every instruction counts. The size is in a register too, so
+ * that the multiply is one instruction: GCC builds it of shifts and adds
+ * where the size allows (three instructions for RV64's). */
 static inline pr_msgq_t *descriptor(pr_id_t id)
 {
-    pr_msgq_t *q = &pr_msgq_pool[id];
+    size_t size = sizeof(pr_msgq_t);
+    __asm__("" : "+r"(size));
+    pr_msgq_t *q = (pr_msgq_t *)(void *)((char *)pr_msgq_pool + (size_t)id * size);
     __asm__("" : "+r"(q));
     return q;
 }
@@ -128,8 +132,7 @@ static inline void *new_message(pr_msgq_t *q, int prio)
     p->prio = prio;
     if (++q->messages > q->most_messages)
         q->most_messages = q->messages;
-    q->sends++;
-    return p->data;
+    return p->data; /* a send more: msgq_sends */
 }
 
 /* The first message leaves the queue, its place joins the free ones: the
@@ -163,15 +166,21 @@ static int take_message(pr_msgq_t *q, void *msg)
 
 /* ---- the wait queues ---- */
 
-/* t leaves the wait queue wq of q with `result` (the caller makes it ready). */
+/* t leaves the wait queue wq of q with `result` (the caller makes it ready).
+ * The last of its waiters (the usual case: one server waits on its queue)
+ * leaves an empty list without an unlink. wait_finish, with no store for
+ * PR_OK: each wait begins with it (wait_begin). */
 static inline __attribute__((always_inline)) void leave(pr_msgq_t *q, pr_waitq_t *wq, pr_task_t *t, int result)
 {
-    waitq_remove(wq, t);
-    wait_finish(t, result);
-    if (wq == &q->senders_q)
-        q->senders--;
+    PR_ASSERT(t->wait_result == PR_OK);
+    if (result != PR_OK)
+        t->wait_result = result;
+    timer_cancel(&t->timeout);
+    int *waiting = wq == &q->senders_q ? &q->senders : &q->receivers;
+    if (likely(--*waiting == 0))
+        waitq_remove_only(wq, t);
     else
-        q->receivers--;
+        waitq_remove(wq, t);
     trace_emit(PR_EV_MSGQ_WAKE, trace_id(t), (uint8_t)q->index, result, 0, 0, 0);
 }
 
@@ -257,7 +266,7 @@ static int msgq_alloc(const pr_msgq_attr_t *a, pr_id_t *id)
     q->places = a->buffer;
     q->length = a->length;
     q->messages = q->most_messages = 0;
-    q->sends = q->receives = q->send_waits = q->receive_waits = 0;
+    q->receives = q->send_waits = q->receive_waits = 0;
     q->senders = q->receivers = 0;
     q->served = PRIO_NONE;
     q->lender.holder = NULL;
@@ -297,11 +306,13 @@ static int msgq_free(pr_id_t id)
     return PR_OK;
 }
 
-/* The caller (me) starts waiting in wq (state `state`); the switch is the
+/* The caller (me) starts waiting in wq (state `state`), with PR_OK for its
+ * result until something else ends the wait (leave); the switch is the
  * caller's (wait_in). */
 static inline __attribute__((always_inline)) void wait_begin(pr_waitq_t *wq, pr_task_t *me, pr_task_state_t state,
                                                              pr_timeout_t timeout)
 {
+    me->wait_result = PR_OK;
     sched_make_unready(me, state);
     waitq_insert(wq, me);
     if (timeout != PR_FOREVER)
@@ -325,8 +336,7 @@ static inline __attribute__((always_inline)) void hand_over(pr_msgq_t *q, pr_tas
 {
     copy_message(q, receiver->wait_for.msg.to, msg);
     receiver->wait_for.msg.prio = prio;
-    q->sends++;
-    q->receives++;
+    q->receives++; /* and a send (msgq_sends) */
     leave(q, &q->receivers_q, receiver, PR_OK);
     sched_make_ready(receiver);
     if (inherits(q))
@@ -481,18 +491,18 @@ static __attribute__((noinline)) int receive_general(pr_id_t id, void *msg, int 
 /* hand_over for a queue of whole words that does not inherit (no serve),
  * between aligned buffers (no memcpy): so it calls nothing but by its last,
  * tail call, and needs no stack frame. Any other send to a waiting receiver
- * takes the general path (which does not wait either: the timeout does not
- * matter). */
-static __attribute__((noinline)) int send_wake(pr_msgq_t *q, const void *msg, int prio, pr_irq_state_t irq)
+ * takes the general path (which does not wait either). The arguments are
+ * the call's, in the same registers as the general path's. */
+static __attribute__((noinline)) int send_wake(pr_msgq_t *q, const void *msg, int prio, pr_timeout_t timeout,
+                                               pr_irq_state_t irq)
 {
-    pr_task_t *receiver = waitq_first(&q->receivers_q);
+    pr_task_t *receiver = waitq_first_waiter(&q->receivers_q);
     void *to = receiver->wait_for.msg.to;
     if (unlikely(q->fast_words == 0 || (((uintptr_t)to | (uintptr_t)msg) & (sizeof(uint32_t) - 1)) != 0))
-        return send_general(q->index, msg, prio, PR_NO_WAIT, irq);
+        return send_general(q->index, msg, prio, timeout, irq);
     copy_words(to, msg, q->fast_words);
     receiver->wait_for.msg.prio = prio;
-    q->sends++;
-    q->receives++;
+    q->receives++; /* and a send (msgq_sends) */
     leave(q, &q->receivers_q, receiver, PR_OK);
     ready_add(receiver);
     trace_emit(PR_EV_MSGQ_SEND, caller_trace_id(), (uint8_t)q->index, PR_OK, (uint8_t)prio, 0, q->messages);
@@ -540,7 +550,7 @@ int pr_msgq_send(pr_id_t id, const void *msg, int priority, pr_timeout_t timeout
                 return PR_OK;
             }
             if (q->receivers > 0) /* so allocated: msgq_free refuses a queue with waiters */
-                return send_wake(q, msg, priority, irq);
+                return send_wake(q, msg, priority, timeout, irq);
         }
     }
     return send_general(id, msg, priority, timeout, irq);

@@ -30,7 +30,7 @@ typedef struct pr_msgq {
     unsigned char *places;      /* the buffer: place i at places + i * place_bytes */
     int length;
     int messages, most_messages;
-    uint32_t sends, receives, send_waits, receive_waits;
+    uint32_t receives, send_waits, receive_waits; /* the sends: msgq_sends */
     int senders, receivers;     /* tasks in each wait queue */
     pr_plist_t queued;          /* by priority: the messages */
     pr_link_t free_places;      /* by priority: the free places */
@@ -55,6 +55,11 @@ static inline int msgq_lookup(pr_id_t id, pr_msgq_t **out)
 }
 
 static inline int inherits(const pr_msgq_t *q) { return (q->flags & PR_MSGQ_INHERIT) != 0; }
+
+/* The messages sent to q since its allocation (mod 2^32): every message
+ * sent is received or still waiting, so the count is derived rather than
+ * kept, and a send does not pay for it. */
+static inline uint32_t msgq_sends(const pr_msgq_t *q) { return q->receives + (uint32_t)q->messages; }
 
 /* What the server of an inheriting queue is lent now: the senders' wait
  * queue's lend (waitq.h). */

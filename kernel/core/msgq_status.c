@@ -21,7 +21,7 @@ static int msgq_status(pr_id_t id, pr_msgq_status_t *st)
     st->flags = q->flags;
     st->messages = q->messages;
     st->most_messages = q->most_messages;
-    st->sends = q->sends;
+    st->sends = msgq_sends(q);
     st->receives = q->receives;
     st->send_waits = q->send_waits;
     st->receive_waits = q->receive_waits;

@@ -14,6 +14,7 @@
 #define PRIORA_PLIST_H
 
 #include <stdint.h>
+#include "check.h"
 #include "list.h"
 #include "prio_bitmap.h"
 
@@ -47,6 +48,17 @@ static inline void plist_push_front(pr_plist_t *pl, int level, pr_link_t *link)
     prio_bitmap_set(&pl->bitmap, level);
 }
 
+/* Removes the only entry of the list, which its caller knows it is (a count
+ * of its own): the entry's links point to its level's head, which is reset,
+ * and the bitmap emptied, with no unlink and no search for the bit. The
+ * entry's link is left stale, as by plist_remove. */
+static inline void plist_remove_only(pr_plist_t *pl, pr_link_t *link)
+{
+    PR_ASSERT(link->next == link->prev && link->next->next == link);
+    list_init(link->next);
+    prio_bitmap_init(&pl->bitmap);
+}
+
 /* Removes an entry inserted at `level`; clears that level's bit if it became
  * empty (the bit of the level the entry was in, not of its new priority).
  * The entry's link is left stale: the caller keeps its membership (a task's
@@ -56,7 +68,7 @@ static inline void plist_remove(pr_plist_t *pl, int level, pr_link_t *link)
     pr_link_t *next = link->next, *prev = link->prev;
     list_unlink(link);
     if (next == prev) /* both are the level's head: it was the only entry */
-        prio_bitmap_clear(&pl->bitmap, level);
+        prio_bitmap_remove(&pl->bitmap, level);
 }
 
 #endif /* PRIORA_PLIST_H */

@@ -1,7 +1,8 @@
 /*
  * The set of non-empty priority levels, for the ready queue, every
  * priority-ordered wait list (plist.h), a task's lenders (priority.h) and
- * pcp's held mutexes: set, clear, test, and the highest member, each O(1).
+ * pcp's held mutexes: set, clear (any level, or a member: remove), test,
+ * and the highest member, each O(1).
  *
  * Its form is chosen at build time by PR_CONFIG_PRIORITIES:
  *  - up to 32 levels, one 32-bit word, bit p for level p: the highest
@@ -48,15 +49,18 @@ static inline int plist_highest_bit(uint32_t x) { return 31 - __builtin_clz(x); 
 
 typedef uint32_t pr_prio_bitmap_t;
 
-/* Macros, not functions: each expands to the very expression the kernel
- * wrote before the two-level form existed, so the compiler's code for the
- * default build (and the RISC-V figures of docs/performance.md) stay the
- * same. */
+/* Macros, not functions: each expands to one expression on the word, the
+ * code the kernel had before the two-level form existed, so that the form
+ * costs the default build (and the RISC-V figures of docs/performance.md)
+ * nothing. */
 #define prio_bitmap_init(b) ((void)(*(b) = 0))
 #define prio_bitmap_empty(b) (*(b) == 0)
 #define prio_bitmap_test(b, p) ((int)((*(b) >> (p)) & 1u))
 #define prio_bitmap_set(b, p) ((void)(*(b) |= 1u << (p)))
 #define prio_bitmap_clear(b, p) ((void)(*(b) &= ~(1u << (p))))
+/* Clears p, a member (a level that empties): one exclusive or, where
+ * clearing any p takes the complement too. */
+#define prio_bitmap_remove(b, p) ((void)(*(b) ^= 1u << (p)))
 /* The highest member; the set must not be empty. */
 #define prio_bitmap_highest(b) plist_highest_bit(*(b))
 /* The highest member below p, or -1. */
@@ -100,6 +104,7 @@ static inline void prio_bitmap_clear(pr_prio_bitmap_t *b, int p)
     if (w == 0)
         b->groups &= ~(1u << (p >> 5));
 }
+static inline void prio_bitmap_remove(pr_prio_bitmap_t *b, int p) { prio_bitmap_clear(b, p); }
 static inline int prio_bitmap_highest(const pr_prio_bitmap_t *b)
 {
     int g = plist_highest_bit(b->groups);

@@ -40,7 +40,7 @@ static inline void lent_remove(pr_task_t *t, pr_prio_t p)
     PR_ASSERT(n > 0);
     t->lent_count[p] = (uint16_t)(n - 1);
     if (n == 1)
-        prio_bitmap_clear(&t->lent_bitmap, p);
+        prio_bitmap_remove(&t->lent_bitmap, p);
 }
 
 static inline pr_prio_t effective_of(const pr_task_t *t)

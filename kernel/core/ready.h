@@ -80,7 +80,7 @@ static inline void ready_link(pr_ready_t *rq, pr_task_t *t, int level, int front
 {
     pr_link_t **head = ready_head(rq, level);
     pr_link_t *first = *head;
-    if (first == NULL) { /* alone: a ring of one */
+    if (likely(first == NULL)) { /* alone (most tasks have a level of their own): a ring of one */
         t->qlink.next = t->qlink.prev = &t->qlink;
         *head = &t->qlink;
         prio_bitmap_set(&rq->bitmap, level);
@@ -96,8 +96,8 @@ static inline void ready_link(pr_ready_t *rq, pr_task_t *t, int level, int front
 
 static inline void ready_insert(pr_ready_t *rq, pr_task_t *t, int level, int front)
 {
+    t->queue = rq; /* before the links: ready_add (sched.h) says why */
     ready_link(rq, t, level, front);
-    t->queue = rq;
 }
 
 /* t leaves its level, which it was inserted at (queued_level). Its link is
@@ -109,7 +109,7 @@ static inline void ready_unlink(pr_ready_t *rq, pr_task_t *t)
     pr_link_t *next = t->qlink.next;
     if (next == &t->qlink) { /* it was alone: the level empties */
         *head = NULL;
-        prio_bitmap_clear(&rq->bitmap, level);
+        prio_bitmap_remove(&rq->bitmap, level);
         return;
     }
     list_unlink(&t->qlink);

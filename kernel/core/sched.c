@@ -123,15 +123,16 @@ void switch_to_most_urgent(void)
     switch_to(prev, next);
 }
 
-/* self_update and sched_reschedule at the end of the outermost interrupt
- * (the nesting is 0 again), in one step: every interrupt that wakes a task
- * pays it. A switch sets pr_self itself (account_switch). */
+/* The end of an interrupt the caller entered: one level of nesting less,
+ * and at the end of the outermost, self_update and sched_reschedule in one
+ * step: every interrupt that wakes a task pays it. Outside, the nesting
+ * never ends (pr_k.defers): the port's next pr_kernel_dispatch switches.
+ * A switch sets pr_self itself (account_switch). */
 void sched_isr_leave(void)
 {
-    if (unlikely(pr_k.outside)) { /* the port's next pr_kernel_dispatch switches */
-        pr_self = &pr_idle;
+    PR_ASSERT(pr_k.defers > pr_k.outside);
+    if (--pr_k.defers != 0) /* pr_self stays the idle task (pr_isr_enter) */
         return;
-    }
     pr_task_t *prev = pr_k.current;
     if (sched_may_preempt(prev)) {
         pr_task_t *next = ready_first(&pr_k.ready);
@@ -148,26 +149,15 @@ void sched_reschedule(void)
     /* In an interrupt, pr_isr_exit reschedules; outside the kernel, the
      * port's next pr_kernel_dispatch does; under a preemption lock, its
      * last unlock does. */
-    if (pr_k.isr_nesting > 0 || pr_k.outside || !sched_may_preempt(pr_k.current))
+    if (pr_k.defers != 0 || !sched_may_preempt(pr_k.current))
         return;
     switch_to_most_urgent();
 }
 
-/* The end of a call that made a task ready: sched_reschedule, the caller's
- * interrupt state back, PR_OK. A fast path that ends with a tail call to it
- * keeps nothing across the switch and needs no stack frame of its own; in
- * an interrupt (the switch waits for its end) this returns at once. */
-static __attribute__((noinline)) int reschedule_then_restore(pr_irq_state_t irq)
+/* sched_reschedule_return's call in task context (sched.h). */
+int sched_reschedule_restore(pr_irq_state_t irq)
 {
     sched_reschedule();
-    pr_port_irq_restore(irq);
-    return PR_OK;
-}
-
-int sched_reschedule_return(pr_irq_state_t irq)
-{
-    if (pr_k.isr_nesting == 0) /* else no test more, and no stack frame */
-        return reschedule_then_restore(irq);
     pr_port_irq_restore(irq);
     return PR_OK;
 }

@@ -14,7 +14,9 @@ void sched_make_unready(pr_task_t *t, pr_task_state_t state); /* leaves the read
 /* sched_make_ready inline, for the semaphore calls, whose blocks and
  * wakeups are the hot ones; everybody else calls the function, to keep the
  * code small. The task is in no queue (it has just left a wait queue, or
- * was waiting in none). */
+ * was waiting in none). Both branches store t->queue, before anything that
+ * may alias it (ready_insert): so the compiler drops the store of NULL the
+ * caller's waitq_remove has just made. */
 static inline void ready_add(pr_task_t *t)
 {
     PR_ASSERT(t->queue == NULL);
@@ -22,6 +24,8 @@ static inline void ready_add(pr_task_t *t)
     t->slice_left = pr_k.quantum;
     if (!t->suspended)
         ready_insert(&pr_k.ready, t, t->effective, 0);
+    else
+        t->queue = NULL; /* as it is: see above */
 }
 
 /* A ready task whose effective priority changed moves to its new level: to
@@ -36,12 +40,25 @@ static inline void sched_requeue(pr_task_t *t)
 void sched_rotate(pr_task_t *t);               /* to the tail of its level */
 void sched_yield_now(void);                    /* the current task: rotate, reschedule */
 void sched_reschedule(void);                   /* switch now if allowed, else defer */
-int sched_reschedule_return(pr_irq_state_t irq); /* the same, irq restored, PR_OK */
 void switch_to_most_urgent(void);              /* switch now (the caller may) */
-void sched_isr_leave(void);                    /* the outermost interrupt ends: switch if needed */
+void sched_isr_leave(void);                    /* an interrupt ends; the outermost: switch if needed */
 void sched_reset(void);
 void sched_tick(void);                         /* round-robin quantum */
 void sched_fold(uint32_t tick);                /* CPU time so far, before stamps wrap */
+
+/* The end of a call that made a task ready: sched_reschedule, the caller's
+ * interrupt state back, PR_OK. A fast path that ends with it keeps nothing
+ * across the switch and needs no stack frame of its own (the call in task
+ * context is a tail call); in an interrupt (the switch waits for its end)
+ * this returns at once. */
+int sched_reschedule_restore(pr_irq_state_t irq);
+static inline int sched_reschedule_return(pr_irq_state_t irq)
+{
+    if (pr_k.defers == 0)
+        return sched_reschedule_restore(irq);
+    pr_port_irq_restore(irq);
+    return PR_OK;
+}
 
 /* A preemption lock on t: while it holds one or more and runs, no other
  * task preempts it, however urgent (its switches wait for the last unlock),

@@ -4,17 +4,25 @@
  * actions.
  *
  * At the tick of an expiry the wheel fires the kernel timer (expire): the
- * software timer joins the due list, a priority list by the timer's
- * priority (FIFO among equals), a periodic one is re-armed at expiry +
+ * software timer becomes due, a periodic one is re-armed at expiry +
  * period, and the service task is made ready if it sleeps. That is all the
  * tick interrupt does: O(1) per timer due, so a tick with k software
  * timers due costs O(k) on top of the wheel's own work, k <= the timers
  * allocated (PR_CONFIG_MAX_TIMERS). The actions run in the service task,
  * one at a time, the most urgent due timer first.
  *
- * The service sleeps in PR_TASK_WAIT_RELEASE: for it, a due timer is a
- * release. It is an ordinary task otherwise (a pool slot, a priority, a
- * stack); deleting it stops the actions until pr_timer_service_start makes
+ * The due timers are the due list, a priority list by the timers'
+ * priority (FIFO among equals: their order of expiry), and with
+ * PR_CONFIG_FAST_PATHS the one handed to the service: a timer that expires
+ * while the service sleeps is the only one due, and it is given to the
+ * service as such, without the list. It stays ahead of the list: it is
+ * put on the list first, at the tail of its level, when another expires
+ * before the service took it, so the order is the list's own either way.
+ *
+ * The service sleeps in PR_TASK_WAIT_RELEASE, and is `sleeper` while it
+ * does: for it, a due timer is a release. It is an ordinary task
+ * otherwise (a pool slot, a priority, a stack; swtimer_service.c creates
+ * it); deleting it stops the actions until pr_timer_service_start makes
  * another.
  */
 #include <string.h>
@@ -22,12 +30,14 @@
 #include "sched.h"
 #include "trace_impl.h"
 
+enum { DUE_LISTED = 1, DUE_HANDED = 2 }; /* how a timer is due: in the due list, or handed */
+
 typedef struct pr_swtimer {
     pr_link_t pool_link;        /* in the free list */
     pr_link_t due_link;         /* in the due list, while due */
     pr_id_t index;
     int allocated;
-    int due;                    /* in the due list: its action is to run */
+    int due;                    /* its action is to run: DUE_LISTED or DUE_HANDED, else 0 */
     pr_ticks_t due_expiry;      /* while due: the expiry it is due for */
     pr_timer_action_t action;
     void *arg;
@@ -42,7 +52,8 @@ typedef struct pr_swtimer {
 static pr_swtimer_t pool[PR_CONFIG_MAX_TIMERS];
 static pr_link_t free_list; /* freed descriptors go to the tail: reused last */
 static pr_plist_t due_list; /* by the timers' priority, FIFO among equals */
-static pr_task_t *service;  /* the service task, or NULL */
+static pr_swtimer_t *handed; /* the due timer ahead of the due list (then empty), or NULL */
+static pr_task_t *sleeper;  /* the service task while it sleeps, else NULL */
 
 static int swtimer_lookup(pr_id_t id, pr_swtimer_t **out)
 {
@@ -56,41 +67,93 @@ static int swtimer_lookup(pr_id_t id, pr_swtimer_t **out)
 
 #define swtimer_trace_id(id) trace_id_of((id), PR_CONFIG_MAX_TIMERS)
 
-static void service_body(void *arg);
+/* ---- the due timers ---- */
 
-/* 1 while the service task is alive and sleeping for a due timer. */
-static int service_sleeps(void)
+/* tm, due, joins the tail of its level of the due list, behind the handed
+ * timer if there is one (which goes first). */
+static void due_push(pr_swtimer_t *tm)
 {
-    return service != NULL && service->entry == service_body && service->state == PR_TASK_WAIT_RELEASE;
+    if (handed != NULL) {
+        handed->due = DUE_LISTED;
+        plist_push_back(&due_list, handed->priority, &handed->due_link);
+        handed = NULL;
+    }
+    tm->due = DUE_LISTED;
+    plist_push_back(&due_list, tm->priority, &tm->due_link);
 }
 
+/* tm becomes due for `expiry`, in the tick interrupt: if the service
+ * sleeps, nothing else is due, and tm is handed to it (the list with the
+ * fast paths compiled out); the service is made ready inline. */
+static inline void due_add(pr_swtimer_t *tm, pr_ticks_t expiry)
+{
+    tm->due_expiry = expiry;
+    pr_task_t *s = sleeper;
+    if (s == NULL) {
+        due_push(tm);
+        return;
+    }
+    PR_ASSERT(handed == NULL && plist_empty(&due_list));
+    if (PR_CONFIG_FAST_PATHS) {
+        tm->due = DUE_HANDED;
+        handed = tm;
+    } else {
+        due_push(tm);
+    }
+    sleeper = NULL;
+    ready_add(s);
+}
+
+/* The most urgent due timer, no longer due; NULL if none is. */
+static inline pr_swtimer_t *due_take(void)
+{
+    pr_swtimer_t *tm = handed;
+    if (tm != NULL) {
+        handed = NULL;
+    } else if (!plist_empty(&due_list)) {
+        int level = plist_top_level(&due_list);
+        tm = container_of(due_list.level[level].next, pr_swtimer_t, due_link);
+        plist_remove(&due_list, level, &tm->due_link);
+    } else {
+        return NULL;
+    }
+    tm->due = 0;
+    return tm;
+}
+
+/* tm's due expiry, if it has one, is dropped. */
 static void undue(pr_swtimer_t *tm)
 {
-    if (!tm->due)
+    int due = tm->due;
+    if (due == 0)
         return;
-    plist_remove(&due_list, tm->priority, &tm->due_link);
+    if (due == DUE_HANDED)
+        handed = NULL;
+    else
+        plist_remove(&due_list, tm->priority, &tm->due_link);
     tm->due = 0;
 }
 
-/* The kernel timer fired, in the tick interrupt (timer.c). */
+/* The service task ends (task.c: it is deleted): it sleeps no more. */
+void swtimer_task_gone(pr_task_t *t)
+{
+    if (sleeper == t)
+        sleeper = NULL;
+}
+
+/* The kernel timer fired, in the tick interrupt (timer.c). A periodic
+ * timer is re-armed last, by a tail call: the expiry calls nothing else
+ * and needs no stack frame. */
 static void expire(void *owner)
 {
     pr_swtimer_t *tm = owner;
     pr_ticks_t expiry = tm->kernel_timer.expiry;
-    int overrun = tm->due; /* its last expiry's action has not run yet */
+    int overrun = tm->due != 0; /* its last expiry's action has not run yet */
     trace_emit(PR_EV_TIMER_EXPIRE, PR_TRACE_NONE, (uint8_t)tm->index, PR_OK, (uint8_t)overrun, 0, (int32_t)expiry);
-    if (overrun) {
+    if (overrun)
         tm->dropped++;
-    } else {
-        tm->due = 1;
-        tm->due_expiry = expiry;
-        plist_push_back(&due_list, tm->priority, &tm->due_link);
-    }
-    /* The service made ready inline, and a periodic timer re-armed last, by
-     * a tail call: the expiry calls nothing else and needs no stack frame.
-     * The order does not matter: the wheel and the ready queue are apart. */
-    if (!overrun && service_sleeps())
-        ready_add(service);
+    else
+        due_add(tm, expiry);
     if (tm->period != 0)
         timer_arm(&tm->kernel_timer, expiry + tm->period);
 }
@@ -99,7 +162,8 @@ void swtimers_reset(void)
 {
     list_init(&free_list);
     plist_init(&due_list);
-    service = NULL;
+    handed = NULL;
+    sleeper = NULL;
     for (int i = 0; i < PR_CONFIG_MAX_TIMERS; i++) {
         pr_swtimer_t *tm = &pool[i];
         memset(tm, 0, sizeof *tm);
@@ -112,77 +176,36 @@ void swtimers_reset(void)
 /* ---- the service task ---- */
 
 /* Runs the due timers' actions, most urgent first, for ever. Between two
- * actions it takes the due list with interrupts masked; an action runs
- * with them restored, as any task code. */
-static void service_body(void *arg)
+ * actions it takes the next due timer with interrupts masked; an action
+ * runs with them restored, as any task code. */
+void swtimer_service_body(void *arg)
 {
     (void)arg;
     pr_task_t *me = pr_k.current;
-    pr_irq_state_t irq = pr_port_irq_save();
-    service = me; /* before its starter hears of it, if it runs first */
-    pr_port_irq_restore(irq);
     for (;;) {
-        irq = pr_port_irq_save();
-        while (plist_empty(&due_list)) {
+        pr_irq_state_t irq = pr_port_irq_save();
+        pr_swtimer_t *tm;
+        while ((tm = due_take()) == NULL) {
+            sleeper = me;
             sched_make_unready(me, PR_TASK_WAIT_RELEASE);
-            sched_reschedule(); /* returns when a timer is due */
+            sched_reschedule(); /* returns when a timer is due (due_add) */
         }
-        int level = plist_top_level(&due_list);
-        pr_swtimer_t *tm = container_of(due_list.level[level].next, pr_swtimer_t, due_link);
-        plist_remove(&due_list, level, &tm->due_link); /* undue(tm), which it is */
-        tm->due = 0;
-        pr_ticks_t lateness = tick_now() - tm->due_expiry; /* the tick this instant belongs to */
+        /* Its lateness: the tick this instant belongs to (tick_now), minus
+         * the expiry. Most often the action runs in the tick of its expiry,
+         * with no tick pending: no lateness, and no maximum to compare. */
+        pr_ticks_t lateness = 0;
+        if (pr_k.ticks != tm->due_expiry || pr_port_tick_due()) {
+            lateness = tick_now() - tm->due_expiry;
+            if (lateness > tm->max_lateness)
+                tm->max_lateness = lateness;
+        }
         tm->expiries++;
-        if (lateness > tm->max_lateness)
-            tm->max_lateness = lateness;
         trace_emit(PR_EV_TIMER_RUN, trace_id(me), (uint8_t)tm->index, PR_OK, 0, 0, (int32_t)lateness);
         pr_timer_action_t action = tm->action;
         void *action_arg = tm->arg;
         pr_port_irq_restore(irq);
         action(tm->index, action_arg);
     }
-}
-
-/* 1 if a service task exists: a live task whose body is the service's,
- * whether it has run yet or not. O(PR_CONFIG_MAX_TASKS): a start is rare. */
-static int service_exists(void)
-{
-    for (int i = 0; i < PR_CONFIG_MAX_TASKS; i++)
-        if (pr_tasks[i].state != PR_TASK_FREE && pr_tasks[i].entry == service_body)
-            return 1;
-    return 0;
-}
-
-/*
- * The check and the creation are one step with interrupts masked: the new
- * service may be more urgent than its starter and run at once, inside
- * pr_task_create, and its actions (or a task it lets run) may try to start
- * another; they find it, by its body, whatever became of the starter.
- */
-int pr_timer_service_start(pr_prio_t priority, pr_id_t *task)
-{
-    if (priority < 0 || priority > PR_PRIO_MAX)
-        return PR_EINVAL;
-    pr_irq_state_t irq = pr_port_irq_save();
-    if (service_exists()) {
-        pr_port_irq_restore(irq);
-        return PR_ESTATE;
-    }
-    pr_task_attr_t attr;
-    pr_task_attr_init(&attr);
-    attr.name = "timers";
-    attr.priority = priority;
-    attr.entry = service_body;
-    pr_id_t id = PR_NO_TASK;
-    int err = pr_task_create(&attr, &id);
-    if (err == PR_OK) {
-        service = &pr_tasks[id];
-        service->kernel_service = 1; /* its one job serves every timer: never shed at a hard miss */
-    }
-    pr_port_irq_restore(irq);
-    if (err == PR_OK && task != NULL)
-        *task = id;
-    return err;
 }
 
 /* ---- the calls ---- */
@@ -268,22 +291,28 @@ static int swtimer_status(pr_id_t id, pr_timer_status_t *st)
 }
 
 #if PR_CONFIG_ASSERT
-/* The due list holds exactly the allocated timers marked due (pr_kernel_check). */
+/* The due list and the handed timer hold exactly the allocated timers
+ * marked due; a handed timer has the list empty behind it, a sleeping
+ * service nothing due (pr_kernel_check). */
 void swtimer_check(void)
 {
-    int due = 0, listed = 0;
+    int due = 0, listed = handed != NULL;
+    PR_ASSERT(handed == NULL || (handed->due == DUE_HANDED && handed->allocated && plist_empty(&due_list)));
+    PR_ASSERT(PR_CONFIG_FAST_PATHS || handed == NULL);
+    PR_ASSERT(sleeper == NULL || (sleeper->entry == swtimer_service_body && sleeper->state == PR_TASK_WAIT_RELEASE &&
+                                  handed == NULL && plist_empty(&due_list)));
     for (int i = 0; i < PR_CONFIG_MAX_TIMERS; i++) {
         const pr_swtimer_t *tm = &pool[i];
         PR_ASSERT(tm->allocated || (!tm->due && !timer_armed(&tm->kernel_timer)));
         PR_ASSERT(tm->period != 0 || !(tm->due && timer_armed(&tm->kernel_timer))); /* a one-shot: one or the other */
-        due += tm->due;
+        due += tm->due != 0;
     }
     for (int level = 0; level < PR_CONFIG_PRIORITIES; level++) {
         const pr_link_t *head = &due_list.level[level];
         PR_ASSERT(prio_bitmap_test(&due_list.bitmap, level) == !list_empty(head));
         for (const pr_link_t *l = head->next; l != head; l = l->next) {
             const pr_swtimer_t *tm = container_of(l, pr_swtimer_t, due_link);
-            PR_ASSERT(tm->due && tm->allocated && tm->priority == level);
+            PR_ASSERT(tm->due == DUE_LISTED && tm->allocated && tm->priority == level);
             listed++;
         }
     }

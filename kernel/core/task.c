@@ -6,6 +6,7 @@
 #include <string.h>
 #include "../policy/policy.h"
 #include "msgq_impl.h"
+#include "swtimer_impl.h"
 #include "privilege_impl.h"
 #include "timeshare_impl.h"
 
@@ -207,6 +208,7 @@ static int task_delete(pr_id_t id)
         waitq_abandon(t, PR_ENOTALLOC, PR_CAUSE_DELETE);
     sem_task_gone(t, PR_CAUSE_DELETE);
     msgq_task_gone(t);
+    swtimer_task_gone(t);
     sched_make_unready(t, PR_TASK_FREE);
     for (int i = 0; i < PR_CONFIG_MAX_TASKS; i++) /* forget it as a watchdog */
         if (pr_tasks[i].watchdog == id)

@@ -23,7 +23,7 @@ void timers_reset(void)
 
 void timer_init(pr_timer_t *tm, void (*fire)(void *owner), void *owner)
 {
-    list_init(&tm->link);
+    tm->link.next = tm->link.prev = NULL; /* not armed */
     tm->expiry = 0;
     tm->fire = fire;
     tm->owner = owner;
@@ -68,8 +68,7 @@ void timers_fire_slot(pr_link_t *slot, pr_ticks_t now)
         pr_timer_t *tm = container_of(first, pr_timer_t, link);
         if (tm->expiry != now)
             return;
-        list_remove(first); /* timer_cancel, which it is linked for */
-        pr_timers_armed--;
+        timer_unlink(tm);
         tm->fire(tm->owner);
         return;
     }

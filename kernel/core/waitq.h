@@ -79,11 +79,27 @@ static inline void waitq_remove(pr_waitq_t *q, pr_task_t *t)
     t->queue = NULL;
 }
 
+/* waitq_remove of q's only waiter, which q's owner knows it is (it counts
+ * the waiters): plist_remove_only. */
+static inline void waitq_remove_only(pr_waitq_t *q, pr_task_t *t)
+{
+    PR_ASSERT(t->queue == q && t->qlink.next == &q->list.level[t->queued_level]);
+    plist_remove_only(&q->list, &t->qlink);
+    t->queue = NULL;
+}
+
 /* The first waiter (the most urgent; FIFO: the oldest), or NULL. */
 static inline pr_task_t *waitq_first(const pr_waitq_t *q)
 {
     pr_link_t *first = plist_first(&q->list);
     return first != NULL ? container_of(first, pr_task_t, qlink) : NULL;
+}
+
+/* waitq_first of a queue known to have waiters: no test for none. */
+static inline pr_task_t *waitq_first_waiter(const pr_waitq_t *q)
+{
+    PR_ASSERT(!plist_empty(&q->list));
+    return container_of(q->list.level[plist_top_level(&q->list)].next, pr_task_t, qlink);
 }
 
 static inline int waitq_empty(const pr_waitq_t *q) { return plist_empty(&q->list); }

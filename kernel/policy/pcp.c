@@ -94,7 +94,7 @@ static pr_sem_t *ceiling_blocker(const pr_task_t *t)
             if (sem_holder(m) != t)
                 return m;
         }
-        prio_bitmap_clear(&levels, level);
+        prio_bitmap_remove(&levels, level);
     }
     return NULL;
 }

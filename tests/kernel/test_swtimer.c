@@ -162,6 +162,78 @@ static void an_expiry_whose_action_has_not_run_is_dropped(void)
     CHECK_EQ(st.max_lateness, 3);
 }
 
+/* ---- an expiry the service has not taken; the service deleted asleep ---- */
+
+static pr_id_t stopped_timer;
+
+static void stopping_body(void *arg)
+{
+    (void)arg;
+    CHECK_EQ(pr_timer_stop(stopped_timer), PR_OK);
+}
+
+static void idle_body(void *arg) { (void)arg; }
+
+/*
+ * T (0) expires at 2, while the service (2) sleeps: the service becomes
+ * ready, but H (3), released at 2 too, runs first and stops T, which drops
+ * the expiry: its action never runs. Then (at 2, nothing left to do) the
+ * sleeping service is deleted, and P, created in its slot, waits for its
+ * first release at 10: U's expiry at 4 wakes no task and stays due until
+ * the next service, started at 5, runs it at once. (The trace names a
+ * slot by its last task: the first service's records say P.)
+ */
+static void a_due_expiry_dropped_before_its_action_and_the_service_deleted_asleep(void)
+{
+    harness_reset(0);
+    nran = 0;
+    stopped_timer = timer("T", 0, 0, note_action);
+    pr_id_t u = timer("U", 0, 0, note_action);
+    pr_id_t service = PR_NO_TASK;
+    CHECK_EQ(pr_timer_service_start(2, &service), PR_OK);
+    CHECK_EQ(pr_timer_start(stopped_timer, 2), PR_OK);
+    task_at("H", 3, 2, stopping_body, NULL);
+    CHECK_EQ(pr_host_run_ticks(3), PR_HOST_QUIESCENT); /* at 2 */
+    CHECK_EQ(nran, 0);
+    pr_timer_status_t st = timer_status_of(stopped_timer);
+    CHECK_EQ(st.armed, 0);
+    CHECK_EQ(st.expiries, 0);
+    CHECK_EQ(status_of(service).state, PR_TASK_WAIT_RELEASE);
+
+    CHECK_EQ(pr_task_delete(service), PR_OK);
+    pr_id_t p = task_at("P", 1, 10, idle_body, NULL);
+    CHECK_EQ(p, service); /* the lowest free slot: the service's */
+    CHECK_EQ(pr_timer_start(u, 2), PR_OK);
+    CHECK_EQ(pr_host_run_ticks(5), PR_HOST_REACHED);
+    CHECK_EQ(nran, 0);
+    CHECK_EQ(status_of(p).state, PR_TASK_WAIT_RELEASE);
+    st = timer_status_of(u);
+    CHECK_EQ(st.armed, 1); /* due */
+    CHECK_EQ(st.expiry, 4);
+    CHECK_EQ(pr_timer_service_start(2, NULL), PR_OK);
+    CHECK_EQ(pr_host_run_ticks(20), PR_HOST_QUIESCENT);
+    CHECK_EQ(nran, 1);
+    CHECK_EQ(ran_timer[0], u);
+    CHECK_EQ(ran_at[0], 5);
+    EXPECT_TRACE(EV_TIMERS | EV(PR_EV_SWITCH) | EV(PR_EV_TASK_DELETE),
+                 "0 TIMER_START - T ok at=2",
+                 "0 SWITCH P<-idle",
+                 "0 SWITCH idle<-P",
+                 "2 TIMER_EXPIRE T",
+                 "2 SWITCH H<-idle",
+                 "2 TIMER_STOP H T ok",
+                 "2 SWITCH P<-H",
+                 "2 SWITCH idle<-P",
+                 "2 TASK_DELETE P",
+                 "2 TIMER_START - U ok at=4",
+                 "4 TIMER_EXPIRE U",
+                 "5 SWITCH timers<-idle",
+                 "5 TIMER_RUN timers U late=1",
+                 "5 SWITCH idle<-timers",
+                 "10 SWITCH P<-idle",
+                 "10 SWITCH idle<-P");
+}
+
 /* ---- errors change nothing ---- */
 
 static void freeing_action(pr_id_t timer, void *arg)
@@ -226,4 +298,6 @@ static void errors_change_nothing(void)
 }
 
 HARNESS_MAIN(TEST_CASE(due_actions_run_most_urgent_first_in_the_service),
-             TEST_CASE(an_expiry_whose_action_has_not_run_is_dropped), TEST_CASE(errors_change_nothing))
+             TEST_CASE(an_expiry_whose_action_has_not_run_is_dropped),
+             TEST_CASE(a_due_expiry_dropped_before_its_action_and_the_service_deleted_asleep),
+             TEST_CASE(errors_change_nothing))
