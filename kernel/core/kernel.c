@@ -65,6 +65,7 @@ int pr_kernel_init(const pr_kernel_config_t *config)
         pr_task_t *t = &pr_tasks[i];
         t->id = i;
         t->trace_tag = trace_task_tag(i);
+        trace_task_words(t);
         t->ctx = pr_port_ctx(i);
         t->state = PR_TASK_FREE;
         list_init(&t->qlink);
@@ -72,6 +73,7 @@ int pr_kernel_init(const pr_kernel_config_t *config)
     pr_task_t *idle = idle_task();
     idle->id = PR_IDLE_SLOT;
     idle->trace_tag = PR_TRACE_NONE;
+    trace_task_words(idle);
     idle->ctx = pr_port_ctx(PR_IDLE_SLOT);
     list_init(&idle->qlink);
     memcpy(idle->name, "idle", 5);

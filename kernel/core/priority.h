@@ -71,7 +71,7 @@ static inline __attribute__((always_inline)) void set_effective(pr_task_t *t, pr
     pr_prio_t old = t->effective;
     t->effective = now;
     count64_add1(&pr_k.priority_changes);
-    trace_emit(PR_EV_PRIO, t->trace_tag, via != NULL ? via->id : PR_TRACE_NONE, PR_OK, (uint8_t)old, (uint8_t)now,
+    trace_emit(PR_EV_PRIO, t, via != NULL ? via->id : PR_TRACE_NONE, PR_OK, (uint8_t)old, (uint8_t)now,
                cause | (via != NULL ? via->kind << 8 : 0));
     if (t->queue == &pr_k.ready)
         sched_requeue(t);

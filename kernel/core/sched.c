@@ -73,19 +73,22 @@ static inline void cpu_time_add(pr_task_t *t, pr_stamp_t stamps)
 /* Makes `next` the current task; the caller switches the CPU to it. Only
  * where the kernel may switch: no interrupt to leave, not outside, so that
  * next is also the calling task (pr_self; the idle task stands for none).
+ * `state` is the current task's (a constant where the caller knows it).
  * fast_record: trace_room() holds, the SWITCH record is written the fast
- * way (a constant where the caller knows it). */
-static inline __attribute__((always_inline)) void account_switch(pr_task_t *prev, pr_task_t *next, int fast_record)
+ * way. */
+static inline __attribute__((always_inline)) void account_switch(pr_task_t *prev, pr_task_t *next,
+                                                                 pr_task_state_t state, int fast_record)
 {
+    PR_ASSERT(prev == pr_k.current && state == prev->state);
     pr_stamp_t now = pr_port_stamp();
 
     cpu_time_add(prev, (pr_stamp_t)(now - prev->dispatched_at)); /* less than a wrap: sched_fold */
     next->dispatched_at = now;
     count64_add1(&pr_k.context_switches);
     if (fast_record)
-        trace_put_at(now, PR_EV_SWITCH, next->trace_tag, prev->trace_tag, PR_OK, (uint8_t)prev->state, 0, 0);
+        trace_put_switch(now, next, state);
     else
-        trace_emit_at(now, PR_EV_SWITCH, next->trace_tag, prev->trace_tag, PR_OK, (uint8_t)prev->state, 0, 0);
+        trace_emit_switch(now, next, state);
     pr_k.current = next;
     pr_self = next;
 }
@@ -95,19 +98,19 @@ static inline __attribute__((always_inline)) void account_switch(pr_task_t *prev
  * no stack frame. */
 static __attribute__((noinline)) void switch_to_slow(pr_task_t *prev, pr_task_t *next)
 {
-    account_switch(prev, next, 0);
+    account_switch(prev, next, prev->state, 0);
     pr_port_switch(prev->ctx, next->ctx);
 }
 
 /* The switch itself: account it, then the port saves prev's registers and
  * resumes next's. Returns when prev runs again. */
-static inline void switch_to(pr_task_t *prev, pr_task_t *next)
+static inline __attribute__((always_inline)) void switch_to(pr_task_t *prev, pr_task_t *next, pr_task_state_t state)
 {
     if (unlikely(!trace_room())) {
         switch_to_slow(prev, next);
         return;
     }
-    account_switch(prev, next, 1);
+    account_switch(prev, next, state, 1);
     pr_port_switch(prev->ctx, next->ctx);
 }
 
@@ -120,7 +123,7 @@ void switch_to_most_urgent(void)
     pr_task_t *next = ready_first(&pr_k.ready);
     if (next == prev)
         return;
-    switch_to(prev, next);
+    switch_to(prev, next, prev->state);
 }
 
 /* self_update and sched_reschedule at the end of the outermost interrupt
@@ -136,7 +139,7 @@ void sched_isr_leave(void)
     if (sched_may_preempt(prev)) {
         pr_task_t *next = ready_first(&pr_k.ready);
         if (next != prev) {
-            switch_to(prev, next);
+            switch_to(prev, next, prev->state);
             return;
         }
     }
@@ -190,7 +193,7 @@ void sched_yield_now(void)
         if (next == &me->qlink) /* alone at its level: it goes on */
             return;
         *head = next;
-        switch_to(me, container_of(next, pr_task_t, qlink));
+        switch_to(me, container_of(next, pr_task_t, qlink), PR_TASK_READY);
         return;
     }
     rotate(me);
@@ -201,7 +204,7 @@ int pr_kernel_dispatch(void)
 {
     pr_task_t *next = sched_may_preempt(pr_k.current) ? ready_first(&pr_k.ready) : pr_k.current;
     if (next != pr_k.current)
-        account_switch(pr_k.current, next, 0);
+        account_switch(pr_k.current, next, pr_k.current->state, 0);
     return next->id;
 }
 
@@ -265,7 +268,7 @@ static int sched_lock(void)
         return PR_EOVERFLOW;
     me->sched_locks++;
     sched_lock_preemption(me);
-    trace_emit(PR_EV_SCHED_LOCK, trace_id(me), PR_TRACE_NONE, PR_OK, 1, 0, me->sched_locks);
+    trace_emit(PR_EV_SCHED_LOCK, trace_who(me), PR_TRACE_NONE, PR_OK, 1, 0, me->sched_locks);
     return PR_OK;
 }
 
@@ -278,7 +281,7 @@ static int sched_unlock(void)
         return PR_ESTATE;
     me->sched_locks--;
     sched_unlock_preemption(me);
-    trace_emit(PR_EV_SCHED_LOCK, trace_id(me), PR_TRACE_NONE, PR_OK, 0, 0, me->sched_locks);
+    trace_emit(PR_EV_SCHED_LOCK, trace_who(me), PR_TRACE_NONE, PR_OK, 0, 0, me->sched_locks);
     sched_reschedule(); /* the switches it held back, if this was the last lock */
     return PR_OK;
 }

@@ -102,7 +102,7 @@ static inline int down_fast(pr_sem_t *s, pr_id_t id)
         return 0;
     }
     s->downs++;
-    trace_put(PR_EV_SEM_DOWN, me->trace_tag, (uint8_t)id, PR_OK, 0, 0, value);
+    trace_put(PR_EV_SEM_DOWN, me, (uint8_t)id, PR_OK, 0, 0, value);
     return 1;
 }
 
@@ -124,7 +124,7 @@ static inline int up_fast(pr_sem_t *s, pr_id_t id)
     } else {
         return 0;
     }
-    trace_put(PR_EV_SEM_UP, caller_trace_id(), (uint8_t)id, PR_OK, PR_TRACE_NONE, 0, value);
+    trace_put(PR_EV_SEM_UP, pr_self, (uint8_t)id, PR_OK, PR_TRACE_NONE, 0, value);
     return 1;
 }
 

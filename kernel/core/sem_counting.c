@@ -41,7 +41,7 @@ static inline __attribute__((always_inline)) int counting_wait_until(pr_sem_t *s
     sem_wait_begin(s->waitq, s, me, timeout, expiry, 1, 1);
     switch_to_most_urgent(); /* returns once woken */
     int err = me->wait_result;
-    trace_emit(PR_EV_SEM_DOWN, me->trace_tag, s->trace_tag, err, 1, 0, s->value);
+    trace_emit(PR_EV_SEM_DOWN, me, s->trace_tag, err, 1, 0, s->value);
     pr_port_irq_restore(irq);
     return err;
 }
@@ -67,7 +67,7 @@ static inline __attribute__((always_inline)) pr_task_t *counting_hand_over(pr_se
     if (woken == NULL)
         return NULL;
     sem_wait_end(s->waitq, s, woken, PR_OK, 1, 1, 1);
-    trace_emit(PR_EV_WAKE, woken->trace_tag, s->trace_tag, PR_OK, 0, 0, 0);
+    trace_emit(PR_EV_WAKE, woken, s->trace_tag, PR_OK, 0, 0, 0);
     ready_add(woken);
     return woken;
 }
@@ -94,7 +94,7 @@ __attribute__((noinline)) int counting_wake(pr_sem_t *s, pr_irq_state_t irq)
     PR_ASSERT(s->value < 0 && s->fast == SEM_FAST_COUNTING);
     s->value++;
     pr_task_t *woken = counting_hand_over(s); /* not NULL: the value was below 0 */
-    trace_emit(PR_EV_SEM_UP, caller_trace_id(), s->trace_tag, PR_OK, woken->trace_tag, 0, s->value);
+    trace_emit(PR_EV_SEM_UP, pr_self, s->trace_tag, PR_OK, woken->trace_tag, 0, s->value);
     sched_reschedule();
     pr_port_irq_restore(irq);
     return PR_OK;

@@ -130,7 +130,7 @@ static inline __attribute__((always_inline)) void sem_wait_begin(pr_waitq_t *q, 
     waitq_insert(q, t);
     if (timeout != PR_FOREVER)
         sem_arm_timeout(t, expiry);
-    trace_emit(PR_EV_BLOCK, t->trace_tag, s->trace_tag, PR_OK, 0, 0, (int32_t)timeout);
+    trace_emit(PR_EV_BLOCK, t, s->trace_tag, PR_OK, 0, 0, (int32_t)timeout);
 }
 
 /*
@@ -167,14 +167,14 @@ static inline void sem_hold(pr_sem_t *s, pr_task_t *t)
  * that names no semaphore of the pool; else s is id's. */
 static inline int sem_down_result(pr_sem_t *s, pr_id_t id, int err, int waited)
 {
-    trace_emit(PR_EV_SEM_DOWN, caller_trace_id(), s != NULL ? s->trace_tag : trace_id_of(id, PR_CONFIG_MAX_SEMS),
+    trace_emit(PR_EV_SEM_DOWN, pr_self, s != NULL ? s->trace_tag : trace_id_of(id, PR_CONFIG_MAX_SEMS),
                err, (uint8_t)waited, 0, s != NULL ? sem_value(s) : 0);
     return err;
 }
 
 static inline int sem_up_result(pr_sem_t *s, pr_id_t id, int err, pr_task_t *woken)
 {
-    trace_emit(PR_EV_SEM_UP, caller_trace_id(), s != NULL ? s->trace_tag : trace_id_of(id, PR_CONFIG_MAX_SEMS),
+    trace_emit(PR_EV_SEM_UP, pr_self, s != NULL ? s->trace_tag : trace_id_of(id, PR_CONFIG_MAX_SEMS),
                err, trace_id(woken), 0, s != NULL ? sem_value(s) : 0);
     return err;
 }

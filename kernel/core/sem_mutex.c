@@ -55,7 +55,7 @@ static void take_over(pr_sem_t *s, pr_task_t *t)
     int depth = sem_is_recursive(s) ? sem_more(s)->depth : 1;
     sem_abort_mark(h, s);
     s->unreserved++;
-    trace_emit(PR_EV_ABORT, trace_id(h), s->trace_tag, PR_OK, trace_id(t), (uint8_t)depth,
+    trace_emit(PR_EV_ABORT, trace_who(h), s->trace_tag, PR_OK, trace_id(t), (uint8_t)depth,
                (int32_t)h->aborts_pending);
     give(s);
     s->policy->release(s, h);
@@ -70,7 +70,7 @@ static void abort_for_recovery(pr_sem_t *s, pr_task_t *t)
     pr_task_t *h = sem_holder(s);
     int depth = sem_is_recursive(s) ? sem_more(s)->depth : 1;
     sem_abort_mark(h, s);
-    trace_emit(PR_EV_ABORT, trace_id(h), s->trace_tag, PR_OK, trace_id(t), (uint8_t)depth,
+    trace_emit(PR_EV_ABORT, trace_who(h), s->trace_tag, PR_OK, trace_id(t), (uint8_t)depth,
                (int32_t)h->aborts_pending);
 }
 
@@ -86,7 +86,7 @@ static pr_task_t *hand_to_first(pr_sem_t *s)
             continue;
         }
         sem_wait_end(s->waitq, s, w, PR_OK, 1, 0, 1);
-        trace_emit(PR_EV_WAKE, trace_id(w), s->trace_tag, PR_OK, 0, 0, 0);
+        trace_emit(PR_EV_WAKE, trace_who(w), s->trace_tag, PR_OK, 0, 0, 0);
         take(s, w);
         ready_add(w);
         return w;
@@ -228,7 +228,7 @@ int sem_abort_report(pr_sem_t *m, pr_task_t *me, pr_irq_state_t *irq, pr_task_t 
     if (sem_holder(m) != me) /* taken over */
         return err;
     pr_sem_more_t *more = sem_more(m);
-    trace_emit(PR_EV_RECOVER, trace_id(me), m->trace_tag, PR_OK, trace_id(waitq_first(m->waitq)), 0, 0);
+    trace_emit(PR_EV_RECOVER, trace_who(me), m->trace_tag, PR_OK, trace_id(waitq_first(m->waitq)), 0, 0);
     if (more->recovery.fn != NULL) {
         more->recovering = 1;
         pr_port_irq_restore(*irq);
@@ -304,12 +304,12 @@ __attribute__((noinline)) int mutex_handoff(pr_sem_t *s, pr_irq_state_t irq)
         (void)lend_step(q, PRIO_NONE, PR_CAUSE_RELEASE); /* the caller waits on nothing: no further pass */
     pr_task_t *woken = waitq_first(q);
     sem_wait_end(q, s, woken, PR_OK, 1, 0, 1);
-    trace_emit(PR_EV_WAKE, woken->trace_tag, s->trace_tag, PR_OK, 0, 0, 0);
+    trace_emit(PR_EV_WAKE, woken, s->trace_tag, PR_OK, 0, 0, 0);
     sem_hold(s, woken);
     if (s->fast == SEM_FAST_INHERIT && s->waiters > 0)
         prio_relend(q, PR_CAUSE_ACQUIRE);
     ready_add(woken);
-    trace_emit(PR_EV_SEM_UP, caller_trace_id(), s->trace_tag, PR_OK, woken->trace_tag, 0, -s->waiters);
+    trace_emit(PR_EV_SEM_UP, pr_self, s->trace_tag, PR_OK, woken->trace_tag, 0, -s->waiters);
     if (sched_may_preempt(pr_self)) /* the caller is a task: no interrupt, not outside */
         switch_to_most_urgent();
     pr_port_irq_restore(irq);

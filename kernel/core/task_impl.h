@@ -58,6 +58,10 @@ typedef struct pr_task {
 
     pr_id_t id;
     pr_trace_tag_t trace_tag;   /* its id in trace records (trace_task_tag), PR_TRACE_NONE for idle */
+#if PR_CONFIG_TRACE
+    uint32_t trace_word;        /* its tag in a trace slot's head, and its SWITCH slot's (trace_task_words) */
+    uint32_t trace_switch_word;
+#endif
     pr_port_ctx_t ctx;          /* its slot's context, as pr_port_switch takes it (port.h) */
     char name[PR_CONFIG_NAME_LEN];
     pr_task_state_t state;

@@ -125,6 +125,15 @@ inline uint64_t pr_port_now_and_stamp(pr_stamp_t *stamp)
     return ((riscv_clk.running ? mtime : riscv_clk.stopped) - riscv_clk.epoch) * NS_PER_MTIME;
 }
 
+/* ---- the trace ring's write pointer ----
+ *
+ * In tp for the whole image (the Makefile builds every file with
+ * -ffixed-tp): a bare-metal image on one hart has no thread-local storage,
+ * and neither the trap vector nor the context switch touches tp. A trace
+ * record then neither loads nor stores the pointer (kernel/core/trace_impl.h).
+ */
+#define PR_PORT_TRACE_REGISTER "tp"
+
 /* ---- the context switch (context.c, switch.S) ---- */
 
 /* A suspended context: its stack pointer (the registers are on its stack)

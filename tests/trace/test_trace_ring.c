@@ -18,6 +18,7 @@ struct fake_clock fake;
 pr_kernel_t pr_k;
 pr_task_t *pr_self;
 pr_task_t pr_idle;
+pr_task_t pr_tasks[PR_CONFIG_MAX_TASKS];
 
 static int failed, passed;
 #define CHECK_EQ(a, b)                                                                             \
@@ -62,12 +63,19 @@ static void reset(uint64_t counts)
 {
     fake = (struct fake_clock){.counts = counts, .epoch = 0, .stopped = counts, .running = 1};
     pr_k.outside = 0;
+    pr_idle.trace_tag = PR_TRACE_NONE;
+    trace_task_words(&pr_idle);
+    for (int i = 0; i < PR_CONFIG_MAX_TASKS; i++) {
+        pr_tasks[i].trace_tag = (pr_trace_tag_t)i;
+        trace_task_words(&pr_tasks[i]);
+    }
+    pr_k.current = pr_self = &pr_idle;
     trace_reset();
     sunk = 0;
     port_drains = full_calls = traced_calls = 0;
 }
 
-static void emit(uint8_t event, int32_t value) { trace_emit(event, 1, 2, PR_OK, 3, 4, value); }
+static void emit(uint8_t event, int32_t value) { trace_emit(event, &pr_tasks[1], 2, PR_OK, 3, 4, value); }
 
 static size_t drain_all(pr_trace_record_t *out, size_t max) { return pr_trace_drain(out, max); }
 
@@ -75,9 +83,9 @@ static void fields_survive_both_ways(void)
 {
     pr_trace_record_t r[4];
     reset(1000);
-    trace_emit(PR_EV_PRIO_SET, 7, 0xFF, PR_EBADID, 0xFE, 0x80, -123456); /* the slow way: the mark is owed */
+    trace_emit(PR_EV_PRIO_SET, &pr_tasks[7], 0xFF, PR_EBADID, 0xFE, 0x80, -123456); /* the slow way: the mark is owed */
     fake.counts += 5;
-    trace_emit(PR_EV_SEM_DOWN, 0xFF, 63, PR_ETIMEDOUT, 1, 0, INT32_MIN); /* the fast way */
+    trace_emit(PR_EV_SEM_DOWN, &pr_idle, 63, PR_ETIMEDOUT, 1, 0, INT32_MIN); /* the fast way */
     CHECK_EQ(drain_all(r, 4), 2);
     const pr_trace_record_t want[2] = {
         {.time = 100000, .seq = 0, .value = -123456, .event = PR_EV_PRIO_SET, .task = 7, .object = 0xFF,
