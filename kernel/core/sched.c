@@ -82,13 +82,13 @@ static inline __attribute__((always_inline)) void account_switch(pr_task_t *prev
     PR_ASSERT(prev == pr_k.current && state == prev->state);
     pr_stamp_t now = pr_port_stamp();
 
-    cpu_time_add(prev, (pr_stamp_t)(now - prev->dispatched_at)); /* less than a wrap: sched_fold */
-    next->dispatched_at = now;
-    count64_add1(&pr_k.context_switches);
-    if (fast_record)
+    if (fast_record) /* first: the write pointer is then used before any branch (RISC-V: tp, not a copy) */
         trace_put_switch(now, next, state);
     else
         trace_emit_switch(now, next, state);
+    cpu_time_add(prev, (pr_stamp_t)(now - prev->dispatched_at)); /* less than a wrap: sched_fold */
+    next->dispatched_at = now;
+    count64_add1(&pr_k.context_switches);
     pr_k.current = next;
     pr_self = next;
 }

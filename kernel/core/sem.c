@@ -76,14 +76,19 @@ static __attribute__((noinline)) int up_general(pr_id_t id, pr_irq_state_t irq)
 
 /* down_fast and up_fast write their one record the fast way: they leave
  * the rare case of a record that must go the slow way to the general path
- * (trace_room), so that they call nothing. */
+ * (trace_room), so that they call nothing. With tracing compiled in, both
+ * kinds end in one copy of the record's code, which one of them reaches by
+ * a jump: the counting kind is laid out to fall through (its trace-on
+ * figure is the tighter one, docs/performance.md); without, each kind has
+ * its own short end and the mutex keeps the layout it had. */
+#define counting_first(test) (PR_CONFIG_TRACE ? likely(test) : (test))
 static inline int down_fast(pr_sem_t *s, pr_id_t id)
 {
     pr_task_t *me = pr_self;
     int32_t value;
     if (unlikely(!trace_room()))
         return 0;
-    if (s->fast < 0) { /* counting; outside a task the general path decides (PR_ECONTEXT) */
+    if (counting_first(s->fast < 0)) { /* counting; outside a task the general path decides (PR_ECONTEXT) */
         if (unlikely(s->value <= 0 || me == &pr_idle))
             return 0;
         value = --s->value;
@@ -111,7 +116,7 @@ static inline int up_fast(pr_sem_t *s, pr_id_t id)
     int32_t value;
     if (unlikely(!trace_room()))
         return 0;
-    if (s->fast < 0) { /* counting: as unsigned, a value below 0 (waiters) is above max too */
+    if (counting_first(s->fast < 0)) { /* counting: as unsigned, a value below 0 (waiters) is above max too */
         if (unlikely((unsigned)s->value >= (unsigned)s->max))
             return 0;
         value = ++s->value;

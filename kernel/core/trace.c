@@ -25,7 +25,8 @@
 #define RING_SIZE PR_CONFIG_TRACE_RECORDS
 #define CLOCK_MARK 0 /* a slot's kind: a clock mark, never drained as a record */
 
-_Static_assert(PR_EV_LAST < TRACE_UP_WOKE, "the merged kinds follow the event codes");
+_Static_assert(PR_EV_LAST < TRACE_UP_WOKE && TRACE_BLOCK_LENT < TRACE_ARG0_NONE,
+               "a kind: an event code or a merged kind, below the flag bit");
 
 static trace_slot_t ring[RING_SIZE];
 #ifndef PR_PORT_TRACE_REGISTER
@@ -176,6 +177,10 @@ static size_t decode(const trace_slot_t *s, pr_trace_record_t out[3])
     uint32_t arg0 = (s->head >> 8 & 0xFFu) | (s->head >> 28) << 8;
     uint32_t arg1 = (s->tail >> 16 & 0xFFu) | (s->tail >> 12 & 0xFu) << 8;
     int result = (int8_t)(uint8_t)(s->tail >> 24);
+    if (kind & TRACE_ARG0_NONE) {
+        kind &= (uint8_t)~TRACE_ARG0_NONE;
+        arg0 = PR_TRACE_NONE;
+    }
     if (kind == CLOCK_MARK) {
         from.mark_stamp = s->stamp;
         from.mark_time = (uint64_t)s->tail << 32 | (uint32_t)s->value;

@@ -82,6 +82,11 @@ typedef struct trace_slot {
  */
 #define TRACE_UP_WOKE 0x40
 #define TRACE_BLOCK_LENT 0x41
+
+/* A kind's top bit: arg0 is PR_TRACE_NONE, and its byte 0. An up that
+ * wakes nobody then has a head of one load and one or, where 0xFF in arg0
+ * would take two instructions more to build. */
+#define TRACE_ARG0_NONE 0x80
 #ifdef PR_PORT_TRACE_HOOK
 #define TRACE_MERGED 0
 #else
@@ -90,7 +95,12 @@ typedef struct trace_slot {
 
 /* Where the next record goes, and the limit the fast way writes up to. */
 #ifdef PR_PORT_TRACE_REGISTER
-__extension__ register trace_slot_t *pr_trace_next __asm__(PR_PORT_TRACE_REGISTER);
+/* volatile: GCC then addresses the slot through the register itself where
+ * it would otherwise keep a copy of it in another register (a move more). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wvolatile-register-var"
+__extension__ register trace_slot_t *volatile pr_trace_next __asm__(PR_PORT_TRACE_REGISTER);
+#pragma GCC diagnostic pop
 #else
 extern trace_slot_t *pr_trace_next;
 #endif
@@ -122,11 +132,13 @@ static inline __attribute__((always_inline)) void trace_put_at(pr_stamp_t stamp,
                                                                pr_trace_tag_t object, int result, pr_trace_tag_t arg0,
                                                                pr_trace_tag_t arg1, int32_t value)
 {
-    trace_slot_t *s = pr_trace_next;
+#define s pr_trace_next /* through the pointer itself: a copy of a register variable would be an instruction */
     int arg0_fixed = TRACE_CONST(arg0), arg1_fixed = TRACE_CONST(arg1), result_fixed = TRACE_CONST(result);
     s->stamp = stamp;
     s->value = value;
-    uint32_t head = task->trace_word | TRACE_HEAD(kind, arg0_fixed ? arg0 : 0, 0);
+    int arg0_none = arg0_fixed && arg0 == PR_TRACE_NONE;
+    uint32_t head = task->trace_word | TRACE_HEAD(kind | (arg0_none ? TRACE_ARG0_NONE : 0),
+                                                  arg0_fixed && !arg0_none ? arg0 : 0, 0);
     if (!arg0_fixed)
         head |= (uint32_t)arg0 >> 8 << 28; /* its high bits, beyond 254 tasks (0 otherwise) */
     s->head = head;
@@ -139,6 +151,7 @@ static inline __attribute__((always_inline)) void trace_put_at(pr_stamp_t stamp,
     if (!result_fixed)
         s->t.result = (int8_t)result;
     pr_trace_next = s + 1;
+#undef s
     pr_port_traced(kind, task->trace_tag, object, result, arg0, arg1, value);
 }
 
@@ -170,12 +183,13 @@ static inline __attribute__((always_inline)) void trace_emit(uint8_t event, cons
 static inline __attribute__((always_inline)) void trace_put_switch(pr_stamp_t stamp, const pr_task_t *next,
                                                                    pr_task_state_t state)
 {
-    trace_slot_t *s = pr_trace_next;
+#define s pr_trace_next
     s->stamp = stamp;
     s->head = next->trace_switch_word;
     if (!(TRACE_CONST(state) && state == PR_TASK_READY))
         s->h.arg0 = (uint8_t)state;
     pr_trace_next = s + 1;
+#undef s
     pr_port_traced(PR_EV_SWITCH, next->trace_tag, pr_k.current->trace_tag, PR_OK, (uint8_t)state, 0, 0);
 }
 
