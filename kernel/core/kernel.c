@@ -99,6 +99,7 @@ uint32_t pr_tick_hz(void) { return pr_k.tick_hz; }
 void pr_sched_set_quantum(pr_ticks_t quantum)
 {
     pr_irq_state_t irq = pr_port_irq_save();
+    sched_quantum_changes(pr_k.quantum);
     set_quantum(quantum);
     pr_k.current->slice_left = quantum;
     pr_port_irq_restore(irq);

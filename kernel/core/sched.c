@@ -41,7 +41,9 @@ void sched_reset(void)
 }
 
 /* To the tail of its level: the level stays as it is (same tasks, same
- * bitmap, same top), only the order changes. */
+ * bitmap, same top), only the order changes. The new slice is the quantum
+ * itself (as SLICE_FULL would be): the tick that ends a slice has it at
+ * hand. */
 static inline void rotate(pr_task_t *t)
 {
     t->slice_left = pr_k.quantum;
@@ -175,29 +177,51 @@ int sched_reschedule_return(pr_irq_state_t irq)
     return PR_OK;
 }
 
-/* pr_task_yield's work, here so that the rotation and the switch are one
- * function. The caller is a task: it may switch. (Not "sched_yield": the C
- * library of the host port has one.) */
-void sched_yield_now(void)
+/* pr_task_yield's general case: a caller not at the head of the top level
+ * (its scheduler lock holds back a more urgent task), or not a task. */
+static __attribute__((noinline)) int yield_general(void)
 {
-    pr_task_t *me = pr_k.current;
-    pr_link_t **head = pr_k.ready.top;
-    if (likely(*head == &me->qlink)) {
-        /* The usual case: the caller runs at the head of the top level (a
-         * task in its own call is the most urgent one). Rotating it is then
-         * one store, and the new head is the most urgent task: the choice
-         * needs no other look. All that rotate and switch_to_most_urgent
-         * below would do, and nothing else. */
-        me->slice_left = pr_k.quantum;
-        pr_link_t *next = me->qlink.next;
-        if (next == &me->qlink) /* alone at its level: it goes on */
-            return;
-        *head = next;
-        switch_to(me, container_of(next, pr_task_t, qlink), PR_TASK_READY);
-        return;
-    }
-    rotate(me);
+    if (!in_task_context())
+        return PR_ECONTEXT;
+    rotate(pr_k.current);
     switch_to_most_urgent();
+    return PR_OK;
+}
+
+/*
+ * Here, not in task.c, so that the rotation and the switch are one
+ * function. The usual case: the caller runs at the head of the top level (a
+ * task in its own call is the most urgent one). Rotating it is then one
+ * store, and the new head is the most urgent task: the choice needs no
+ * other look. All that rotate and switch_to_most_urgent would do, and
+ * nothing else. That case needs no test of the context either: outside a
+ * task pr_self is the idle task, which is at the head of the top level
+ * only when no task is ready (ready.h: `below`), and then alone, its link
+ * a ring of one; the caller alone at its level goes on, or learns that it
+ * is no task.
+ */
+int pr_task_yield(void)
+{
+    pr_irq_state_t irq = pr_port_irq_save();
+    pr_task_t *me = pr_self;
+    pr_link_t **head = pr_k.ready.top;
+    int err = PR_OK;
+    if (likely(*head == &me->qlink)) {
+        pr_link_t *next = me->qlink.next;
+        if (next != &me->qlink) {
+            slice_give_full(me);
+            *head = next;
+            switch_to(me, container_of(next, pr_task_t, qlink), PR_TASK_READY);
+        } else if (in_task_context()) { /* alone at its level: it goes on */
+            slice_give_full(me);
+        } else {
+            err = PR_ECONTEXT;
+        }
+    } else {
+        err = yield_general();
+    }
+    pr_port_irq_restore(irq);
+    return err;
 }
 
 int pr_kernel_dispatch(void)
@@ -241,10 +265,10 @@ void sched_tick(void)
      * Charging it would cut a slice that starts at a tick instant short. */
     if (t->dispatched_at == pr_port_stamp())
         return;
-    /* A slice given under another quantum (pr_sched_set_quantum changed it
-     * since the task last became ready; 0 if the quantum was off then) is
-     * cut to the current quantum, or starts now with a full one. */
-    if (t->slice_left == 0 || t->slice_left > pr_k.quantum)
+    /* A full slice (SLICE_FULL) starts now. A slice given under another
+     * quantum (pr_sched_set_quantum changed it since: sched_quantum_changes)
+     * is cut to the current quantum. */
+    if (t->slice_left == SLICE_FULL || t->slice_left > pr_k.quantum)
         t->slice_left = pr_k.quantum;
     if (t->slice_left > 1) {
         t->slice_left--;
@@ -252,6 +276,18 @@ void sched_tick(void)
     }
     sched_rotate(t); /* refills the slice; a no-op for the order if it is alone */
     sched_reschedule();
+}
+
+/* The quantum changes from `old` (pr_sched_set_quantum): every full slice
+ * given under it becomes `old` ticks, as a slice counted from the quantum
+ * of its time; one given while the quantum was off (0) starts full under
+ * any quantum (the largest count, which sched_tick cuts to the quantum).
+ * O(PR_CONFIG_MAX_TASKS); the idle task has no slice. */
+void sched_quantum_changes(pr_ticks_t old)
+{
+    for (int i = 0; i < PR_CONFIG_MAX_TASKS; i++)
+        if (pr_tasks[i].slice_left == SLICE_FULL)
+            pr_tasks[i].slice_left = old != 0 ? old : UINT64_MAX;
 }
 
 /* ---- the scheduler lock (kernel.h) ---- */

@@ -266,14 +266,6 @@ static int task_delay(pr_timeout_t ticks)
     return me->wait_result; /* PR_OK, or PR_EJOBABORTED: an abort of its job ended the delay (periodic.c) */
 }
 
-static int task_yield(void)
-{
-    if (!in_task_context())
-        return PR_ECONTEXT;
-    sched_yield_now();
-    return PR_OK;
-}
-
 static int task_set_priority(pr_id_t id, pr_prio_t priority)
 {
     pr_task_t *t = NULL;
@@ -390,7 +382,6 @@ int pr_task_delete(pr_id_t id) { MASKED_CALL(task_delete(id)); }
 int pr_task_suspend(pr_id_t id) { MASKED_CALL(task_suspend(id)); }
 int pr_task_resume(pr_id_t id) { MASKED_CALL(task_resume(id)); }
 int pr_task_delay(pr_timeout_t ticks) { MASKED_CALL(task_delay(ticks)); }
-int pr_task_yield(void) { MASKED_CALL(task_yield()); }
 int pr_task_set_priority(pr_id_t id, pr_prio_t priority) { MASKED_CALL(task_set_priority(id, priority)); }
 int pr_task_wait_miss(pr_timeout_t timeout, pr_id_t *who) { MASKED_CALL(task_wait_miss(timeout, who)); }
 int pr_task_status(pr_id_t id, pr_task_status_t *st) { MASKED_CALL(task_status(id, st)); }

@@ -132,8 +132,13 @@ typedef struct pr_task {
     uint32_t misses_pending;    /* for a watchdog: misses not yet reported */
     pr_id_t miss_who;
 
-    /* Scheduling accounting (sched.c). */
-    pr_ticks_t slice_left;
+    /* Scheduling accounting (sched.c). slice_left also as two words: a
+     * 64-bit store of 0 on a 32-bit CPU takes two registers first (GCC 12),
+     * two word stores of 0 do not (sched.h: slice_give_full). */
+    union {
+        pr_ticks_t slice_left;
+        pr_count64_t slice_words;
+    };
     /* CPU time in port stamp units (port.h), also as two words, so that a
      * stamp narrower than the total (RV32) is added to the low word with a
      * carry only when it wraps (sched.c: cpu_time_add). */
