@@ -108,12 +108,13 @@ static inline pr_sem_t *sem_of_queue(const pr_waitq_t *q) { return &pr_sem_pool[
  * its timer is armed for the tick `expiry` (computed when the call began).
  * A counting value goes one further below zero. The caller then switches
  * away. `counting` and `own` (q is s's queue) are constants where the
- * caller knows them.
+ * caller knows them; so is `record`, 0 where the caller writes the BLOCK
+ * record itself (in a merged slot, trace_impl.h).
  */
 void sem_arm_timeout(pr_task_t *t, pr_ticks_t expiry);
 static inline __attribute__((always_inline)) void sem_wait_begin(pr_waitq_t *q, pr_sem_t *s, pr_task_t *t,
                                                                  pr_timeout_t timeout, pr_ticks_t expiry,
-                                                                 int counting, int own)
+                                                                 int counting, int own, int record)
 {
     if (counting)
         s->value--;
@@ -130,7 +131,8 @@ static inline __attribute__((always_inline)) void sem_wait_begin(pr_waitq_t *q, 
     waitq_insert(q, t);
     if (timeout != PR_FOREVER)
         sem_arm_timeout(t, expiry);
-    trace_emit(PR_EV_BLOCK, t, s->trace_tag, PR_OK, 0, 0, (int32_t)timeout);
+    if (record)
+        trace_emit(PR_EV_BLOCK, t, s->trace_tag, PR_OK, 0, 0, (int32_t)timeout);
 }
 
 /*

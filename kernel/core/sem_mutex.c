@@ -180,7 +180,7 @@ int mutex_down(pr_sem_t *s, pr_id_t id, pr_timeout_t timeout)
         }
         if (abort_holder)
             abort_for_recovery(s, me);
-        sem_wait_begin(wait_in, s, me, timeout, me->wait_expiry, 0, wait_in == s->waitq);
+        sem_wait_begin(wait_in, s, me, timeout, me->wait_expiry, 0, wait_in == s->waitq, 1);
         s->policy->waiting(s, me, wait_in);
         switch_to_most_urgent(); /* returns once woken: handed the mutex, timed out, or to try again */
         if (me->wait_result != WAIT_AGAIN)
@@ -271,13 +271,17 @@ __attribute__((noinline)) int mutex_wait(pr_sem_t *s, pr_task_t *me, pr_irq_stat
         return err;
     }
     s->downs++;
-    sem_wait_begin(q, s, me, PR_FOREVER, 0, 0, 1);
+    sem_wait_begin(q, s, me, PR_FOREVER, 0, 0, 1, s->fast != SEM_FAST_INHERIT);
     if (s->fast == SEM_FAST_INHERIT) {
         /* The queue lends its first waiter's priority: the caller's, when
          * it is the only one. One pass of the walk, and the rest of the
-         * walk only if the holder itself waits. */
+         * walk only if the holder itself waits. The BLOCK record and the
+         * holder's PRIO in one (trace_block_lent), before the rest. */
+        pr_task_t *holder = sem_holder(s);
+        pr_prio_t was = holder->effective;
         pr_prio_t lend = s->waiters == 1 ? me->effective : waitq_first(q)->effective;
-        pr_waitq_t *next = lend_step(q, lend, PR_CAUSE_INHERIT);
+        pr_waitq_t *next = lend_step(q, lend, PR_CAUSE_INHERIT, 0);
+        trace_block_lent(me, s->trace_tag, PR_FOREVER, holder, was, holder->effective);
         if (unlikely(next != NULL))
             prio_relend(next, PR_CAUSE_INHERIT);
     }
@@ -300,16 +304,25 @@ __attribute__((noinline)) int mutex_handoff(pr_sem_t *s, pr_irq_state_t irq)
 {
     PR_ASSERT(s->fast == (int8_t)s->policy->fast && s->fast > 0 && s->waiters > 0);
     pr_waitq_t *q = s->waitq;
-    if (s->fast == SEM_FAST_INHERIT)
-        (void)lend_step(q, PRIO_NONE, PR_CAUSE_RELEASE); /* the caller waits on nothing: no further pass */
+    pr_prio_t was = pr_self->effective; /* the caller's: for its PRIO record */
+    if (s->fast == SEM_FAST_INHERIT) /* its PRIO record below, with the WAKE and the UP */
+        (void)lend_step(q, PRIO_NONE, PR_CAUSE_RELEASE, 0); /* the caller waits on nothing: no further pass */
     pr_task_t *woken = waitq_first(q);
     sem_wait_end(q, s, woken, PR_OK, 1, 0, 1);
-    trace_emit(PR_EV_WAKE, woken, s->trace_tag, PR_OK, 0, 0, 0);
     sem_hold(s, woken);
-    if (s->fast == SEM_FAST_INHERIT && s->waiters > 0)
+    int relend = s->fast == SEM_FAST_INHERIT && s->waiters > 0;
+    if (relend) { /* the new holder's PRIO comes between the WAKE and the UP: they go apart */
+        if (was != pr_self->effective)
+            trace_emit(PR_EV_PRIO, pr_self, s->trace_tag, PR_OK, (uint8_t)was, (uint8_t)pr_self->effective,
+                       PR_CAUSE_RELEASE | PR_OBJ_SEM << 8);
+        trace_emit(PR_EV_WAKE, woken, s->trace_tag, PR_OK, 0, 0, 0);
         prio_relend(q, PR_CAUSE_ACQUIRE);
+    }
     ready_add(woken);
-    trace_emit(PR_EV_SEM_UP, pr_self, s->trace_tag, PR_OK, woken->trace_tag, 0, -s->waiters);
+    if (relend)
+        trace_emit(PR_EV_SEM_UP, pr_self, s->trace_tag, PR_OK, woken->trace_tag, 0, -s->waiters);
+    else
+        trace_up_woke(pr_self, s->trace_tag, woken, -s->waiters, was, pr_self->effective);
     if (sched_may_preempt(pr_self)) /* the caller is a task: no interrupt, not outside */
         switch_to_most_urgent();
     pr_port_irq_restore(irq);
