@@ -86,15 +86,13 @@ static inline int down_fast(pr_sem_t *s, pr_id_t id)
 {
     pr_task_t *me = pr_self;
     int32_t value;
-    if (unlikely(!trace_room()))
-        return 0;
     if (counting_first(s->fast < 0)) { /* counting; outside a task the general path decides (PR_ECONTEXT) */
-        if (unlikely(s->value <= 0 || me == &pr_idle))
+        if (unlikely(s->value <= 0 || me == &pr_idle || !trace_room()))
             return 0;
         value = --s->value;
     } else if (s->fast > 0) { /* mutex; not for "no task" (pr_self): its n is 0 */
         uint32_t n = me->takes.lo + 1;
-        if (unlikely(s->lender.holder != NULL || n == 0)) /* n == 0: a carry, the general path's */
+        if (unlikely(s->lender.holder != NULL || n == 0 || !trace_room())) /* n == 0: a carry, the general path's */
             return 0;
         /* sem_hold without the carry; take's depth is a recursive mutex's
          * only, and acquired does nothing while nobody waits (policy.h) */
@@ -114,14 +112,12 @@ static inline int down_fast(pr_sem_t *s, pr_id_t id)
 static inline int up_fast(pr_sem_t *s, pr_id_t id)
 {
     int32_t value;
-    if (unlikely(!trace_room()))
-        return 0;
     if (counting_first(s->fast < 0)) { /* counting: as unsigned, a value below 0 (waiters) is above max too */
-        if (unlikely((unsigned)s->value >= (unsigned)s->max))
+        if (unlikely((unsigned)s->value >= (unsigned)s->max || !trace_room()))
             return 0;
         value = ++s->value;
     } else if (s->fast > 0) { /* mutex: held by the caller (so a task), nobody waiting */
-        if (unlikely(s->lender.holder != pr_self || s->waiters != 0))
+        if (unlikely(s->lender.holder != pr_self || s->waiters != 0 || !trace_room()))
             return 0;
         /* give: nobody waits, so it lent nothing; release does nothing */
         s->lender.holder = NULL;
@@ -149,7 +145,8 @@ int pr_sem_down(pr_id_t id, pr_timeout_t timeout)
         if (timeout != PR_NO_WAIT && me != &pr_idle) {
             if (s->fast < 0 && s->value <= 0)
                 return counting_wait(s, me, timeout, irq);
-            if (s->fast > 0 && s->lender.holder != NULL && s->lender.holder != me && timeout == PR_FOREVER)
+            if (s->fast > 0 && s->lender.holder != NULL && s->lender.holder != me && timeout == PR_FOREVER &&
+                trace_room()) /* its first record the fast way (trace_block_lent) */
                 return mutex_wait(s, me, irq);
         }
     }
@@ -174,9 +171,9 @@ int pr_sem_up(pr_id_t id)
             pr_port_irq_restore(irq);
             return PR_OK;
         }
-        if (s->fast < 0 && s->value < 0)
+        if (s->fast < 0 && s->value < 0 && trace_room()) /* their first record the fast way (trace_up_woke) */
             return counting_wake(s, irq);
-        if (s->fast > 0 && s->lender.holder == pr_self && s->waiters > 0)
+        if (s->fast > 0 && s->lender.holder == pr_self && s->waiters > 0 && trace_room())
             return mutex_handoff(s, irq);
     }
     return up_general(id, irq);

@@ -89,12 +89,14 @@ static inline int sem_is_mutex(const pr_sem_t *s) { return (s->flags & PR_SEM_MU
 static inline int sem_is_recursive(const pr_sem_t *s) { return (s->flags & PR_SEM_RECURSIVE) != 0; }
 static inline pr_task_t *sem_holder(const pr_sem_t *s) { return s->lender.holder; }
 
-/* The value as the API gives it (sem.h). */
+/* The value as the API gives it (sem.h); mutex_value for a mutex. */
+static inline int mutex_value(const pr_sem_t *s) { return s->lender.holder != NULL ? -s->waiters : 1; }
+
 static inline int sem_value(const pr_sem_t *s)
 {
     if (!sem_is_mutex(s))
         return s->value;
-    return s->lender.holder != NULL ? -s->waiters : 1;
+    return mutex_value(s);
 }
 
 /* The semaphore whose queue q is (for a mutex's policy: m->waitq's). */

@@ -271,7 +271,7 @@ __attribute__((noinline)) int mutex_wait(pr_sem_t *s, pr_task_t *me, pr_irq_stat
         return err;
     }
     s->downs++;
-    sem_wait_begin(q, s, me, PR_FOREVER, 0, 0, 1, s->fast != SEM_FAST_INHERIT);
+    sem_wait_begin(q, s, me, PR_FOREVER, 0, 0, 1, 0); /* its BLOCK record below */
     if (s->fast == SEM_FAST_INHERIT) {
         /* The queue lends its first waiter's priority: the caller's, when
          * it is the only one. One pass of the walk, and the rest of the
@@ -284,9 +284,12 @@ __attribute__((noinline)) int mutex_wait(pr_sem_t *s, pr_task_t *me, pr_irq_stat
         trace_block_lent(me, s->trace_tag, PR_FOREVER, holder, was, holder->effective);
         if (unlikely(next != NULL))
             prio_relend(next, PR_CAUSE_INHERIT);
+    } else {
+        trace_emit(PR_EV_BLOCK, me, s->trace_tag, PR_OK, 0, 0, PR_FOREVER);
     }
     switch_to_most_urgent(); /* returns once handed the mutex */
-    int err = sem_down_result(s, s->index, me->wait_result, 1);
+    int err = me->wait_result;
+    trace_emit(PR_EV_SEM_DOWN, me, s->trace_tag, err, 1, 0, mutex_value(s)); /* sem_down_result's */
     pr_port_irq_restore(irq);
     return err;
 }
@@ -298,8 +301,23 @@ __attribute__((noinline)) int mutex_wait(pr_sem_t *s, pr_task_t *me, pr_irq_stat
  * the mutex) leaves the queue and takes it; the queue re-lends to its new
  * holder what the waiters left behind lend (POLICY_FAST_INHERIT, if any are
  * left); the release hook does nothing under these policies; a mutex that
- * is not recursive keeps no depth.
+ * is not recursive keeps no depth. The caller's PRIO, the WAKE and the UP
+ * are one slot (trace_up_woke) unless waiters are left to re-lend
+ * (handoff_relend).
  */
+static __attribute__((noinline)) int handoff_relend(pr_sem_t *s, pr_task_t *woken, pr_prio_t was,
+                                                    pr_irq_state_t irq);
+
+/* The end of a hand-off: the switch to the task handed the mutex if it is
+ * more urgent, the caller's interrupt state back. */
+static inline int handoff_end(pr_irq_state_t irq)
+{
+    if (sched_may_preempt(pr_self)) /* the caller is a task: no interrupt, not outside */
+        switch_to_most_urgent();
+    pr_port_irq_restore(irq);
+    return PR_OK;
+}
+
 __attribute__((noinline)) int mutex_handoff(pr_sem_t *s, pr_irq_state_t irq)
 {
     PR_ASSERT(s->fast == (int8_t)s->policy->fast && s->fast > 0 && s->waiters > 0);
@@ -310,21 +328,25 @@ __attribute__((noinline)) int mutex_handoff(pr_sem_t *s, pr_irq_state_t irq)
     pr_task_t *woken = waitq_first(q);
     sem_wait_end(q, s, woken, PR_OK, 1, 0, 1);
     sem_hold(s, woken);
-    int relend = s->fast == SEM_FAST_INHERIT && s->waiters > 0;
-    if (relend) { /* the new holder's PRIO comes between the WAKE and the UP: they go apart */
-        if (was != pr_self->effective)
-            trace_emit(PR_EV_PRIO, pr_self, s->trace_tag, PR_OK, (uint8_t)was, (uint8_t)pr_self->effective,
-                       PR_CAUSE_RELEASE | PR_OBJ_SEM << 8);
-        trace_emit(PR_EV_WAKE, woken, s->trace_tag, PR_OK, 0, 0, 0);
-        prio_relend(q, PR_CAUSE_ACQUIRE);
-    }
+    if (unlikely(s->fast == SEM_FAST_INHERIT && s->waiters > 0))
+        return handoff_relend(s, woken, was, irq);
     ready_add(woken);
-    if (relend)
-        trace_emit(PR_EV_SEM_UP, pr_self, s->trace_tag, PR_OK, woken->trace_tag, 0, -s->waiters);
-    else
-        trace_up_woke(pr_self, s->trace_tag, woken, -s->waiters, was, pr_self->effective);
-    if (sched_may_preempt(pr_self)) /* the caller is a task: no interrupt, not outside */
-        switch_to_most_urgent();
-    pr_port_irq_restore(irq);
-    return PR_OK;
+    trace_up_woke(pr_self, s->trace_tag, woken, -s->waiters, was, pr_self->effective);
+    return handoff_end(irq);
+}
+
+/* mutex_handoff's end with waiters left: the queue re-lends to the new
+ * holder `woken`, whose PRIO records come between the WAKE and the UP,
+ * which then go apart; `was` is the caller's effective priority before. */
+static __attribute__((noinline)) int handoff_relend(pr_sem_t *s, pr_task_t *woken, pr_prio_t was,
+                                                    pr_irq_state_t irq)
+{
+    if (was != pr_self->effective)
+        trace_emit(PR_EV_PRIO, pr_self, s->trace_tag, PR_OK, (uint8_t)was, (uint8_t)pr_self->effective,
+                   PR_CAUSE_RELEASE | PR_OBJ_SEM << 8);
+    trace_emit(PR_EV_WAKE, woken, s->trace_tag, PR_OK, 0, 0, 0);
+    prio_relend(s->waitq, PR_CAUSE_ACQUIRE);
+    ready_add(woken);
+    trace_emit(PR_EV_SEM_UP, pr_self, s->trace_tag, PR_OK, woken->trace_tag, 0, -s->waiters);
+    return handoff_end(irq);
 }

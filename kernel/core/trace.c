@@ -18,21 +18,25 @@
  * outside or comes back, and every PR_PORT_STAMP_FOLD_TICKS ticks, so a
  * record is never a wrap of the stamp after its mark.
  */
+#include <string.h>
 #include "trace_impl.h"
 
 #if PR_CONFIG_TRACE
 
 #define RING_SIZE PR_CONFIG_TRACE_RECORDS
-#define CLOCK_MARK 0 /* a slot's kind: a clock mark, never drained as a record */
+#define CLOCK_MARK 0x7F /* a slot's kind: a clock mark, never drained as a record */
+#define GUARD (ring + RING_SIZE)
 
-_Static_assert(PR_EV_LAST < TRACE_UP_WOKE && TRACE_BLOCK_LENT < TRACE_ARG0_NONE,
-               "a kind: an event code or a merged kind, below the flag bit");
+_Static_assert(PR_EV_LAST < TRACE_UP_WOKE && TRACE_BLOCK_LENT < TRACE_STOP && TRACE_STOP < CLOCK_MARK &&
+                   CLOCK_MARK < TRACE_ARG0_NONE,
+               "a kind: an event code, a merged kind, the stop or a mark, below the flag bit");
 
-static trace_slot_t ring[RING_SIZE];
+/* The slots, and after them the guard: a slot whose head is never 0, so
+ * that the fast way stops at the ring's end. */
+static trace_slot_t ring[RING_SIZE + 1];
 #ifndef PR_PORT_TRACE_REGISTER
 trace_slot_t *pr_trace_next;
 #endif
-trace_slot_t *pr_trace_limit;
 static trace_slot_t *oldest; /* the next slot to drain */
 static uint32_t lap_base;    /* slots written before ring[0] in this lap */
 static uint32_t drained;     /* slots drained since reset; free-running like the count written */
@@ -54,19 +58,20 @@ static uint32_t written(void) { return lap_base + (uint32_t)(pr_trace_next - rin
 
 static uint32_t room(void) { return RING_SIZE - (written() - drained); }
 
-/* The fast way may write up to the end of the room or of the ring; not at
- * all while a LOST record or a mark is owed. */
-static void set_limit(void)
+/* The fast way writes where the slot's head is 0 (trace_room): the free
+ * slots from the write pointer on, up to the oldest slot not drained yet
+ * or the guard. Not at all while a LOST record or a mark is owed: the slot
+ * at the write pointer is then marked with the stop. */
+static void stop_if_owed(void)
 {
-    uint32_t to_end = (uint32_t)(ring + RING_SIZE - pr_trace_next);
-    if (lost_owed != 0 || mark_owed)
-        pr_trace_limit = pr_trace_next;
-    else
-        pr_trace_limit = pr_trace_next + (room() < to_end ? room() : to_end);
+    if ((lost_owed != 0 || mark_owed) && pr_trace_next->head == 0)
+        pr_trace_next->head = TRACE_STOP;
 }
 
 void trace_reset(void)
 {
+    memset(ring, 0, sizeof ring);
+    GUARD->head = TRACE_STOP;
     pr_trace_next = oldest = ring;
     lap_base = drained = 0;
     lost_total = lost_owed = 0;
@@ -74,21 +79,21 @@ void trace_reset(void)
     from.current = PR_TRACE_NONE; /* the kernel starts in the idle task */
     from.held_n = 0;
     mark_owed = 1; /* the first slot is a mark */
-    set_limit();
+    stop_if_owed();
 }
 
 void trace_clock_changed(void)
 {
     mark_owed = 1;
-    pr_trace_limit = pr_trace_next;
+    stop_if_owed();
 }
 
 /* Writes one slot at pr_trace_next (there is room), after the ring's end
  * going back to its start. */
 static void put(pr_stamp_t stamp, uint32_t head, uint32_t tail, int32_t value)
 {
-    PR_ASSERT(room() > 0);
-    if (pr_trace_next == ring + RING_SIZE) {
+    PR_ASSERT(room() > 0 && head != 0);
+    if (pr_trace_next == GUARD) {
         lap_base += RING_SIZE;
         pr_trace_next = ring;
     }
@@ -112,7 +117,7 @@ static void put_mark(void)
 }
 
 /* How many records a slot's fields stand for. */
-static uint32_t records_of(uint8_t kind, pr_trace_tag_t arg1, int result)
+static uint32_t records_of(uint8_t kind, unsigned arg1, int result)
 {
     if (kind == TRACE_UP_WOKE)
         return 2u + ((uint8_t)arg1 != (uint8_t)result);
@@ -121,8 +126,8 @@ static uint32_t records_of(uint8_t kind, pr_trace_tag_t arg1, int result)
     return 1;
 }
 
-int trace_emit_slow(uint8_t kind, pr_trace_tag_t task, pr_trace_tag_t object, int result, pr_trace_tag_t arg0,
-                    pr_trace_tag_t arg1, int32_t value)
+int trace_emit_slow(uint8_t kind, pr_trace_tag_t task, pr_trace_tag_t object, int result, unsigned arg0,
+                    unsigned arg1, int32_t value)
 {
     uint32_t needed = 1u + (lost_owed != 0) + (mark_owed != 0);
     if (room() < needed)
@@ -131,7 +136,7 @@ int trace_emit_slow(uint8_t kind, pr_trace_tag_t task, pr_trace_tag_t object, in
         uint32_t n = records_of(kind, arg1, result);
         lost_total += n;
         lost_owed += n;
-        set_limit();
+        stop_if_owed();
         return 0;
     }
     if (mark_owed)
@@ -142,7 +147,6 @@ int trace_emit_slow(uint8_t kind, pr_trace_tag_t task, pr_trace_tag_t object, in
         lost_owed = 0;
     }
     put(pr_port_stamp(), TRACE_HEAD(kind, arg0, task), TRACE_TAIL(object, arg1, result), value);
-    set_limit();
     pr_port_traced(kind, task, object, result, arg0, arg1, value);
     return 1;
 }
@@ -237,12 +241,13 @@ size_t pr_trace_drain(pr_trace_record_t *out, size_t max)
             from.held[i] = from.held[i + n];
     }
     while (n < max && drained != written()) {
-        const trace_slot_t *s = oldest++;
-        if (oldest == ring + RING_SIZE)
+        trace_slot_t *s = oldest++;
+        if (oldest == GUARD)
             oldest = ring;
         drained++;
         pr_trace_record_t r[3];
         size_t k = decode(s, r);
+        s->head = 0; /* free again */
         for (size_t i = 0; i < k; i++) {
             if (n < max)
                 out[n++] = r[i];
@@ -250,12 +255,14 @@ size_t pr_trace_drain(pr_trace_record_t *out, size_t max)
                 from.held[from.held_n++] = r[i];
         }
     }
-    PR_ASSERT(written() - drained <= RING_SIZE && pr_trace_limit >= pr_trace_next && from.held_n <= 2);
+    PR_ASSERT(written() - drained <= RING_SIZE && from.held_n <= 2);
     if (drained == written()) {
+        if (pr_trace_next != GUARD)
+            pr_trace_next->head = 0; /* a stop, or already free */
         lap_base = drained;
         pr_trace_next = oldest = ring;
     }
-    set_limit();
+    stop_if_owed();
     pr_port_irq_restore(irq);
     return n;
 }

@@ -57,11 +57,18 @@ typedef struct trace_slot {
     };
 } trace_slot_t;
 
+/* An argument's high nibble: the bits of a tag above its byte, beyond 254
+ * tasks; with fewer, every argument is its byte. */
+#if PR_TRACE_WIDE_IDS
+#define TRACE_HI(arg) ((uint32_t)(arg) >> 8 & 0xFu)
+#else
+#define TRACE_HI(arg) 0u
+#endif
+
 #define TRACE_HEAD(kind, arg0, task)                                                               \
-    ((uint32_t)(kind) | (uint32_t)(uint8_t)(arg0) << 8 | ((uint32_t)(task) | (uint32_t)(arg0) >> 8 << 12) << 16)
+    ((uint32_t)(kind) | (uint32_t)(uint8_t)(arg0) << 8 | ((uint32_t)(task) | TRACE_HI(arg0) << 12) << 16)
 #define TRACE_TAIL(object, arg1, result)                                                           \
-    ((uint32_t)(object) | (uint32_t)(arg1) >> 8 << 12 | (uint32_t)(uint8_t)(arg1) << 16 |                          \
-     (uint32_t)(uint8_t)(result) << 24)
+    ((uint32_t)(object) | TRACE_HI(arg1) << 12 | (uint32_t)(uint8_t)(arg1) << 16 | (uint32_t)(uint8_t)(result) << 24)
 
 /*
  * Merged kinds: records that always come together on the semaphores' hot
@@ -93,7 +100,8 @@ typedef struct trace_slot {
 #define TRACE_MERGED 1
 #endif
 
-/* Where the next record goes, and the limit the fast way writes up to. */
+/* Where the next record goes: the fast way writes there while the slot's
+ * head is 0 (trace.c keeps that true only of slots it may write). */
 #ifdef PR_PORT_TRACE_REGISTER
 /* volatile: GCC then addresses the slot through the register itself where
  * it would otherwise keep a copy of it in another register (a move more). */
@@ -104,13 +112,16 @@ __extension__ register trace_slot_t *volatile pr_trace_next __asm__(PR_PORT_TRAC
 #else
 extern trace_slot_t *pr_trace_next;
 #endif
-extern trace_slot_t *pr_trace_limit;
+
+/* The head of a slot the fast way must not write (trace.c): a LOST record
+ * or a clock mark is owed first. */
+#define TRACE_STOP 0x7E
 
 void trace_reset(void);
 /* Writes the slot the slow way; returns 0 if it was dropped for want of
  * room. The fields are a record's (kind: its event) or a merged kind's. */
-int trace_emit_slow(uint8_t kind, pr_trace_tag_t task, pr_trace_tag_t object, int result, pr_trace_tag_t arg0,
-                    pr_trace_tag_t arg1, int32_t value);
+int trace_emit_slow(uint8_t kind, pr_trace_tag_t task, pr_trace_tag_t object, int result, unsigned arg0,
+                    unsigned arg1, int32_t value);
 
 /* Port time and the stamp stop going together (pr_kernel_set_outside), or
  * the stamp may soon wrap (the tick's fold): the next record is preceded by
@@ -120,7 +131,7 @@ void trace_clock_changed(void);
 /* 1 if the next record may be written the fast way, with trace_put. A
  * fast path that writes one record asks first and leaves the rare case to
  * its general path, so that it calls nothing (and needs no stack frame). */
-static inline int trace_room(void) { return pr_trace_next != pr_trace_limit; }
+static inline int trace_room(void) { return pr_trace_next->head == 0; }
 
 /* A field that is a constant where the record is written: it goes into its
  * word's constant. Any other argument is stored as a byte after its word,
@@ -129,8 +140,8 @@ static inline int trace_room(void) { return pr_trace_next != pr_trace_limit; }
 
 /* The record, written the fast way at the stamp `stamp`: trace_room() holds. */
 static inline __attribute__((always_inline)) void trace_put_at(pr_stamp_t stamp, uint8_t kind, const pr_task_t *task,
-                                                               pr_trace_tag_t object, int result, pr_trace_tag_t arg0,
-                                                               pr_trace_tag_t arg1, int32_t value)
+                                                               pr_trace_tag_t object, int result, unsigned arg0,
+                                                               unsigned arg1, int32_t value)
 {
 #define s pr_trace_next /* through the pointer itself: a copy of a register variable would be an instruction */
     int arg0_fixed = TRACE_CONST(arg0), arg1_fixed = TRACE_CONST(arg1), result_fixed = TRACE_CONST(result);
@@ -140,12 +151,12 @@ static inline __attribute__((always_inline)) void trace_put_at(pr_stamp_t stamp,
     uint32_t head = task->trace_word | TRACE_HEAD(kind | (arg0_none ? TRACE_ARG0_NONE : 0),
                                                   arg0_fixed && !arg0_none ? arg0 : 0, 0);
     if (!arg0_fixed)
-        head |= (uint32_t)arg0 >> 8 << 28; /* its high bits, beyond 254 tasks (0 otherwise) */
+        head |= TRACE_HI(arg0) << 28;
     s->head = head;
     if (!arg0_fixed)
         s->h.arg0 = (uint8_t)arg0;
     s->tail = TRACE_TAIL(object, arg1_fixed ? arg1 : 0, result_fixed ? result : 0) |
-              (arg1_fixed ? 0 : (uint32_t)arg1 >> 8 << 12);
+              (arg1_fixed ? 0 : TRACE_HI(arg1) << 12);
     if (!arg1_fixed)
         s->t.arg1 = (uint8_t)arg1;
     if (!result_fixed)
@@ -156,15 +167,15 @@ static inline __attribute__((always_inline)) void trace_put_at(pr_stamp_t stamp,
 }
 
 static inline __attribute__((always_inline)) void trace_put(uint8_t event, const pr_task_t *task,
-                                                            pr_trace_tag_t object, int result, pr_trace_tag_t arg0,
-                                                            pr_trace_tag_t arg1, int32_t value)
+                                                            pr_trace_tag_t object, int result, unsigned arg0,
+                                                            unsigned arg1, int32_t value)
 {
     trace_put_at(pr_port_stamp(), event, task, object, result, arg0, arg1, value);
 }
 
 static inline __attribute__((always_inline)) void trace_emit(uint8_t event, const pr_task_t *task,
-                                                             pr_trace_tag_t object, int result, pr_trace_tag_t arg0,
-                                                             pr_trace_tag_t arg1, int32_t value)
+                                                             pr_trace_tag_t object, int result, unsigned arg0,
+                                                             unsigned arg1, int32_t value)
 {
     if (unlikely(!trace_room()))
         (void)trace_emit_slow(event, task->trace_tag, object, result, arg0, arg1, value);
@@ -202,15 +213,17 @@ static inline __attribute__((always_inline)) void trace_emit_switch(pr_stamp_t s
         trace_put_switch(stamp, next, state);
 }
 
-/* The merged kinds' writers (above): one slot, or, where TRACE_MERGED is
- * 0, the records one by one. `was` and `now` are the priorities before and
- * after; equal, there is no PRIO record. */
+/* The merged kinds' writers (above): one slot, written the fast way (the
+ * fast paths that write one ask trace_room() first and leave the rare case
+ * to their general path, so that they call nothing), or, where TRACE_MERGED
+ * is 0, the records one by one. `was` and `now` are the priorities before
+ * and after; equal, there is no PRIO record. */
 static inline __attribute__((always_inline)) void trace_up_woke(const pr_task_t *caller, pr_trace_tag_t sem,
                                                                 const pr_task_t *woken, int32_t value, pr_prio_t was,
                                                                 pr_prio_t now)
 {
 #if TRACE_MERGED
-    trace_emit(TRACE_UP_WOKE, caller, sem, (int8_t)now, woken->trace_tag, (uint8_t)was, value);
+    trace_put(TRACE_UP_WOKE, caller, sem, now, woken->trace_tag, (unsigned)was, value); /* bytes: 0..255 */
 #else
     if (was != now)
         trace_emit(PR_EV_PRIO, caller, sem, PR_OK, (uint8_t)was, (uint8_t)now, PR_CAUSE_RELEASE | PR_OBJ_SEM << 8);
@@ -224,7 +237,7 @@ static inline __attribute__((always_inline)) void trace_block_lent(const pr_task
                                                                    pr_prio_t was, pr_prio_t now)
 {
 #if TRACE_MERGED
-    trace_emit(TRACE_BLOCK_LENT, t, sem, (int8_t)now, holder->trace_tag, (uint8_t)was, timeout);
+    trace_put(TRACE_BLOCK_LENT, t, sem, now, holder->trace_tag, (unsigned)was, timeout); /* bytes: 0..255 */
 #else
     trace_emit(PR_EV_BLOCK, t, sem, PR_OK, 0, 0, timeout);
     if (was != now)
@@ -244,12 +257,12 @@ static inline void trace_reset(void) {}
 static inline void trace_clock_changed(void) {}
 static inline int trace_room(void) { return 1; }
 static inline void trace_emit(uint8_t event, const pr_task_t *task, pr_trace_tag_t object, int result,
-                              pr_trace_tag_t arg0, pr_trace_tag_t arg1, int32_t value)
+                              unsigned arg0, unsigned arg1, int32_t value)
 {
     (void)event, (void)task, (void)object, (void)result, (void)arg0, (void)arg1, (void)value;
 }
 static inline void trace_put(uint8_t event, const pr_task_t *task, pr_trace_tag_t object, int result,
-                             pr_trace_tag_t arg0, pr_trace_tag_t arg1, int32_t value)
+                             unsigned arg0, unsigned arg1, int32_t value)
 {
     trace_emit(event, task, object, result, arg0, arg1, value);
 }
