@@ -118,15 +118,22 @@ static inline __attribute__((always_inline)) void switch_to(pr_task_t *prev, pr_
 
 /* Switches to the most urgent ready task if it is not the current one. For
  * a task that may switch (no interrupt to leave, not outside the kernel):
- * sched_reschedule checks that, a task blocking in its own call need not. */
-void switch_to_most_urgent(void)
+ * sched_reschedule checks that, a task blocking in its own call need not.
+ * switch_preempting: the same for a current task that stays ready (its
+ * state a constant in the SWITCH record). */
+static inline __attribute__((always_inline)) void switch_most_urgent(int ready)
 {
     pr_task_t *prev = pr_k.current;
     pr_task_t *next = ready_first(&pr_k.ready);
     if (next == prev)
         return;
-    switch_to(prev, next, prev->state);
+    switch_to(prev, next, ready ? PR_TASK_READY : prev->state);
 }
+
+void switch_to_most_urgent(void) { switch_most_urgent(0); }
+#if PR_CONFIG_TRACE
+void switch_preempting(void) { switch_most_urgent(1); }
+#endif
 
 /* self_update and sched_reschedule at the end of the outermost interrupt
  * (the nesting is 0 again), in one step: every interrupt that wakes a task

@@ -51,6 +51,11 @@ void sched_rotate(pr_task_t *t);               /* to the tail of its level */
 void sched_reschedule(void);                   /* switch now if allowed, else defer */
 int sched_reschedule_return(pr_irq_state_t irq); /* the same, irq restored, PR_OK */
 void switch_to_most_urgent(void);              /* switch now (the caller may) */
+#if PR_CONFIG_TRACE
+void switch_preempting(void);                  /* the same, the caller staying ready */
+#else /* they differ only in the SWITCH record: one function, not a copy reached by a jump */
+#define switch_preempting switch_to_most_urgent
+#endif
 void sched_isr_leave(void);                    /* the outermost interrupt ends: switch if needed */
 void sched_reset(void);
 void sched_tick(void);                         /* round-robin quantum */

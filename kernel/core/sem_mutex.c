@@ -313,7 +313,7 @@ static __attribute__((noinline)) int handoff_relend(pr_sem_t *s, pr_task_t *woke
 static inline int handoff_end(pr_irq_state_t irq)
 {
     if (sched_may_preempt(pr_self)) /* the caller is a task: no interrupt, not outside */
-        switch_to_most_urgent();
+        switch_preempting();
     pr_port_irq_restore(irq);
     return PR_OK;
 }
