@@ -11,14 +11,15 @@
  * pr_trace_record_t (time in port units, sequence number);
  * docs/trace-format.md gives both layouts.
  *
- * The writer is inline: one compare of the write pointer with a limit the
- * slow path keeps, the stamp, four stores, the pointer moved on. The limit
- * is the end of the free room before the ring's end, or the write pointer
- * itself when the next record must go the slow way (trace.c,
- * trace_emit_slow: the ring's wrap, a full ring, a LOST record or a clock
+ * The writer is inline: a test of the slot at the write pointer (free: its
+ * head is 0), the stamp, three or four stores, the pointer moved on. A
+ * slot that is not free sends the record the slow way (trace.c,
+ * trace_emit_slow: the ring's end, a full ring, a LOST record or a clock
  * mark owed). A port may keep the write pointer in a register of its own
  * for the whole image (PR_PORT_TRACE_REGISTER: RISC-V's tp), so that a
- * record neither loads nor stores it.
+ * record neither loads nor stores it. The writers address the slot through
+ * pr_trace_next itself, never a copy: a copy of a register variable is an
+ * instruction more.
  */
 #ifndef PRIORA_TRACE_IMPL_H
 #define PRIORA_TRACE_IMPL_H
@@ -143,26 +144,24 @@ static inline __attribute__((always_inline)) void trace_put_at(pr_stamp_t stamp,
                                                                pr_trace_tag_t object, int result, unsigned arg0,
                                                                unsigned arg1, int32_t value)
 {
-#define s pr_trace_next /* through the pointer itself: a copy of a register variable would be an instruction */
     int arg0_fixed = TRACE_CONST(arg0), arg1_fixed = TRACE_CONST(arg1), result_fixed = TRACE_CONST(result);
-    s->stamp = stamp;
-    s->value = value;
+    pr_trace_next->stamp = stamp;
+    pr_trace_next->value = value;
     int arg0_none = arg0_fixed && arg0 == PR_TRACE_NONE;
     uint32_t head = task->trace_word | TRACE_HEAD(kind | (arg0_none ? TRACE_ARG0_NONE : 0),
                                                   arg0_fixed && !arg0_none ? arg0 : 0, 0);
     if (!arg0_fixed)
         head |= TRACE_HI(arg0) << 28;
-    s->head = head;
+    pr_trace_next->head = head;
     if (!arg0_fixed)
-        s->h.arg0 = (uint8_t)arg0;
-    s->tail = TRACE_TAIL(object, arg1_fixed ? arg1 : 0, result_fixed ? result : 0) |
-              (arg1_fixed ? 0 : TRACE_HI(arg1) << 12);
+        pr_trace_next->h.arg0 = (uint8_t)arg0;
+    pr_trace_next->tail = TRACE_TAIL(object, arg1_fixed ? arg1 : 0, result_fixed ? result : 0) |
+                          (arg1_fixed ? 0 : TRACE_HI(arg1) << 12);
     if (!arg1_fixed)
-        s->t.arg1 = (uint8_t)arg1;
+        pr_trace_next->t.arg1 = (uint8_t)arg1;
     if (!result_fixed)
-        s->t.result = (int8_t)result;
-    pr_trace_next = s + 1;
-#undef s
+        pr_trace_next->t.result = (int8_t)result;
+    pr_trace_next = pr_trace_next + 1;
     pr_port_traced(kind, task->trace_tag, object, result, arg0, arg1, value);
 }
 
@@ -194,13 +193,11 @@ static inline __attribute__((always_inline)) void trace_emit(uint8_t event, cons
 static inline __attribute__((always_inline)) void trace_put_switch(pr_stamp_t stamp, const pr_task_t *next,
                                                                    pr_task_state_t state)
 {
-#define s pr_trace_next
-    s->stamp = stamp;
-    s->head = next->trace_switch_word;
+    pr_trace_next->stamp = stamp;
+    pr_trace_next->head = next->trace_switch_word;
     if (!(TRACE_CONST(state) && state == PR_TASK_READY))
-        s->h.arg0 = (uint8_t)state;
-    pr_trace_next = s + 1;
-#undef s
+        pr_trace_next->h.arg0 = (uint8_t)state;
+    pr_trace_next = pr_trace_next + 1;
     pr_port_traced(PR_EV_SWITCH, next->trace_tag, pr_k.current->trace_tag, PR_OK, (uint8_t)state, 0, 0);
 }
 
