@@ -52,7 +52,7 @@ static int task_rtprio(pr_id_t id, pr_prio_t prio, pr_prio_t *old)
     if (err == PR_OK)
         err = check_rtprio(t, prio);
     if (prio != PR_RTPRIO_NOCHG || err != PR_OK)
-        trace_emit(PR_EV_RTPRIO, trace_task_id_of(id), caller_trace_id(), err,
+        trace_emit(PR_EV_RTPRIO, trace_task_of(id), caller_trace_id(), err,
                    t != NULL && !t->timeshare ? (uint8_t)t->base : 0, prio >= 0 ? (uint8_t)prio : 0,
                    rtprio_value(t, prio));
     if (err != PR_OK)
@@ -84,7 +84,7 @@ static int task_set_nice(pr_id_t id, int nice, int *old)
         err = PR_ESTATE;
     if (err == PR_OK)
         err = caller_may_set_priority(t, nice < t->nice);
-    trace_emit(PR_EV_NICE, trace_task_id_of(id), caller_trace_id(), err,
+    trace_emit(PR_EV_NICE, trace_task_of(id), caller_trace_id(), err,
                t != NULL ? (uint8_t)(t->nice + 20) : 0, (uint8_t)(nice + 20), 0);
     if (err != PR_OK)
         return err;

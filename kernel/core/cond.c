@@ -53,7 +53,7 @@ static void leave(pr_cond_t *c, pr_task_t *t, int result)
     wait_finish(t, result);
     if (--c->waiters == 0)
         c->mutex = NULL;
-    trace_emit(PR_EV_COND_WAKE, trace_id(t), (uint8_t)c->index, result, 0, 0, 0);
+    trace_emit(PR_EV_COND_WAKE, trace_who(t), (uint8_t)c->index, result, 0, 0, 0);
 }
 
 /* Its timeout fired, or it is deleted (waitq.h: abandon). */
@@ -133,7 +133,7 @@ static int cond_wait(pr_id_t cid, pr_id_t mid, pr_timeout_t timeout, pr_irq_stat
     pr_sem_t *m = NULL;
     pr_task_t *me = pr_k.current;
     int err = wait_checks(cid, mid, timeout, &c, &m);
-    trace_emit(PR_EV_COND_WAIT, caller_trace_id(), cond_trace_id(cid), err, trace_id_of(mid, PR_CONFIG_MAX_SEMS),
+    trace_emit(PR_EV_COND_WAIT, pr_self, cond_trace_id(cid), err, trace_id_of(mid, PR_CONFIG_MAX_SEMS),
                0, (int32_t)timeout);
     if (err == PR_EABORTED) { /* its recovery point on m */
         pr_task_t *woken;
@@ -184,7 +184,7 @@ static int cond_wake(pr_id_t cid, int all)
             woken++;
         }
     }
-    trace_emit(PR_EV_COND_SIGNAL, caller_trace_id(), cond_trace_id(cid), err, (uint8_t)all, 0, woken);
+    trace_emit(PR_EV_COND_SIGNAL, pr_self, cond_trace_id(cid), err, (uint8_t)all, 0, woken);
     if (err == PR_OK)
         sched_reschedule();
     return err;

@@ -62,7 +62,7 @@ static inline __attribute__((always_inline)) void leave(pr_events_t *e, pr_task_
     wait_finish(t, result);
     e->waiters--;
     t->wait_for.events.flags = flags;
-    trace_emit(PR_EV_EVENTS_WAKE, trace_id(t), (uint8_t)e->index, result, 0, 0, (int32_t)flags);
+    trace_emit(PR_EV_EVENTS_WAKE, trace_who(t), (uint8_t)e->index, result, 0, 0, (int32_t)flags);
 }
 
 /* Its timeout fired, or it is deleted (waitq.h: abandon). */
@@ -156,7 +156,7 @@ static int events_change(pr_id_t id, uint32_t mask, int set)
     } else if (err == PR_OK) {
         e->flags &= ~mask;
     }
-    trace_emit(PR_EV_EVENTS_SET, caller_trace_id(), events_trace_id(id), err, (uint8_t)set,
+    trace_emit(PR_EV_EVENTS_SET, pr_self, events_trace_id(id), err, (uint8_t)set,
                (uint8_t)woken, err == PR_OK ? (int32_t)e->flags : 0);
     if (woken > 0)
         sched_reschedule(); /* in an interrupt, deferred to its end */
@@ -179,7 +179,7 @@ static inline __attribute__((always_inline)) int wait_blocking(pr_events_t *e, u
                                                               pr_timeout_t timeout, uint32_t *flags)
 {
     pr_task_t *me = pr_k.current;
-    trace_emit(PR_EV_EVENTS_WAIT, trace_id(me), (uint8_t)e->index, PR_OK, (uint8_t)options, 1, (int32_t)mask);
+    trace_emit(PR_EV_EVENTS_WAIT, trace_who(me), (uint8_t)e->index, PR_OK, (uint8_t)options, 1, (int32_t)mask);
     me->wait_for.events.mask = mask;
     me->wait_for.events.options = options;
     e->waiters++;
@@ -200,7 +200,7 @@ static inline void wait_satisfied(pr_events_t *e, uint32_t mask, unsigned option
         *flags = e->flags;
     if (options & PR_EVENTS_CLEAR)
         e->flags &= ~mask;
-    trace_emit(PR_EV_EVENTS_WAIT, caller_trace_id(), (uint8_t)e->index, PR_OK, (uint8_t)options, 0, (int32_t)mask);
+    trace_emit(PR_EV_EVENTS_WAIT, pr_self, (uint8_t)e->index, PR_OK, (uint8_t)options, 0, (int32_t)mask);
 }
 
 static int events_wait(pr_id_t id, uint32_t mask, unsigned options, pr_timeout_t timeout, uint32_t *flags)
@@ -215,7 +215,7 @@ static int events_wait(pr_id_t id, uint32_t mask, unsigned options, pr_timeout_t
         return wait_blocking(e, mask, options, timeout, flags);
     if (err == PR_OK)
         err = timeout == PR_NO_WAIT ? PR_EAGAIN : PR_ECONTEXT;
-    trace_emit(PR_EV_EVENTS_WAIT, caller_trace_id(), events_trace_id(id), err, (uint8_t)options, 0, (int32_t)mask);
+    trace_emit(PR_EV_EVENTS_WAIT, pr_self, events_trace_id(id), err, (uint8_t)options, 0, (int32_t)mask);
     if (err == PR_EAGAIN && flags != NULL)
         *flags = e->flags;
     return err;
@@ -318,7 +318,7 @@ static __attribute__((noinline)) int set_one_waiter(pr_events_t *e, uint32_t mas
             flags &= ~wanted;
     }
     e->flags = flags;
-    trace_emit(PR_EV_EVENTS_SET, caller_trace_id(), (uint8_t)e->index, PR_OK, 1, (uint8_t)woken, (int32_t)flags);
+    trace_emit(PR_EV_EVENTS_SET, pr_self, (uint8_t)e->index, PR_OK, 1, (uint8_t)woken, (int32_t)flags);
     if (woken)
         sched_reschedule(); /* in an interrupt, deferred to its end */
     pr_port_irq_restore(irq);
@@ -333,7 +333,7 @@ int pr_events_set(pr_id_t id, uint32_t mask)
         if (likely(e->allocated && e->waiters == 0)) { /* events_change with nobody to wake */
             e->flags |= mask;
             e->sets++;
-            trace_emit(PR_EV_EVENTS_SET, caller_trace_id(), (uint8_t)id, PR_OK, 1, 0, (int32_t)e->flags);
+            trace_emit(PR_EV_EVENTS_SET, pr_self, (uint8_t)id, PR_OK, 1, 0, (int32_t)e->flags);
             pr_port_irq_restore(irq);
             return PR_OK;
         }

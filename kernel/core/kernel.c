@@ -66,6 +66,7 @@ int pr_kernel_init(const pr_kernel_config_t *config)
         pr_task_t *t = &pr_tasks[i];
         t->id = i;
         t->trace_tag = trace_task_tag(i);
+        trace_task_words(t);
         t->ctx = pr_port_ctx(i);
         t->state = PR_TASK_FREE;
         list_init(&t->qlink);
@@ -73,6 +74,7 @@ int pr_kernel_init(const pr_kernel_config_t *config)
     pr_task_t *idle = idle_task();
     idle->id = PR_IDLE_SLOT;
     idle->trace_tag = PR_TRACE_NONE;
+    trace_task_words(idle);
     idle->ctx = pr_port_ctx(PR_IDLE_SLOT);
     list_init(&idle->qlink);
     memcpy(idle->name, "idle", 5);
@@ -98,6 +100,7 @@ uint32_t pr_tick_hz(void) { return pr_k.tick_hz; }
 void pr_sched_set_quantum(pr_ticks_t quantum)
 {
     pr_irq_state_t irq = pr_port_irq_save();
+    sched_quantum_changes(pr_k.quantum);
     set_quantum(quantum);
     pr_k.current->slice_left = quantum;
     pr_port_irq_restore(irq);

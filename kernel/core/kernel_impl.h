@@ -33,11 +33,6 @@ typedef struct pr_kernel {
     pr_count64_t context_switches;  /* pr_kernel_stats (the ticks are `ticks`) */
     pr_count64_t priority_changes;
     pr_ready_t ready;               /* ready.h */
-#if PR_CONFIG_TRACE
-    /* The trace ring's write pointer and limit (trace_impl.h), here so that
-     * the records on the scheduler's paths reach them from the same base. */
-    struct trace_slot *trace_next, *trace_limit;
-#endif
 } pr_kernel_t;
 
 extern pr_kernel_t pr_k;

@@ -181,7 +181,7 @@ static inline __attribute__((always_inline)) void leave(pr_msgq_t *q, pr_waitq_t
         waitq_remove_only(wq, t);
     else
         waitq_remove(wq, t);
-    trace_emit(PR_EV_MSGQ_WAKE, trace_id(t), (uint8_t)q->index, result, 0, 0, 0);
+    trace_emit(PR_EV_MSGQ_WAKE, trace_who(t), (uint8_t)q->index, result, 0, 0, 0);
 }
 
 /* Its timeout fired, or it is deleted (waitq.h: abandon). A sender that
@@ -352,7 +352,7 @@ static inline __attribute__((always_inline)) void receive_begin(pr_msgq_t *q, pr
     me->wait_for.msg.to = msg;
     q->receivers++;
     q->receive_waits++;
-    trace_emit(PR_EV_MSGQ_WAIT, trace_id(me), (uint8_t)q->index, PR_OK, 0, 0, (int32_t)timeout);
+    trace_emit(PR_EV_MSGQ_WAIT, trace_who(me), (uint8_t)q->index, PR_OK, 0, 0, (int32_t)timeout);
     wait_begin(&q->receivers_q, me, PR_TASK_WAIT_RECEIVE, timeout);
 }
 
@@ -391,11 +391,11 @@ static int msgq_send(pr_id_t id, const void *msg, int prio, pr_timeout_t timeout
         me->wait_for.msg.prio = prio;
         q->senders++;
         q->send_waits++;
-        trace_emit(PR_EV_MSGQ_WAIT, trace_id(me), (uint8_t)q->index, PR_OK, 1, 0, (int32_t)timeout);
+        trace_emit(PR_EV_MSGQ_WAIT, trace_who(me), (uint8_t)q->index, PR_OK, 1, 0, (int32_t)timeout);
         err = wait_in(&q->senders_q, PR_TASK_WAIT_SEND, timeout);
         waited = 1;
     }
-    trace_emit(PR_EV_MSGQ_SEND, caller_trace_id(), msgq_trace_id(id), err, (uint8_t)(prio < 0 ? 0 : prio),
+    trace_emit(PR_EV_MSGQ_SEND, pr_self, msgq_trace_id(id), err, (uint8_t)(prio < 0 ? 0 : prio),
                (uint8_t)waited, q != NULL ? q->messages : 0);
     if (woken)
         sched_reschedule(); /* in an interrupt, deferred to its end */
@@ -433,7 +433,7 @@ static int msgq_receive(pr_id_t id, void *msg, int *prio_out, pr_timeout_t timeo
     }
     if (err == PR_OK && prio_out != NULL)
         *prio_out = prio;
-    trace_emit(PR_EV_MSGQ_RECEIVE, caller_trace_id(), msgq_trace_id(id), err, (uint8_t)(err == PR_OK ? prio : 0),
+    trace_emit(PR_EV_MSGQ_RECEIVE, pr_self, msgq_trace_id(id), err, (uint8_t)(err == PR_OK ? prio : 0),
                (uint8_t)waited, q != NULL ? q->messages : 0);
     if (woken)
         sched_reschedule(); /* in an interrupt, deferred to its end */
@@ -505,7 +505,7 @@ static __attribute__((noinline)) int send_wake(pr_msgq_t *q, const void *msg, in
     q->receives++; /* and a send (msgq_sends) */
     leave(q, &q->receivers_q, receiver, PR_OK);
     ready_add(receiver);
-    trace_emit(PR_EV_MSGQ_SEND, caller_trace_id(), (uint8_t)q->index, PR_OK, (uint8_t)prio, 0, q->messages);
+    trace_emit(PR_EV_MSGQ_SEND, pr_self, (uint8_t)q->index, PR_OK, (uint8_t)prio, 0, q->messages);
     return sched_reschedule_return(irq); /* in an interrupt, deferred to its end */
 }
 
@@ -528,7 +528,7 @@ static __attribute__((noinline)) int receive_wait(pr_msgq_t *q, void *msg, int *
     int err = me->wait_result;
     if (err == PR_OK && prio_out != NULL)
         *prio_out = prio;
-    trace_emit(PR_EV_MSGQ_RECEIVE, caller_trace_id(), (uint8_t)q->index, err, (uint8_t)(err == PR_OK ? prio : 0), 1,
+    trace_emit(PR_EV_MSGQ_RECEIVE, pr_self, (uint8_t)q->index, err, (uint8_t)(err == PR_OK ? prio : 0), 1,
                q->messages);
     pr_port_irq_restore(irq);
     return err;
@@ -545,7 +545,7 @@ int pr_msgq_send(pr_id_t id, const void *msg, int priority, pr_timeout_t timeout
             if (likely(words != 0 && ((uintptr_t)msg & (sizeof(uint32_t) - 1)) == 0 && q->receivers == 0 &&
                        q->messages < q->length)) {
                 copy_words(new_message(q, priority), msg, words);
-                trace_emit(PR_EV_MSGQ_SEND, caller_trace_id(), (uint8_t)id, PR_OK, (uint8_t)priority, 0, q->messages);
+                trace_emit(PR_EV_MSGQ_SEND, pr_self, (uint8_t)id, PR_OK, (uint8_t)priority, 0, q->messages);
                 pr_port_irq_restore(irq);
                 return PR_OK;
             }
@@ -570,7 +570,7 @@ int pr_msgq_receive(pr_id_t id, void *msg, int *priority, pr_timeout_t timeout)
                 int prio = p->prio;
                 if (priority != NULL)
                     *priority = prio;
-                trace_emit(PR_EV_MSGQ_RECEIVE, caller_trace_id(), (uint8_t)id, PR_OK, (uint8_t)prio, 0, q->messages);
+                trace_emit(PR_EV_MSGQ_RECEIVE, pr_self, (uint8_t)id, PR_OK, (uint8_t)prio, 0, q->messages);
                 pr_port_irq_restore(irq);
                 return PR_OK;
             }

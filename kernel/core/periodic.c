@@ -40,7 +40,7 @@ static void notify_watchdog(pr_task_t *t)
     if (wd->state == PR_TASK_WAIT_MISS) {
         timer_cancel(&wd->timeout);
         wd->wait_result = PR_OK;
-        trace_emit(PR_EV_WATCHDOG, trace_id(wd), trace_id(t), PR_OK, 0, 0, 0);
+        trace_emit(PR_EV_WATCHDOG, trace_who(wd), trace_id(t), PR_OK, 0, 0, 0);
         sched_make_ready(wd);
     }
 }
@@ -54,7 +54,7 @@ static void abort_job(pr_task_t *t, uint8_t by, int at_abort_time)
 {
     t->job_aborted = 1;
     t->jobs_aborted++;
-    trace_emit(PR_EV_JOB_ABORT, trace_id(t), by, PR_OK, (uint8_t)at_abort_time, 0, (int32_t)(t->completed + 1));
+    trace_emit(PR_EV_JOB_ABORT, trace_who(t), by, PR_OK, (uint8_t)at_abort_time, 0, (int32_t)(t->completed + 1));
     switch (t->state) {
     case PR_TASK_BLOCKED:
     case PR_TASK_WAIT_COND:
@@ -67,7 +67,7 @@ static void abort_job(pr_task_t *t, uint8_t by, int at_abort_time)
         break;
     case PR_TASK_DELAYED:
         timer_cancel(&t->timeout);
-        trace_emit(PR_EV_DELAY_END, trace_id(t), PR_TRACE_NONE, PR_EJOBABORTED, 0, 0, 0);
+        trace_emit(PR_EV_DELAY_END, trace_who(t), PR_TRACE_NONE, PR_EJOBABORTED, 0, 0, 0);
         t->wait_result = PR_EJOBABORTED;
         sched_make_ready(t);
         break;
@@ -103,7 +103,7 @@ static void deadline_fire(void *owner)
     if (jobs_after(job, t->completed)) {
         t->misses++;
         t->hard_misses += (t->flags & PR_TASK_HARD) != 0;
-        trace_emit(PR_EV_DEADLINE_MISS, trace_id(t),
+        trace_emit(PR_EV_DEADLINE_MISS, trace_who(t),
                    t->watchdog != PR_NO_TASK ? trace_task_tag(t->watchdog) : PR_TRACE_NONE, PR_OK, 0, 0,
                    (int32_t)job);
         notify_watchdog(t);
@@ -143,7 +143,7 @@ static void release(pr_task_t *t)
             t->max_jitter = late;
     }
     t->released++;
-    trace_emit(PR_EV_RELEASE, trace_id(t), PR_TRACE_NONE, PR_OK, 0, 0, (int32_t)t->released);
+    trace_emit(PR_EV_RELEASE, trace_who(t), PR_TRACE_NONE, PR_OK, 0, 0, (int32_t)t->released);
     if (t->rel_deadline != 0 && !timer_armed(&t->deadline_timer)) {
         t->deadline_job = t->released;
         t->deadline_release = t->arrival;
@@ -195,7 +195,7 @@ static void arrive(pr_task_t *t, uint8_t caller)
     t->arrivals++;
     pr_ticks_t delay = t->release_delayed ? t->offset + draw_jitter(t) : 0;
     if (t->arrival_traced)
-        trace_emit(PR_EV_ARRIVAL, trace_id(t), caller, PR_OK, 0, 0, (int32_t)delay);
+        trace_emit(PR_EV_ARRIVAL, trace_who(t), caller, PR_OK, 0, 0, (int32_t)delay);
     if (delay != 0) {
         t->release_due = 1;
         timer_arm(&t->release_timer, t->arrival + delay);
@@ -275,7 +275,7 @@ void periodic_job_done(pr_task_t *t)
 {
     t->completed++;
     t->job_aborted = 0;
-    trace_emit(PR_EV_JOB_DONE, trace_id(t), PR_TRACE_NONE, PR_OK, 0, 0, (int32_t)t->completed);
+    trace_emit(PR_EV_JOB_DONE, trace_who(t), PR_TRACE_NONE, PR_OK, 0, 0, (int32_t)t->completed);
 }
 
 static int task_wait_period(void)
@@ -310,14 +310,14 @@ int periodic_release(pr_task_t *t)
     }
     if (!(t->flags & PR_TASK_DEFER_EARLY)) {
         t->refused++;
-        trace_emit(PR_EV_ARRIVAL, trace_id(t), caller_trace_id(), PR_EAGAIN, 0, 0, (int32_t)earliest);
+        trace_emit(PR_EV_ARRIVAL, trace_who(t), caller_trace_id(), PR_EAGAIN, 0, 0, (int32_t)earliest);
         return PR_EAGAIN;
     }
     if (t->pending == UINT32_MAX)
         return PR_EOVERFLOW;
     t->pending++;
     t->deferred++;
-    trace_emit(PR_EV_ARRIVAL, trace_id(t), caller_trace_id(), PR_OK, 1, 0, (int32_t)earliest);
+    trace_emit(PR_EV_ARRIVAL, trace_who(t), caller_trace_id(), PR_OK, 1, 0, (int32_t)earliest);
     if (t->pending == 1 && !t->release_due) /* else armed when the jittered release is done */
         timer_arm(&t->release_timer, earliest);
     return PR_OK;

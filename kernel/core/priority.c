@@ -40,7 +40,7 @@ static void chain_walk(pr_waitq_t *q, int cause)
         PR_ASSERT(pass <= PR_CONFIG_MAX_TASKS); /* no cycle: at most one pass per task */
         if (pass > PR_CONFIG_MAX_TASKS)
             return;
-        q = lend_step(q, q->lend(q), cause);
+        q = lend_step(q, q->lend(q), cause, 1);
     }
 }
 
@@ -48,7 +48,7 @@ void prio_relend(pr_waitq_t *q, int cause) { chain_walk(q, cause); }
 
 void prio_withdraw(pr_waitq_t *q, int cause)
 {
-    pr_waitq_t *next = lend_step(q, PRIO_NONE, cause);
+    pr_waitq_t *next = lend_step(q, PRIO_NONE, cause, 1);
     if (next != NULL)
         chain_walk(next, cause);
 }
@@ -58,7 +58,7 @@ void prio_task_base_changed(pr_task_t *t, int cause)
     pr_prio_t now = effective_of(t);
     if (now == t->effective)
         return;
-    set_effective(t, now, cause, NULL);
+    set_effective(t, now, cause, NULL, 1);
     pr_waitq_t *q = lending_queue_of(t);
     if (q != NULL)
         chain_walk(q, PR_CAUSE_INHERIT);

@@ -60,19 +60,21 @@ static inline pr_waitq_t *lending_queue_of(const pr_task_t *t)
 }
 
 /* t's effective priority becomes `now`, which differs from it: counted,
- * traced (through the queue `via`, whose owner the record names, or NULL),
- * and t moves to its place for it: in the ready queue, or in the queue it
- * waits in (a waiter whose priority changes must move in its wait queue:
- * Zephyr #89331, FreeRTOS #1364). */
+ * traced (through the queue `via`, whose owner the record names, or NULL;
+ * unless `record` is 0: the caller writes the PRIO record itself, in a
+ * merged slot, trace_impl.h), and t moves to its place for it: in the
+ * ready queue, or in the queue it waits in (a waiter whose priority changes
+ * must move in its wait queue: Zephyr #89331, FreeRTOS #1364). */
 static inline __attribute__((always_inline)) void set_effective(pr_task_t *t, pr_prio_t now, int cause,
-                                                                const pr_waitq_t *via)
+                                                                const pr_waitq_t *via, int record)
 {
     PR_ASSERT(now != t->effective && now >= t->base);
     pr_prio_t old = t->effective;
     t->effective = now;
     count64_add1(&pr_k.priority_changes);
-    trace_emit(PR_EV_PRIO, t->trace_tag, via != NULL ? via->id : PR_TRACE_NONE, PR_OK, (uint8_t)old, (uint8_t)now,
-               cause | (via != NULL ? via->kind << 8 : 0));
+    if (record)
+        trace_emit(PR_EV_PRIO, t, via != NULL ? via->id : PR_TRACE_NONE, PR_OK, (uint8_t)old, (uint8_t)now,
+                   cause | (via != NULL ? via->kind << 8 : 0));
     if (t->queue == &pr_k.ready)
         sched_requeue(t);
     else if (t->queue != NULL)
@@ -88,9 +90,11 @@ static inline __attribute__((always_inline)) void set_effective(pr_task_t *t, pr
  *
  * When the lender lent nothing before (a first waiter has just come, or a
  * fixed level starts to count), adding a lend can only raise the holder, to the
- * larger of its priority and the lend: no search of its counters.
+ * larger of its priority and the lend: no search of its counters. `record`
+ * as set_effective's.
  */
-static inline __attribute__((always_inline)) pr_waitq_t *lend_step(pr_waitq_t *q, pr_prio_t lend, int cause)
+static inline __attribute__((always_inline)) pr_waitq_t *lend_step(pr_waitq_t *q, pr_prio_t lend, int cause,
+                                                                   int record)
 {
     PR_ASSERT(lend == PRIO_NONE || (lend >= 0 && lend <= PR_PRIO_MAX));
     pr_lender_t *l = q->lender;
@@ -112,7 +116,7 @@ static inline __attribute__((always_inline)) pr_waitq_t *lend_step(pr_waitq_t *q
         if (now == holder->effective)
             return NULL;
     }
-    set_effective(holder, now, cause, q);                      /* [5] */
+    set_effective(holder, now, cause, q, record);              /* [5] */
     return lending_queue_of(holder);                           /* [6] */
 }
 

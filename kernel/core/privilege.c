@@ -20,7 +20,7 @@ static int priv_group_set(int group, pr_privs_t privs)
         err = PR_EINVAL;
     else
         err = caller_may(PR_PRIV_GROUPS, PR_EPRIV_GROUP);
-    trace_emit(PR_EV_PRIV_GROUP, caller_trace_id(), group_valid(group) ? (uint8_t)group : PR_TRACE_NONE, err, 0, 0,
+    trace_emit(PR_EV_PRIV_GROUP, pr_self, group_valid(group) ? (uint8_t)group : PR_TRACE_NONE, err, 0, 0,
                (int32_t)privs);
     if (err != PR_OK)
         return err;
@@ -44,7 +44,7 @@ static int task_set_group(pr_id_t id, int group)
         err = PR_EINVAL;
     if (err == PR_OK)
         err = caller_may(PR_PRIV_GROUPS, PR_EPRIV_GROUP);
-    trace_emit(PR_EV_TASK_GROUP, trace_task_id_of(id), caller_trace_id(), err,
+    trace_emit(PR_EV_TASK_GROUP, trace_task_of(id), caller_trace_id(), err,
                t != NULL ? t->priv_group : 0, group_valid(group) ? (uint8_t)group : 0, 0);
     if (err != PR_OK)
         return err;

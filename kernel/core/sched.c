@@ -41,7 +41,9 @@ void sched_reset(void)
 }
 
 /* To the tail of its level: the level stays as it is (same tasks, same
- * bitmap, same top), only the order changes. */
+ * bitmap, same top), only the order changes. The new slice is the quantum
+ * itself (as SLICE_FULL would be): the tick that ends a slice has it at
+ * hand. */
 static inline void rotate(pr_task_t *t)
 {
     t->slice_left = pr_k.quantum;
@@ -73,19 +75,22 @@ static inline void cpu_time_add(pr_task_t *t, pr_stamp_t stamps)
 /* Makes `next` the current task; the caller switches the CPU to it. Only
  * where the kernel may switch: no interrupt to leave, not outside, so that
  * next is also the calling task (pr_self; the idle task stands for none).
+ * `state` is the current task's (a constant where the caller knows it).
  * fast_record: trace_room() holds, the SWITCH record is written the fast
- * way (a constant where the caller knows it). */
-static inline __attribute__((always_inline)) void account_switch(pr_task_t *prev, pr_task_t *next, int fast_record)
+ * way. */
+static inline __attribute__((always_inline)) void account_switch(pr_task_t *prev, pr_task_t *next,
+                                                                 pr_task_state_t state, int fast_record)
 {
+    PR_ASSERT(prev == pr_k.current && state == prev->state);
     pr_stamp_t now = pr_port_stamp();
 
+    if (fast_record) /* first: the write pointer is then used before any branch (RISC-V: tp, not a copy) */
+        trace_put_switch(now, next, state);
+    else
+        trace_emit_switch(now, next, state);
     cpu_time_add(prev, (pr_stamp_t)(now - prev->dispatched_at)); /* less than a wrap: sched_fold */
     next->dispatched_at = now;
     count64_add1(&pr_k.context_switches);
-    if (fast_record)
-        trace_put_at(now, PR_EV_SWITCH, next->trace_tag, prev->trace_tag, PR_OK, (uint8_t)prev->state, 0, 0);
-    else
-        trace_emit_at(now, PR_EV_SWITCH, next->trace_tag, prev->trace_tag, PR_OK, (uint8_t)prev->state, 0, 0);
     pr_k.current = next;
     pr_self = next;
 }
@@ -95,33 +100,40 @@ static inline __attribute__((always_inline)) void account_switch(pr_task_t *prev
  * no stack frame. */
 static __attribute__((noinline)) void switch_to_slow(pr_task_t *prev, pr_task_t *next)
 {
-    account_switch(prev, next, 0);
+    account_switch(prev, next, prev->state, 0);
     pr_port_switch(prev->ctx, next->ctx);
 }
 
 /* The switch itself: account it, then the port saves prev's registers and
  * resumes next's. Returns when prev runs again. */
-static inline void switch_to(pr_task_t *prev, pr_task_t *next)
+static inline __attribute__((always_inline)) void switch_to(pr_task_t *prev, pr_task_t *next, pr_task_state_t state)
 {
     if (unlikely(!trace_room())) {
         switch_to_slow(prev, next);
         return;
     }
-    account_switch(prev, next, 1);
+    account_switch(prev, next, state, 1);
     pr_port_switch(prev->ctx, next->ctx);
 }
 
 /* Switches to the most urgent ready task if it is not the current one. For
  * a task that may switch (no interrupt to leave, not outside the kernel):
- * sched_reschedule checks that, a task blocking in its own call need not. */
-void switch_to_most_urgent(void)
+ * sched_reschedule checks that, a task blocking in its own call need not.
+ * switch_preempting: the same for a current task that stays ready (its
+ * state a constant in the SWITCH record). */
+static inline __attribute__((always_inline)) void switch_most_urgent(int ready)
 {
     pr_task_t *prev = pr_k.current;
     pr_task_t *next = ready_first(&pr_k.ready);
     if (next == prev)
         return;
-    switch_to(prev, next);
+    switch_to(prev, next, ready ? PR_TASK_READY : prev->state);
 }
+
+void switch_to_most_urgent(void) { switch_most_urgent(0); }
+#if PR_CONFIG_TRACE
+void switch_preempting(void) { switch_most_urgent(1); }
+#endif
 
 /* The end of an interrupt the caller entered: one level of nesting less,
  * and at the end of the outermost, self_update and sched_reschedule in one
@@ -137,7 +149,7 @@ void sched_isr_leave(void)
     if (sched_may_preempt(prev)) {
         pr_task_t *next = ready_first(&pr_k.ready);
         if (next != prev) {
-            switch_to(prev, next);
+            switch_to(prev, next, prev->state);
             return;
         }
     }
@@ -162,36 +174,58 @@ int sched_reschedule_restore(pr_irq_state_t irq)
     return PR_OK;
 }
 
-/* pr_task_yield's work, here so that the rotation and the switch are one
- * function. The caller is a task: it may switch. (Not "sched_yield": the C
- * library of the host port has one.) */
-void sched_yield_now(void)
+/* pr_task_yield's general case: a caller not at the head of the top level
+ * (its scheduler lock holds back a more urgent task), or not a task. */
+static __attribute__((noinline)) int yield_general(void)
 {
-    pr_task_t *me = pr_k.current;
-    pr_link_t **head = pr_k.ready.top;
-    if (likely(*head == &me->qlink)) {
-        /* The usual case: the caller runs at the head of the top level (a
-         * task in its own call is the most urgent one). Rotating it is then
-         * one store, and the new head is the most urgent task: the choice
-         * needs no other look. All that rotate and switch_to_most_urgent
-         * below would do, and nothing else. */
-        me->slice_left = pr_k.quantum;
-        pr_link_t *next = me->qlink.next;
-        if (next == &me->qlink) /* alone at its level: it goes on */
-            return;
-        *head = next;
-        switch_to(me, container_of(next, pr_task_t, qlink));
-        return;
-    }
-    rotate(me);
+    if (!in_task_context())
+        return PR_ECONTEXT;
+    rotate(pr_k.current);
     switch_to_most_urgent();
+    return PR_OK;
+}
+
+/*
+ * Here, not in task.c, so that the rotation and the switch are one
+ * function. The usual case: the caller runs at the head of the top level (a
+ * task in its own call is the most urgent one). Rotating it is then one
+ * store, and the new head is the most urgent task: the choice needs no
+ * other look. All that rotate and switch_to_most_urgent would do, and
+ * nothing else. That case needs no test of the context either: outside a
+ * task pr_self is the idle task, which is at the head of the top level
+ * only when no task is ready (ready.h: `below`), and then alone, its link
+ * a ring of one; the caller alone at its level goes on, or learns that it
+ * is no task.
+ */
+int pr_task_yield(void)
+{
+    pr_irq_state_t irq = pr_port_irq_save();
+    pr_task_t *me = pr_self;
+    pr_link_t **head = pr_k.ready.top;
+    int err = PR_OK;
+    if (likely(*head == &me->qlink)) {
+        pr_link_t *next = me->qlink.next;
+        if (next != &me->qlink) {
+            slice_give_full(me);
+            *head = next;
+            switch_to(me, container_of(next, pr_task_t, qlink), PR_TASK_READY);
+        } else if (in_task_context()) { /* alone at its level: it goes on */
+            slice_give_full(me);
+        } else {
+            err = PR_ECONTEXT;
+        }
+    } else {
+        err = yield_general();
+    }
+    pr_port_irq_restore(irq);
+    return err;
 }
 
 int pr_kernel_dispatch(void)
 {
     pr_task_t *next = sched_may_preempt(pr_k.current) ? ready_first(&pr_k.ready) : pr_k.current;
     if (next != pr_k.current)
-        account_switch(pr_k.current, next, 0);
+        account_switch(pr_k.current, next, pr_k.current->state, 0);
     return next->id;
 }
 
@@ -228,10 +262,10 @@ void sched_tick(void)
      * Charging it would cut a slice that starts at a tick instant short. */
     if (t->dispatched_at == pr_port_stamp())
         return;
-    /* A slice given under another quantum (pr_sched_set_quantum changed it
-     * since the task last became ready; 0 if the quantum was off then) is
-     * cut to the current quantum, or starts now with a full one. */
-    if (t->slice_left == 0 || t->slice_left > pr_k.quantum)
+    /* A full slice (SLICE_FULL) starts now. A slice given under another
+     * quantum (pr_sched_set_quantum changed it since: sched_quantum_changes)
+     * is cut to the current quantum. */
+    if (t->slice_left == SLICE_FULL || t->slice_left > pr_k.quantum)
         t->slice_left = pr_k.quantum;
     if (t->slice_left > 1) {
         t->slice_left--;
@@ -239,6 +273,18 @@ void sched_tick(void)
     }
     sched_rotate(t); /* refills the slice; a no-op for the order if it is alone */
     sched_reschedule();
+}
+
+/* The quantum changes from `old` (pr_sched_set_quantum): every full slice
+ * given under it becomes `old` ticks, as a slice counted from the quantum
+ * of its time; one given while the quantum was off (0) starts full under
+ * any quantum (the largest count, which sched_tick cuts to the quantum).
+ * O(PR_CONFIG_MAX_TASKS); the idle task has no slice. */
+void sched_quantum_changes(pr_ticks_t old)
+{
+    for (int i = 0; i < PR_CONFIG_MAX_TASKS; i++)
+        if (pr_tasks[i].slice_left == SLICE_FULL)
+            pr_tasks[i].slice_left = old != 0 ? old : UINT64_MAX;
 }
 
 /* ---- the scheduler lock (kernel.h) ---- */
@@ -255,7 +301,7 @@ static int sched_lock(void)
         return PR_EOVERFLOW;
     me->sched_locks++;
     sched_lock_preemption(me);
-    trace_emit(PR_EV_SCHED_LOCK, trace_id(me), PR_TRACE_NONE, PR_OK, 1, 0, me->sched_locks);
+    trace_emit(PR_EV_SCHED_LOCK, trace_who(me), PR_TRACE_NONE, PR_OK, 1, 0, me->sched_locks);
     return PR_OK;
 }
 
@@ -268,7 +314,7 @@ static int sched_unlock(void)
         return PR_ESTATE;
     me->sched_locks--;
     sched_unlock_preemption(me);
-    trace_emit(PR_EV_SCHED_LOCK, trace_id(me), PR_TRACE_NONE, PR_OK, 0, 0, me->sched_locks);
+    trace_emit(PR_EV_SCHED_LOCK, trace_who(me), PR_TRACE_NONE, PR_OK, 0, 0, me->sched_locks);
     sched_reschedule(); /* the switches it held back, if this was the last lock */
     return PR_OK;
 }

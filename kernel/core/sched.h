@@ -11,6 +11,20 @@
 void sched_make_ready(pr_task_t *t);
 void sched_make_unready(pr_task_t *t, pr_task_state_t state); /* leaves the ready queue if there */
 
+/* A task's slice_left when it is given a new slice (it becomes ready,
+ * yields, or its slice ends): a full slice of the quantum in force at the
+ * first tick that charges it (sched_tick). Stores of 0, where the quantum
+ * itself would take two loads more (64 bits). A change of the quantum first
+ * turns those into the quantum they were given under (sched_quantum_changes),
+ * so that a slice still counts from the quantum of its time. */
+#define SLICE_FULL 0
+
+static inline void slice_give_full(pr_task_t *t)
+{
+    t->slice_words.lo = 0; /* SLICE_FULL, a word at a time (task_impl.h) */
+    t->slice_words.hi = 0;
+}
+
 /* sched_make_ready inline, for the semaphore calls, whose blocks and
  * wakeups are the hot ones; everybody else calls the function, to keep the
  * code small. The task is in no queue (it has just left a wait queue, or
@@ -21,7 +35,7 @@ static inline void ready_add(pr_task_t *t)
 {
     PR_ASSERT(t->queue == NULL);
     t->state = PR_TASK_READY;
-    t->slice_left = pr_k.quantum;
+    slice_give_full(t);
     if (!t->suspended)
         ready_insert(&pr_k.ready, t, t->effective, 0);
     else
@@ -38,12 +52,17 @@ static inline void sched_requeue(pr_task_t *t)
 }
 
 void sched_rotate(pr_task_t *t);               /* to the tail of its level */
-void sched_yield_now(void);                    /* the current task: rotate, reschedule */
 void sched_reschedule(void);                   /* switch now if allowed, else defer */
 void switch_to_most_urgent(void);              /* switch now (the caller may) */
+#if PR_CONFIG_TRACE
+void switch_preempting(void);                  /* the same, the caller staying ready */
+#else /* they differ only in the SWITCH record: one function, not a copy reached by a jump */
+#define switch_preempting switch_to_most_urgent
+#endif
 void sched_isr_leave(void);                    /* an interrupt ends; the outermost: switch if needed */
 void sched_reset(void);
 void sched_tick(void);                         /* round-robin quantum */
+void sched_quantum_changes(pr_ticks_t old);    /* before the quantum changes from `old`; O(tasks) */
 void sched_fold(uint32_t tick);                /* CPU time so far, before stamps wrap */
 
 /* The end of a call that made a task ready: sched_reschedule, the caller's

@@ -76,20 +76,23 @@ static __attribute__((noinline)) int up_general(pr_id_t id, pr_irq_state_t irq)
 
 /* down_fast and up_fast write their one record the fast way: they leave
  * the rare case of a record that must go the slow way to the general path
- * (trace_room), so that they call nothing. */
+ * (trace_room), so that they call nothing. With tracing compiled in, both
+ * kinds end in one copy of the record's code, which one of them reaches by
+ * a jump: the counting kind is laid out to fall through (its trace-on
+ * figure is the tighter one, docs/performance.md); without, each kind has
+ * its own short end and the mutex keeps the layout it had. */
+#define counting_first(test) (PR_CONFIG_TRACE ? likely(test) : (test))
 static inline int down_fast(pr_sem_t *s, pr_id_t id)
 {
     pr_task_t *me = pr_self;
     int32_t value;
-    if (unlikely(!trace_room()))
-        return 0;
-    if (s->fast < 0) { /* counting; outside a task the general path decides (PR_ECONTEXT) */
-        if (unlikely(s->value <= 0 || me == &pr_idle))
+    if (counting_first(s->fast < 0)) { /* counting; outside a task the general path decides (PR_ECONTEXT) */
+        if (unlikely(s->value <= 0 || me == &pr_idle || !trace_room()))
             return 0;
         value = --s->value;
     } else if (s->fast > 0) { /* mutex; not for "no task" (pr_self): its n is 0 */
         uint32_t n = me->takes.lo + 1;
-        if (unlikely(s->lender.holder != NULL || n == 0)) /* n == 0: a carry, the general path's */
+        if (unlikely(s->lender.holder != NULL || n == 0 || !trace_room())) /* n == 0: a carry, the general path's */
             return 0;
         /* sem_hold without the carry; take's depth is a recursive mutex's
          * only, and acquired does nothing while nobody waits (policy.h) */
@@ -102,21 +105,19 @@ static inline int down_fast(pr_sem_t *s, pr_id_t id)
         return 0;
     }
     s->downs++;
-    trace_put(PR_EV_SEM_DOWN, me->trace_tag, (uint8_t)id, PR_OK, 0, 0, value);
+    trace_put(PR_EV_SEM_DOWN, me, (uint8_t)id, PR_OK, 0, 0, value);
     return 1;
 }
 
 static inline int up_fast(pr_sem_t *s, pr_id_t id)
 {
     int32_t value;
-    if (unlikely(!trace_room()))
-        return 0;
-    if (s->fast < 0) { /* counting: as unsigned, a value below 0 (waiters) is above max too */
-        if (unlikely((unsigned)s->value >= (unsigned)s->max))
+    if (counting_first(s->fast < 0)) { /* counting: as unsigned, a value below 0 (waiters) is above max too */
+        if (unlikely((unsigned)s->value >= (unsigned)s->max || !trace_room()))
             return 0;
         value = ++s->value;
     } else if (s->fast > 0) { /* mutex: held by the caller (so a task), nobody waiting */
-        if (unlikely(s->lender.holder != pr_self || s->waiters != 0))
+        if (unlikely(s->lender.holder != pr_self || s->waiters != 0 || !trace_room()))
             return 0;
         /* give: nobody waits, so it lent nothing; release does nothing */
         s->lender.holder = NULL;
@@ -124,7 +125,7 @@ static inline int up_fast(pr_sem_t *s, pr_id_t id)
     } else {
         return 0;
     }
-    trace_put(PR_EV_SEM_UP, caller_trace_id(), (uint8_t)id, PR_OK, PR_TRACE_NONE, 0, value);
+    trace_put(PR_EV_SEM_UP, pr_self, (uint8_t)id, PR_OK, PR_TRACE_NONE, 0, value);
     return 1;
 }
 
@@ -144,7 +145,8 @@ int pr_sem_down(pr_id_t id, pr_timeout_t timeout)
         if (timeout != PR_NO_WAIT && me != &pr_idle) {
             if (s->fast < 0 && s->value <= 0)
                 return counting_wait(s, me, timeout, irq);
-            if (s->fast > 0 && s->lender.holder != NULL && s->lender.holder != me && timeout == PR_FOREVER)
+            if (s->fast > 0 && s->lender.holder != NULL && s->lender.holder != me && timeout == PR_FOREVER &&
+                trace_room()) /* its first record the fast way (trace_block_lent) */
                 return mutex_wait(s, me, irq);
         }
     }
@@ -169,9 +171,9 @@ int pr_sem_up(pr_id_t id)
             pr_port_irq_restore(irq);
             return PR_OK;
         }
-        if (s->fast < 0 && s->value < 0)
+        if (s->fast < 0 && s->value < 0 && trace_room()) /* their first record the fast way (trace_up_woke) */
             return counting_wake(s, irq);
-        if (s->fast > 0 && s->lender.holder == pr_self && s->waiters > 0)
+        if (s->fast > 0 && s->lender.holder == pr_self && s->waiters > 0 && trace_room())
             return mutex_handoff(s, irq);
     }
     return up_general(id, irq);

@@ -38,10 +38,10 @@ static inline __attribute__((always_inline)) int counting_wait_until(pr_sem_t *s
                                                                      pr_irq_state_t irq)
 {
     s->downs++;
-    sem_wait_begin(s->waitq, s, me, timeout, expiry, 1, 1);
+    sem_wait_begin(s->waitq, s, me, timeout, expiry, 1, 1, 1);
     switch_to_most_urgent(); /* returns once woken */
     int err = me->wait_result;
-    trace_emit(PR_EV_SEM_DOWN, me->trace_tag, s->trace_tag, err, 1, 0, s->value);
+    trace_emit(PR_EV_SEM_DOWN, me, s->trace_tag, err, 1, 0, s->value);
     pr_port_irq_restore(irq);
     return err;
 }
@@ -60,14 +60,17 @@ __attribute__((noinline)) int counting_wait(pr_sem_t *s, pr_task_t *me, pr_timeo
 }
 
 /* The unit an up has just added goes to the first waiter, if there is one
- * (the value was below 0): it leaves the queue with it and becomes ready. */
-static inline __attribute__((always_inline)) pr_task_t *counting_hand_over(pr_sem_t *s)
+ * (the value was below 0): it leaves the queue with it and becomes ready.
+ * Its WAKE record unless `record` is 0 (a constant): the caller writes it
+ * with the up's (trace_up_woke). */
+static inline __attribute__((always_inline)) pr_task_t *counting_hand_over(pr_sem_t *s, int record)
 {
     pr_task_t *woken = waitq_first(s->waitq);
     if (woken == NULL)
         return NULL;
     sem_wait_end(s->waitq, s, woken, PR_OK, 1, 1, 1);
-    trace_emit(PR_EV_WAKE, woken->trace_tag, s->trace_tag, PR_OK, 0, 0, 0);
+    if (record)
+        trace_emit(PR_EV_WAKE, woken, s->trace_tag, PR_OK, 0, 0, 0);
     ready_add(woken);
     return woken;
 }
@@ -79,7 +82,7 @@ int counting_up(pr_sem_t *s, pr_id_t id, pr_task_t **woken)
     if (s->value >= s->max)
         return sem_up_result(s, id, PR_EOVERFLOW, NULL);
     s->value++;
-    *woken = counting_hand_over(s);
+    *woken = counting_hand_over(s, 1);
     return sem_up_result(s, id, PR_OK, *woken);
 }
 
@@ -93,8 +96,8 @@ __attribute__((noinline)) int counting_wake(pr_sem_t *s, pr_irq_state_t irq)
 {
     PR_ASSERT(s->value < 0 && s->fast == SEM_FAST_COUNTING);
     s->value++;
-    pr_task_t *woken = counting_hand_over(s); /* not NULL: the value was below 0 */
-    trace_emit(PR_EV_SEM_UP, caller_trace_id(), s->trace_tag, PR_OK, woken->trace_tag, 0, s->value);
+    pr_task_t *woken = counting_hand_over(s, 0); /* not NULL: the value was below 0 */
+    trace_up_woke(pr_self, s->trace_tag, woken, s->value, 0, 0);
     sched_reschedule();
     pr_port_irq_restore(irq);
     return PR_OK;

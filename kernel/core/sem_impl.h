@@ -89,12 +89,14 @@ static inline int sem_is_mutex(const pr_sem_t *s) { return (s->flags & PR_SEM_MU
 static inline int sem_is_recursive(const pr_sem_t *s) { return (s->flags & PR_SEM_RECURSIVE) != 0; }
 static inline pr_task_t *sem_holder(const pr_sem_t *s) { return s->lender.holder; }
 
-/* The value as the API gives it (sem.h). */
+/* The value as the API gives it (sem.h); mutex_value for a mutex. */
+static inline int mutex_value(const pr_sem_t *s) { return s->lender.holder != NULL ? -s->waiters : 1; }
+
 static inline int sem_value(const pr_sem_t *s)
 {
     if (!sem_is_mutex(s))
         return s->value;
-    return s->lender.holder != NULL ? -s->waiters : 1;
+    return mutex_value(s);
 }
 
 /* The semaphore whose queue q is (for a mutex's policy: m->waitq's). */
@@ -108,12 +110,13 @@ static inline pr_sem_t *sem_of_queue(const pr_waitq_t *q) { return &pr_sem_pool[
  * its timer is armed for the tick `expiry` (computed when the call began).
  * A counting value goes one further below zero. The caller then switches
  * away. `counting` and `own` (q is s's queue) are constants where the
- * caller knows them.
+ * caller knows them; so is `record`, 0 where the caller writes the BLOCK
+ * record itself (in a merged slot, trace_impl.h).
  */
 void sem_arm_timeout(pr_task_t *t, pr_ticks_t expiry);
 static inline __attribute__((always_inline)) void sem_wait_begin(pr_waitq_t *q, pr_sem_t *s, pr_task_t *t,
                                                                  pr_timeout_t timeout, pr_ticks_t expiry,
-                                                                 int counting, int own)
+                                                                 int counting, int own, int record)
 {
     if (counting)
         s->value--;
@@ -130,7 +133,8 @@ static inline __attribute__((always_inline)) void sem_wait_begin(pr_waitq_t *q, 
     waitq_insert(q, t);
     if (timeout != PR_FOREVER)
         sem_arm_timeout(t, expiry);
-    trace_emit(PR_EV_BLOCK, t->trace_tag, s->trace_tag, PR_OK, 0, 0, (int32_t)timeout);
+    if (record)
+        trace_emit(PR_EV_BLOCK, t, s->trace_tag, PR_OK, 0, 0, (int32_t)timeout);
 }
 
 /*
@@ -167,14 +171,14 @@ static inline void sem_hold(pr_sem_t *s, pr_task_t *t)
  * that names no semaphore of the pool; else s is id's. */
 static inline int sem_down_result(pr_sem_t *s, pr_id_t id, int err, int waited)
 {
-    trace_emit(PR_EV_SEM_DOWN, caller_trace_id(), s != NULL ? s->trace_tag : trace_id_of(id, PR_CONFIG_MAX_SEMS),
+    trace_emit(PR_EV_SEM_DOWN, pr_self, s != NULL ? s->trace_tag : trace_id_of(id, PR_CONFIG_MAX_SEMS),
                err, (uint8_t)waited, 0, s != NULL ? sem_value(s) : 0);
     return err;
 }
 
 static inline int sem_up_result(pr_sem_t *s, pr_id_t id, int err, pr_task_t *woken)
 {
-    trace_emit(PR_EV_SEM_UP, caller_trace_id(), s != NULL ? s->trace_tag : trace_id_of(id, PR_CONFIG_MAX_SEMS),
+    trace_emit(PR_EV_SEM_UP, pr_self, s != NULL ? s->trace_tag : trace_id_of(id, PR_CONFIG_MAX_SEMS),
                err, trace_id(woken), 0, s != NULL ? sem_value(s) : 0);
     return err;
 }

@@ -55,7 +55,7 @@ static void take_over(pr_sem_t *s, pr_task_t *t)
     int depth = sem_is_recursive(s) ? sem_more(s)->depth : 1;
     sem_abort_mark(h, s);
     s->unreserved++;
-    trace_emit(PR_EV_ABORT, trace_id(h), s->trace_tag, PR_OK, trace_id(t), (uint8_t)depth,
+    trace_emit(PR_EV_ABORT, trace_who(h), s->trace_tag, PR_OK, trace_id(t), (uint8_t)depth,
                (int32_t)h->aborts_pending);
     give(s);
     s->policy->release(s, h);
@@ -70,7 +70,7 @@ static void abort_for_recovery(pr_sem_t *s, pr_task_t *t)
     pr_task_t *h = sem_holder(s);
     int depth = sem_is_recursive(s) ? sem_more(s)->depth : 1;
     sem_abort_mark(h, s);
-    trace_emit(PR_EV_ABORT, trace_id(h), s->trace_tag, PR_OK, trace_id(t), (uint8_t)depth,
+    trace_emit(PR_EV_ABORT, trace_who(h), s->trace_tag, PR_OK, trace_id(t), (uint8_t)depth,
                (int32_t)h->aborts_pending);
 }
 
@@ -88,7 +88,7 @@ static inline __attribute__((always_inline)) pr_task_t *hand_to_first(pr_sem_t *
             continue;
         }
         sem_wait_end(s->waitq, s, w, PR_OK, 1, 0, 1);
-        trace_emit(PR_EV_WAKE, trace_id(w), s->trace_tag, PR_OK, 0, 0, 0);
+        trace_emit(PR_EV_WAKE, trace_who(w), s->trace_tag, PR_OK, 0, 0, 0);
         take(s, w);
         ready_add(w);
         return w;
@@ -182,7 +182,7 @@ int mutex_down(pr_sem_t *s, pr_id_t id, pr_timeout_t timeout)
         }
         if (abort_holder)
             abort_for_recovery(s, me);
-        sem_wait_begin(wait_in, s, me, timeout, me->wait_expiry, 0, wait_in == s->waitq);
+        sem_wait_begin(wait_in, s, me, timeout, me->wait_expiry, 0, wait_in == s->waitq, 1);
         s->policy->waiting(s, me, wait_in);
         switch_to_most_urgent(); /* returns once woken: handed the mutex, timed out, or to try again */
         if (me->wait_result != WAIT_AGAIN)
@@ -230,7 +230,7 @@ int sem_abort_report(pr_sem_t *m, pr_task_t *me, pr_irq_state_t *irq, pr_task_t 
     if (sem_holder(m) != me) /* taken over */
         return err;
     pr_sem_more_t *more = sem_more(m);
-    trace_emit(PR_EV_RECOVER, trace_id(me), m->trace_tag, PR_OK, trace_id(waitq_first(m->waitq)), 0, 0);
+    trace_emit(PR_EV_RECOVER, trace_who(me), m->trace_tag, PR_OK, trace_id(waitq_first(m->waitq)), 0, 0);
     if (more->recovery.fn != NULL) {
         more->recovering = 1;
         pr_port_irq_restore(*irq);
@@ -273,18 +273,25 @@ __attribute__((noinline)) int mutex_wait(pr_sem_t *s, pr_task_t *me, pr_irq_stat
         return err;
     }
     s->downs++;
-    sem_wait_begin(q, s, me, PR_FOREVER, 0, 0, 1);
+    sem_wait_begin(q, s, me, PR_FOREVER, 0, 0, 1, 0); /* its BLOCK record below */
     if (s->fast == SEM_FAST_INHERIT) {
         /* The queue lends its first waiter's priority: the caller's, when
          * it is the only one. One pass of the walk, and the rest of the
-         * walk only if the holder itself waits. */
+         * walk only if the holder itself waits. The BLOCK record and the
+         * holder's PRIO in one (trace_block_lent), before the rest. */
+        pr_task_t *holder = sem_holder(s);
+        pr_prio_t was = holder->effective;
         pr_prio_t lend = s->waiters == 1 ? me->effective : waitq_first(q)->effective;
-        pr_waitq_t *next = lend_step(q, lend, PR_CAUSE_INHERIT);
+        pr_waitq_t *next = lend_step(q, lend, PR_CAUSE_INHERIT, 0);
+        trace_block_lent(me, s->trace_tag, PR_FOREVER, holder, was, holder->effective);
         if (unlikely(next != NULL))
             prio_relend(next, PR_CAUSE_INHERIT);
+    } else {
+        trace_emit(PR_EV_BLOCK, me, s->trace_tag, PR_OK, 0, 0, PR_FOREVER);
     }
     switch_to_most_urgent(); /* returns once handed the mutex */
-    int err = sem_down_result(s, s->index, me->wait_result, 1);
+    int err = me->wait_result;
+    trace_emit(PR_EV_SEM_DOWN, me, s->trace_tag, err, 1, 0, mutex_value(s)); /* sem_down_result's */
     pr_port_irq_restore(irq);
     return err;
 }
@@ -296,24 +303,52 @@ __attribute__((noinline)) int mutex_wait(pr_sem_t *s, pr_task_t *me, pr_irq_stat
  * the mutex) leaves the queue and takes it; the queue re-lends to its new
  * holder what the waiters left behind lend (POLICY_FAST_INHERIT, if any are
  * left); the release hook does nothing under these policies; a mutex that
- * is not recursive keeps no depth.
+ * is not recursive keeps no depth. The caller's PRIO, the WAKE and the UP
+ * are one slot (trace_up_woke) unless waiters are left to re-lend
+ * (handoff_relend).
  */
+static __attribute__((noinline)) int handoff_relend(pr_sem_t *s, pr_task_t *woken, pr_prio_t was,
+                                                    pr_irq_state_t irq);
+
+/* The end of a hand-off: the switch to the task handed the mutex if it is
+ * more urgent, the caller's interrupt state back. */
+static inline int handoff_end(pr_irq_state_t irq)
+{
+    if (sched_may_preempt(pr_self)) /* the caller is a task: no interrupt, not outside */
+        switch_preempting();
+    pr_port_irq_restore(irq);
+    return PR_OK;
+}
+
 __attribute__((noinline)) int mutex_handoff(pr_sem_t *s, pr_irq_state_t irq)
 {
     PR_ASSERT(s->fast == (int8_t)s->policy->fast && s->fast > 0 && s->waiters > 0);
     pr_waitq_t *q = s->waitq;
-    if (s->fast == SEM_FAST_INHERIT)
-        (void)lend_step(q, PRIO_NONE, PR_CAUSE_RELEASE); /* the caller waits on nothing: no further pass */
+    pr_prio_t was = pr_self->effective; /* the caller's: for its PRIO record */
+    if (s->fast == SEM_FAST_INHERIT) /* its PRIO record below, with the WAKE and the UP */
+        (void)lend_step(q, PRIO_NONE, PR_CAUSE_RELEASE, 0); /* the caller waits on nothing: no further pass */
     pr_task_t *woken = waitq_first(q);
     sem_wait_end(q, s, woken, PR_OK, 1, 0, 1);
-    trace_emit(PR_EV_WAKE, woken->trace_tag, s->trace_tag, PR_OK, 0, 0, 0);
     sem_hold(s, woken);
-    if (s->fast == SEM_FAST_INHERIT && s->waiters > 0)
-        prio_relend(q, PR_CAUSE_ACQUIRE);
+    if (unlikely(s->fast == SEM_FAST_INHERIT && s->waiters > 0))
+        return handoff_relend(s, woken, was, irq);
     ready_add(woken);
-    trace_emit(PR_EV_SEM_UP, caller_trace_id(), s->trace_tag, PR_OK, woken->trace_tag, 0, -s->waiters);
-    if (sched_may_preempt(pr_self)) /* the caller is a task: no interrupt, not outside */
-        switch_to_most_urgent();
-    pr_port_irq_restore(irq);
-    return PR_OK;
+    trace_up_woke(pr_self, s->trace_tag, woken, -s->waiters, was, pr_self->effective);
+    return handoff_end(irq);
+}
+
+/* mutex_handoff's end with waiters left: the queue re-lends to the new
+ * holder `woken`, whose PRIO records come between the WAKE and the UP,
+ * which then go apart; `was` is the caller's effective priority before. */
+static __attribute__((noinline)) int handoff_relend(pr_sem_t *s, pr_task_t *woken, pr_prio_t was,
+                                                    pr_irq_state_t irq)
+{
+    if (was != pr_self->effective)
+        trace_emit(PR_EV_PRIO, pr_self, s->trace_tag, PR_OK, (uint8_t)was, (uint8_t)pr_self->effective,
+                   PR_CAUSE_RELEASE | PR_OBJ_SEM << 8);
+    trace_emit(PR_EV_WAKE, woken, s->trace_tag, PR_OK, 0, 0, 0);
+    prio_relend(s->waitq, PR_CAUSE_ACQUIRE);
+    ready_add(woken);
+    trace_emit(PR_EV_SEM_UP, pr_self, s->trace_tag, PR_OK, woken->trace_tag, 0, -s->waiters);
+    return handoff_end(irq);
 }

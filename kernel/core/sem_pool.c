@@ -173,7 +173,7 @@ static int sem_alloc(const pr_sem_attr_t *attr, pr_id_t *id)
     if (err == PR_OK && list_empty(&free_list))
         err = PR_ENOSPC;
     if (err != PR_OK) {
-        trace_emit(PR_EV_SEM_ALLOC, caller_trace_id(), PR_TRACE_NONE, err, 0, 0, attr ? attr->value : 0);
+        trace_emit(PR_EV_SEM_ALLOC, pr_self, PR_TRACE_NONE, err, 0, 0, attr ? attr->value : 0);
         return err;
     }
 
@@ -210,7 +210,7 @@ static int sem_alloc(const pr_sem_attr_t *attr, pr_id_t *id)
     memset(&pr_sem_mores[s->index], 0, sizeof pr_sem_mores[s->index]);
 
     *id = s->index;
-    trace_emit(PR_EV_SEM_ALLOC, caller_trace_id(), s->trace_tag, PR_OK, 0, 0, sem_value(s));
+    trace_emit(PR_EV_SEM_ALLOC, pr_self, s->trace_tag, PR_OK, 0, 0, sem_value(s));
     return PR_OK;
 }
 
@@ -230,7 +230,7 @@ static int sem_free(pr_id_t id)
     int err = sem_lookup(id, &s);
     if (err == PR_OK && sem_in_use(s))
         err = PR_EBUSY;
-    trace_emit(PR_EV_SEM_FREE, caller_trace_id(), trace_id_of(id, PR_CONFIG_MAX_SEMS), err, 0, 0, 0);
+    trace_emit(PR_EV_SEM_FREE, pr_self, trace_id_of(id, PR_CONFIG_MAX_SEMS), err, 0, 0, 0);
     if (err != PR_OK)
         return err;
 

@@ -25,7 +25,7 @@ static void sem_waiter_abandon(pr_waitq_t *q, pr_task_t *t, int result, int caus
     pr_sem_t *s = t->down_on;
     uint8_t sem = (uint8_t)s->index; /* what it asked for, wherever it waited */
     if (cause == PR_CAUSE_TIMEOUT)
-        trace_emit(PR_EV_TIMEOUT, trace_id(t), sem, PR_ETIMEDOUT, 0, 0, 0);
+        trace_emit(PR_EV_TIMEOUT, trace_who(t), sem, PR_ETIMEDOUT, 0, 0, 0);
     s->unreserved++;
     if (!sem_is_mutex(s)) {
         sem_wait_end(q, s, t, result, 0, 1, 1);
@@ -34,7 +34,7 @@ static void sem_waiter_abandon(pr_waitq_t *q, pr_task_t *t, int result, int caus
         s->policy->abandoned(s, t, q, cause);
     }
     if (cause == PR_CAUSE_TIMEOUT || cause == PR_CAUSE_ABORT)
-        trace_emit(PR_EV_WAKE, trace_id(t), sem, result, 0, 0, 0);
+        trace_emit(PR_EV_WAKE, trace_who(t), sem, result, 0, 0, 0);
 }
 
 const pr_waitq_ops_t sem_waitq_ops = {.abandon = sem_waiter_abandon};
@@ -57,7 +57,7 @@ void sem_wake_to_retry(pr_task_t *t, int cause)
         sem_more(s)->remote++;
     }
     wait_finish(t, WAIT_AGAIN);
-    trace_emit(PR_EV_WAKE, trace_id(t), s->trace_tag, PR_EAGAIN, 0, 0, 0);
+    trace_emit(PR_EV_WAKE, trace_who(t), s->trace_tag, PR_EAGAIN, 0, 0, 0);
     if (q->lender != NULL && q->lender->holder != NULL)
         prio_relend(q, cause);
     sched_make_ready(t);

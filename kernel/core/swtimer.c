@@ -149,7 +149,7 @@ static void expire(void *owner)
     pr_swtimer_t *tm = owner;
     pr_ticks_t expiry = tm->kernel_timer.expiry;
     int overrun = tm->due != 0; /* its last expiry's action has not run yet */
-    trace_emit(PR_EV_TIMER_EXPIRE, PR_TRACE_NONE, (uint8_t)tm->index, PR_OK, (uint8_t)overrun, 0, (int32_t)expiry);
+    trace_emit(PR_EV_TIMER_EXPIRE, trace_who(NULL), (uint8_t)tm->index, PR_OK, (uint8_t)overrun, 0, (int32_t)expiry);
     if (overrun)
         tm->dropped++;
     else
@@ -200,7 +200,7 @@ void swtimer_service_body(void *arg)
                 tm->max_lateness = lateness;
         }
         tm->expiries++;
-        trace_emit(PR_EV_TIMER_RUN, trace_id(me), (uint8_t)tm->index, PR_OK, 0, 0, (int32_t)lateness);
+        trace_emit(PR_EV_TIMER_RUN, trace_who(me), (uint8_t)tm->index, PR_OK, 0, 0, (int32_t)lateness);
         pr_timer_action_t action = tm->action;
         void *action_arg = tm->arg;
         pr_port_irq_restore(irq);
@@ -266,7 +266,7 @@ static int swtimer_start(pr_id_t id, pr_timeout_t delay, int start)
             timer_arm(&tm->kernel_timer, expiry);
         }
     }
-    trace_emit(PR_EV_TIMER_START, caller_trace_id(), swtimer_trace_id(id), err, (uint8_t)start, 0, (int32_t)expiry);
+    trace_emit(PR_EV_TIMER_START, pr_self, swtimer_trace_id(id), err, (uint8_t)start, 0, (int32_t)expiry);
     return err;
 }
 

@@ -37,11 +37,11 @@ static void timeout_fire(void *owner)
         waitq_abandon(t, PR_ETIMEDOUT, PR_CAUSE_TIMEOUT);
         break;
     case PR_TASK_DELAYED:
-        trace_emit(PR_EV_DELAY_END, trace_id(t), PR_TRACE_NONE, PR_OK, 0, 0, 0);
+        trace_emit(PR_EV_DELAY_END, trace_who(t), PR_TRACE_NONE, PR_OK, 0, 0, 0);
         t->wait_result = PR_OK;
         break;
     case PR_TASK_WAIT_MISS:
-        trace_emit(PR_EV_TIMEOUT, trace_id(t), PR_TRACE_NONE, PR_ETIMEDOUT, 0, 0, 0);
+        trace_emit(PR_EV_TIMEOUT, trace_who(t), PR_TRACE_NONE, PR_ETIMEDOUT, 0, 0, 0);
         t->wait_result = PR_ETIMEDOUT;
         break;
     default: /* the timer is cancelled when the wait ends */
@@ -75,7 +75,7 @@ static void task_start(void)
     msgq_task_gone(t);
     periodic_job_done(t);
     periodic_stop(t);
-    trace_emit(PR_EV_TASK_EXIT, trace_id(t), PR_TRACE_NONE, PR_OK, 0, 0, released);
+    trace_emit(PR_EV_TASK_EXIT, trace_who(t), PR_TRACE_NONE, PR_OK, 0, 0, released);
     sched_make_unready(t, PR_TASK_DONE);
     sched_reschedule(); /* never comes back */
 }
@@ -154,6 +154,7 @@ static int task_create(const pr_task_attr_t *attr, pr_id_t *id)
     memset(t, 0, sizeof *t);
     t->id = tid;
     t->trace_tag = trace_task_tag(tid);
+    trace_task_words(t);
     t->ctx = pr_port_ctx(tid);
     name_copy(t->name, attr->name);
     list_init(&t->qlink);
@@ -182,7 +183,7 @@ static int task_create(const pr_task_attr_t *attr, pr_id_t *id)
     timer_init(&t->timeout, timeout_fire, t);
     pr_port_context_init(t->id, task_start);
 
-    trace_emit(PR_EV_TASK_CREATE, trace_id(t), caller_trace_id(), PR_OK, (uint8_t)t->base, 0,
+    trace_emit(PR_EV_TASK_CREATE, trace_who(t), caller_trace_id(), PR_OK, (uint8_t)t->base, 0,
                t->period > INT32_MAX ? INT32_MAX : (int32_t)t->period); /* saturated */
     periodic_setup(t); /* first release now or at its phase */
     *id = t->id;
@@ -199,7 +200,7 @@ static int task_delete(pr_id_t id)
     if (err != PR_OK)
         return err;
 
-    trace_emit(PR_EV_TASK_DELETE, trace_id(t), caller_trace_id(), PR_OK, 0, 0, 0);
+    trace_emit(PR_EV_TASK_DELETE, trace_who(t), caller_trace_id(), PR_OK, 0, 0, 0);
     if (t->timeshare)
         timeshare_leave(t);
     timer_cancel(&t->timeout);
@@ -230,7 +231,7 @@ static int task_suspend(pr_id_t id)
         pr_task_state_t state = t->state;
         sched_make_unready(t, state);
     }
-    trace_emit(PR_EV_SUSPEND, trace_id(t), caller_trace_id(), PR_OK, 0, 0, 0);
+    trace_emit(PR_EV_SUSPEND, trace_who(t), caller_trace_id(), PR_OK, 0, 0, 0);
     sched_reschedule();
     return PR_OK;
 }
@@ -244,7 +245,7 @@ static int task_resume(pr_id_t id)
     if (err != PR_OK)
         return err;
     t->suspended = 0;
-    trace_emit(PR_EV_RESUME, trace_id(t), caller_trace_id(), PR_OK, 0, 0, 0);
+    trace_emit(PR_EV_RESUME, trace_who(t), caller_trace_id(), PR_OK, 0, 0, 0);
     if (t->state == PR_TASK_READY)
         sched_make_ready(t);
     sched_reschedule();
@@ -260,20 +261,12 @@ static int task_delay(pr_timeout_t ticks)
     if (ticks == 0)
         return pr_task_yield();
     pr_task_t *me = pr_k.current;
-    trace_emit(PR_EV_DELAY, trace_id(me), PR_TRACE_NONE, PR_OK, 0, 0, (int32_t)ticks);
+    trace_emit(PR_EV_DELAY, trace_who(me), PR_TRACE_NONE, PR_OK, 0, 0, (int32_t)ticks);
     me->wait_result = PR_OK;
     sched_make_unready(me, PR_TASK_DELAYED);
     timer_arm(&me->timeout, tick_now() + ticks);
     sched_reschedule();
     return me->wait_result; /* PR_OK, or PR_EJOBABORTED: an abort of its job ended the delay (periodic.c) */
-}
-
-static int task_yield(void)
-{
-    if (!in_task_context())
-        return PR_ECONTEXT;
-    sched_yield_now();
-    return PR_OK;
 }
 
 static int task_set_priority(pr_id_t id, pr_prio_t priority)
@@ -288,7 +281,7 @@ static int task_set_priority(pr_id_t id, pr_prio_t priority)
         err = caller_may(PR_PRIV_RTPRIO, PR_EPRIV_RT);
     if (err == PR_OK)
         err = caller_may_set_priority(t, priority > t->base);
-    trace_emit(PR_EV_PRIO_SET, trace_task_id_of(id), caller_trace_id(), err,
+    trace_emit(PR_EV_PRIO_SET, trace_task_of(id), caller_trace_id(), err,
                err == PR_OK ? (uint8_t)t->base : 0, (uint8_t)priority, 0);
     if (err != PR_OK)
         return err;
@@ -393,7 +386,6 @@ int pr_task_delete(pr_id_t id) { MASKED_CALL(task_delete(id)); }
 int pr_task_suspend(pr_id_t id) { MASKED_CALL(task_suspend(id)); }
 int pr_task_resume(pr_id_t id) { MASKED_CALL(task_resume(id)); }
 int pr_task_delay(pr_timeout_t ticks) { MASKED_CALL(task_delay(ticks)); }
-int pr_task_yield(void) { MASKED_CALL(task_yield()); }
 int pr_task_set_priority(pr_id_t id, pr_prio_t priority) { MASKED_CALL(task_set_priority(id, priority)); }
 int pr_task_wait_miss(pr_timeout_t timeout, pr_id_t *who) { MASKED_CALL(task_wait_miss(timeout, who)); }
 int pr_task_status(pr_id_t id, pr_task_status_t *st) { MASKED_CALL(task_status(id, st)); }

@@ -58,6 +58,10 @@ typedef struct pr_task {
 
     pr_id_t id;
     pr_trace_tag_t trace_tag;   /* its id in trace records (trace_task_tag), PR_TRACE_NONE for idle */
+#if PR_CONFIG_TRACE
+    uint32_t trace_word;        /* its tag in a trace slot's head, and its SWITCH slot's (trace_task_words) */
+    uint32_t trace_switch_word;
+#endif
     pr_port_ctx_t ctx;          /* its slot's context, as pr_port_switch takes it (port.h) */
     char name[PR_CONFIG_NAME_LEN];
     pr_task_state_t state;
@@ -129,8 +133,13 @@ typedef struct pr_task {
     uint32_t misses_pending;    /* for a watchdog: misses not yet reported */
     pr_id_t miss_who;
 
-    /* Scheduling accounting (sched.c). */
-    pr_ticks_t slice_left;
+    /* Scheduling accounting (sched.c). slice_left also as two words: a
+     * 64-bit store of 0 on a 32-bit CPU takes two registers first (GCC 12),
+     * two word stores of 0 do not (sched.h: slice_give_full). */
+    union {
+        pr_ticks_t slice_left;
+        pr_count64_t slice_words;
+    };
     /* CPU time in port stamp units (port.h), also as two words, so that a
      * stamp narrower than the total (RV32) is added to the low word with a
      * carry only when it wraps (sched.c: cpu_time_add). */

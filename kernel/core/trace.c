@@ -1,6 +1,6 @@
 /*
  * The trace ring: PR_CONFIG_TRACE_RECORDS slots (trace_impl.h). The kernel
- * writes at pr_k.trace_next, inline; everything that is not "room here, write"
+ * writes at pr_trace_next, inline; everything that is not "room here, write"
  * comes here, to trace_emit_slow:
  *  - the ring's end: the write pointer goes back to slot 0 (a new lap);
  *  - a full ring: the port is asked to drain it (pr_port_trace_full); if it
@@ -9,21 +9,34 @@
  *  - a clock mark owed (trace_clock_changed): a slot of event 0 that holds
  *    port time and the stamp of one instant, and whether port time stands
  *    still from there (the port is outside the kernel's tasks).
- * The drain turns each slot into a pr_trace_record_t: its time is the last
- * mark's port time plus the stamps since that mark (or the mark's time,
- * where time stands still), and the sequence number counts records, the
- * lost ones included. A mark is owed at init, whenever the kernel goes
+ * The drain turns each slot into its records (one, or those of a merged
+ * kind): their time is the last mark's port time plus the stamps since that
+ * mark (or the mark's time, where time stands still), and the sequence
+ * number counts records, the lost ones included. A SWITCH slot leaves out
+ * the task switched out: the drain keeps the current task's tag, from each
+ * SWITCH, mark and LOST slot (the last two name it). A mark is owed at init, whenever the kernel goes
  * outside or comes back, and every PR_PORT_STAMP_FOLD_TICKS ticks, so a
  * record is never a wrap of the stamp after its mark.
  */
+#include <string.h>
 #include "trace_impl.h"
 
 #if PR_CONFIG_TRACE
 
 #define RING_SIZE PR_CONFIG_TRACE_RECORDS
-#define CLOCK_MARK 0 /* a slot's event byte: a clock mark, never drained as a record */
+#define CLOCK_MARK 0x7F /* a slot's kind: a clock mark, never drained as a record */
+#define GUARD (ring + RING_SIZE)
 
-static trace_slot_t ring[RING_SIZE];
+_Static_assert(PR_EV_LAST < TRACE_UP_WOKE && TRACE_BLOCK_LENT < TRACE_STOP && TRACE_STOP < CLOCK_MARK &&
+                   CLOCK_MARK < TRACE_ARG0_NONE,
+               "a kind: an event code, a merged kind, the stop or a mark, below the flag bit");
+
+/* The slots, and after them the guard: a slot whose head is never 0, so
+ * that the fast way stops at the ring's end. */
+static trace_slot_t ring[RING_SIZE + 1];
+#ifndef PR_PORT_TRACE_REGISTER
+trace_slot_t *pr_trace_next;
+#endif
 static trace_slot_t *oldest; /* the next slot to drain */
 static uint32_t lap_base;    /* slots written before ring[0] in this lap */
 static uint32_t drained;     /* slots drained since reset; free-running like the count written */
@@ -32,130 +45,186 @@ static int mark_owed;
 
 /* What the drain carries from slot to slot. */
 static struct {
-    pr_stamp_t mark_stamp; /* the last mark's stamp and port time */
+    pr_stamp_t mark_stamp;  /* the last mark's stamp and port time */
     uint64_t mark_time;
-    int standing;          /* port time stands still after the last mark */
-    uint32_t seq;          /* the next record's sequence number */
+    int standing;           /* port time stands still after the last mark */
+    uint32_t seq;           /* the next record's sequence number */
+    uint32_t current;       /* the current task's tag, which a SWITCH slot leaves out */
+    pr_trace_record_t held[2]; /* a merged slot's records that did not fit the last drain */
+    size_t held_n;
 } from;
 
-static uint32_t written(void) { return lap_base + (uint32_t)(pr_k.trace_next - ring); }
+static uint32_t written(void) { return lap_base + (uint32_t)(pr_trace_next - ring); }
 
 static uint32_t room(void) { return RING_SIZE - (written() - drained); }
 
-/* The fast way may write up to the end of the room or of the ring; not at
- * all while a LOST record or a mark is owed. */
-static void set_limit(void)
+/* The fast way writes where the slot's head is 0 (trace_room): the free
+ * slots from the write pointer on, up to the oldest slot not drained yet
+ * or the guard. Not at all while a LOST record or a mark is owed: the slot
+ * at the write pointer is then marked with the stop. */
+static void stop_if_owed(void)
 {
-    uint32_t to_end = (uint32_t)(ring + RING_SIZE - pr_k.trace_next);
-    if (lost_owed != 0 || mark_owed)
-        pr_k.trace_limit = pr_k.trace_next;
-    else
-        pr_k.trace_limit = pr_k.trace_next + (room() < to_end ? room() : to_end);
+    if ((lost_owed != 0 || mark_owed) && pr_trace_next->head == 0)
+        pr_trace_next->head = TRACE_STOP;
 }
 
 void trace_reset(void)
 {
-    pr_k.trace_next = oldest = ring;
+    memset(ring, 0, sizeof ring);
+    GUARD->head = TRACE_STOP;
+    pr_trace_next = oldest = ring;
     lap_base = drained = 0;
     lost_total = lost_owed = 0;
     from.seq = 0;
+    from.current = PR_TRACE_NONE; /* the kernel starts in the idle task */
+    from.held_n = 0;
     mark_owed = 1; /* the first slot is a mark */
-    set_limit();
+    stop_if_owed();
 }
 
 void trace_clock_changed(void)
 {
     mark_owed = 1;
-    pr_k.trace_limit = pr_k.trace_next;
+    stop_if_owed();
 }
 
-/* Writes one slot at pr_k.trace_next (there is room), after the ring's end
+/* Writes one slot at pr_trace_next (there is room), after the ring's end
  * going back to its start. */
-static void put(pr_stamp_t stamp, uint32_t what, pr_trace_tag_t task, pr_trace_tag_t object, int32_t value)
+static void put(pr_stamp_t stamp, uint32_t head, uint32_t tail, int32_t value)
 {
-    PR_ASSERT(room() > 0);
-    if (pr_k.trace_next == ring + RING_SIZE) {
+    PR_ASSERT(room() > 0 && head != 0);
+    if (pr_trace_next == GUARD) {
         lap_base += RING_SIZE;
-        pr_k.trace_next = ring;
+        pr_trace_next = ring;
     }
-    trace_slot_t *s = pr_k.trace_next++;
+    trace_slot_t *s = pr_trace_next++;
     s->stamp = stamp;
     s->value = value;
-    s->what = what;
-    s->task = task;
-    s->object = object;
+    s->head = head;
+    s->tail = tail;
 }
 
-/* A mark: the stamp and port time of one instant. The time's low word is
- * the value, its high word the bytes arg1, arg0, task, object (from the
- * lowest), and the result byte is 1 where port time stands still. */
+/* A mark: the stamp and port time of one instant, the time's low word in
+ * the value and its high word in the tail; arg0 is 1 where port time
+ * stands still, and the task the current one, as in a LOST record. */
 static void put_mark(void)
 {
     pr_stamp_t stamp;
     uint64_t time = pr_port_now_and_stamp(&stamp);
-    uint32_t high = (uint32_t)(time >> 32);
-    put(stamp, trace_pack(CLOCK_MARK, pr_k.outside != 0, (uint8_t)(high >> 8), (uint8_t)high),
-        (uint8_t)(high >> 16), (uint8_t)(high >> 24), (int32_t)(uint32_t)time);
+    put(stamp, TRACE_HEAD(CLOCK_MARK, pr_k.outside != 0, pr_k.current->trace_tag), (uint32_t)(time >> 32),
+        (int32_t)(uint32_t)time);
     mark_owed = 0;
 }
 
-void trace_emit_slow(uint8_t event, pr_trace_tag_t task, pr_trace_tag_t object, int result, pr_trace_tag_t arg0,
-                     pr_trace_tag_t arg1, int32_t value)
+/* How many records a slot's fields stand for. */
+static uint32_t records_of(uint8_t kind, unsigned arg1, int result)
+{
+    if (kind == TRACE_UP_WOKE)
+        return 2u + ((uint8_t)arg1 != (uint8_t)result);
+    if (kind == TRACE_BLOCK_LENT)
+        return 1u + ((uint8_t)arg1 != (uint8_t)result);
+    return 1;
+}
+
+int trace_emit_slow(uint8_t kind, pr_trace_tag_t task, pr_trace_tag_t object, int result, unsigned arg0,
+                    unsigned arg1, int32_t value)
 {
     uint32_t needed = 1u + (lost_owed != 0) + (mark_owed != 0);
     if (room() < needed)
         pr_port_trace_full();
     if (room() < needed) {
-        lost_total++;
-        lost_owed++;
-        set_limit();
-        return;
+        uint32_t n = records_of(kind, arg1, result);
+        lost_total += n;
+        lost_owed += n;
+        stop_if_owed();
+        return 0;
     }
     if (mark_owed)
         put_mark();
-    if (lost_owed != 0) {
-        put(pr_port_stamp(), trace_pack(PR_EV_LOST, PR_OK, 0, 0), PR_TRACE_NONE, PR_TRACE_NONE,
-            (int32_t)lost_owed);
+    if (lost_owed != 0) { /* it names the current task, as a mark does: the SWITCH slots after it leave it out */
+        put(pr_port_stamp(), TRACE_HEAD(PR_EV_LOST, 0, pr_k.current->trace_tag),
+            TRACE_TAIL(PR_TRACE_NONE, 0, PR_OK), (int32_t)lost_owed);
         lost_owed = 0;
     }
-    put(pr_port_stamp(), trace_pack(event, result, arg0, arg1), TRACE_SLOT_ID(task, arg0), TRACE_SLOT_ID(object, arg1),
-        value);
-    set_limit();
-    pr_port_traced(event, task, object, result, arg0, arg1, value);
+    put(pr_port_stamp(), TRACE_HEAD(kind, arg0, task), TRACE_TAIL(object, arg1, result), value);
+    pr_port_traced(kind, task, object, result, arg0, arg1, value);
+    return 1;
 }
 
-/* Turns the slot `s` into the record `r`, or takes it as the new mark
- * (returns 0). */
-static int decode(const trace_slot_t *s, pr_trace_record_t *r)
+/* A record of the fields given, at the time and with the next sequence
+ * number; the tags' high nibbles go to ids_high (trace.h). */
+static pr_trace_record_t record(uint64_t time, uint8_t event, uint32_t task, uint32_t object, int result,
+                                uint32_t arg0, uint32_t arg1, int32_t value)
 {
-    uint8_t event = (uint8_t)s->what;
-    if (event == CLOCK_MARK) {
-        uint32_t high = s->what >> 16 | (uint32_t)(uint8_t)s->task << 16 | (uint32_t)(uint8_t)s->object << 24;
+    pr_trace_record_t r = {
+        .time = time,
+        .seq = from.seq++,
+        .value = value,
+        .event = event,
+        .task = (uint8_t)task,
+        .object = (uint8_t)object,
+        .result = (int8_t)result,
+        .arg0 = (uint8_t)arg0,
+        .arg1 = (uint8_t)arg1,
+        .ids_high = (uint16_t)((task >> 8 & 0xFu) | (object >> 8 & 0xFu) << 4 | (arg0 >> 8 & 0xFu) << 8 |
+                               (arg1 >> 8 & 0xFu) << 12),
+    };
+    return r;
+}
+
+/* Turns the slot `s` into its records (up to 3: a merged kind), or takes
+ * it as the new mark; returns how many. */
+static size_t decode(const trace_slot_t *s, pr_trace_record_t out[3])
+{
+    uint8_t kind = (uint8_t)s->head;
+    uint32_t task = s->head >> 16 & 0xFFFu, object = s->tail & 0xFFFu;
+    uint32_t arg0 = (s->head >> 8 & 0xFFu) | (s->head >> 28) << 8;
+    uint32_t arg1 = (s->tail >> 16 & 0xFFu) | (s->tail >> 12 & 0xFu) << 8;
+    int result = (int8_t)(uint8_t)(s->tail >> 24);
+    if (kind & TRACE_ARG0_NONE) {
+        kind &= (uint8_t)~TRACE_ARG0_NONE;
+        arg0 = PR_TRACE_NONE;
+    }
+    if (kind == CLOCK_MARK) {
         from.mark_stamp = s->stamp;
-        from.mark_time = (uint64_t)high << 32 | (uint32_t)s->value;
-        from.standing = (uint8_t)(s->what >> 8);
+        from.mark_time = (uint64_t)s->tail << 32 | (uint32_t)s->value;
+        from.standing = (int)arg0;
+        from.current = task;
         return 0;
     }
-    r->time = from.mark_time;
+    uint64_t time = from.mark_time;
     if (!from.standing)
-        r->time += pr_port_stamp_time((pr_stamp_t)(s->stamp - from.mark_stamp));
-    if (event == PR_EV_LOST) /* the lost records had the numbers before it */
+        time += pr_port_stamp_time((pr_stamp_t)(s->stamp - from.mark_stamp));
+    switch (kind) {
+    case PR_EV_LOST: /* the lost records had the numbers before it */
         from.seq += (uint32_t)s->value;
-    r->seq = from.seq++;
-    r->value = s->value;
-    r->event = event;
-    r->task = (uint8_t)s->task;
-    r->object = (uint8_t)s->object;
-    r->result = (int8_t)(uint8_t)(s->what >> 8);
-    r->arg1 = (uint8_t)(s->what >> 16);
-    r->arg0 = (uint8_t)(s->what >> 24);
-#if PR_TRACE_WIDE_IDS /* the tags' high nibbles: the slot's ids' bits 8-11, then the arguments' (12-15) */
-    r->ids_high = (uint16_t)((s->task >> 8 & 0xFu) | (s->object >> 8 & 0xFu) << 4 | (uint32_t)(s->task >> 12) << 8 |
-                             (uint32_t)(s->object >> 12) << 12);
-#else
-    r->ids_high = 0;
-#endif
-    return 1;
+        from.current = task;
+        out[0] = record(time, kind, PR_TRACE_NONE, PR_TRACE_NONE, PR_OK, 0, 0, s->value);
+        return 1;
+    case PR_EV_SWITCH:
+        out[0] = record(time, kind, task, from.current, PR_OK, arg0, 0, 0);
+        from.current = task;
+        return 1;
+    case TRACE_UP_WOKE: {
+        size_t n = 0;
+        if ((uint8_t)arg1 != (uint8_t)result)
+            out[n++] = record(time, PR_EV_PRIO, task, object, PR_OK, arg1, (uint8_t)result,
+                              PR_CAUSE_RELEASE | PR_OBJ_SEM << 8);
+        out[n++] = record(time, PR_EV_WAKE, arg0, object, PR_OK, 0, 0, 0);
+        out[n++] = record(time, PR_EV_SEM_UP, task, object, PR_OK, arg0, 0, s->value);
+        return n;
+    }
+    case TRACE_BLOCK_LENT:
+        out[0] = record(time, PR_EV_BLOCK, task, object, PR_OK, 0, 0, s->value);
+        if ((uint8_t)arg1 == (uint8_t)result)
+            return 1;
+        out[1] = record(time, PR_EV_PRIO, arg0, object, PR_OK, arg1, (uint8_t)result,
+                        PR_CAUSE_INHERIT | PR_OBJ_SEM << 8);
+        return 2;
+    default:
+        out[0] = record(time, kind, task, object, result, arg0, arg1, s->value);
+        return 1;
+    }
 }
 
 /* An emptied ring starts again at its first slot, so that the records
@@ -164,19 +233,36 @@ size_t pr_trace_drain(pr_trace_record_t *out, size_t max)
 {
     pr_irq_state_t irq = pr_port_irq_save();
     size_t n = 0;
+    for (size_t i = 0; n < max && i < from.held_n; i++) /* a merged slot's rest, first */
+        out[n++] = from.held[i];
+    if (n > 0) {
+        from.held_n -= n;
+        for (size_t i = 0; i < from.held_n; i++)
+            from.held[i] = from.held[i + n];
+    }
     while (n < max && drained != written()) {
-        const trace_slot_t *s = oldest++;
-        if (oldest == ring + RING_SIZE)
+        trace_slot_t *s = oldest++;
+        if (oldest == GUARD)
             oldest = ring;
         drained++;
-        n += (size_t)decode(s, &out[n]);
+        pr_trace_record_t r[3];
+        size_t k = decode(s, r);
+        s->head = 0; /* free again */
+        for (size_t i = 0; i < k; i++) {
+            if (n < max)
+                out[n++] = r[i];
+            else
+                from.held[from.held_n++] = r[i];
+        }
     }
-    PR_ASSERT(written() - drained <= RING_SIZE && pr_k.trace_limit >= pr_k.trace_next);
+    PR_ASSERT(written() - drained <= RING_SIZE && from.held_n <= 2);
     if (drained == written()) {
+        if (pr_trace_next != GUARD)
+            pr_trace_next->head = 0; /* a stop, or already free */
         lap_base = drained;
-        pr_k.trace_next = oldest = ring;
+        pr_trace_next = oldest = ring;
     }
-    set_limit();
+    stop_if_owed();
     pr_port_irq_restore(irq);
     return n;
 }

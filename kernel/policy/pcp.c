@@ -205,7 +205,7 @@ static void pcp_waiting(pr_sem_t *m, pr_task_t *t, pr_waitq_t *q)
 {
     if (q == &gate) {
         const pr_sem_t *top = ceiling_top();
-        trace_emit(PR_EV_CEILING, trace_id(t), m->trace_tag, PR_OK, (uint8_t)top->ceiling,
+        trace_emit(PR_EV_CEILING, trace_who(t), m->trace_tag, PR_OK, (uint8_t)top->ceiling,
                    trace_id(sem_holder(top)), top->index);
     }
     prio_relend(q, PR_CAUSE_INHERIT);

@@ -5,15 +5,16 @@
  * else (the callee-saved registers, and under them the trap frame of an
  * interrupted task) is on its stack (switch.S, vector.S).
  *
- * Stack overflow: a canary word at the bottom (lowest address) of every
- * stack, holding its own address. A task that runs past the bottom of its
- * stack overwrites it; each switch checks the canary of the context it
- * leaves (pr_port_switch, port_inline.h) and stops the machine with "stack
- * overflow in task N" rather than let the next switch, or the neighbouring
- * stack, run on corrupted memory. A frame large enough to jump over the
- * word undetected is possible; the word catches the common case. Its own
- * address as its value, rather than a fixed pattern, spares the switch the
- * instructions that build the constant.
+ * Stack overflow: a canary word near the bottom (lowest address) of every
+ * stack, in its slot (port_inline.h), holding the slot's address. A task
+ * that runs past the bottom of its stack overwrites it; each switch checks
+ * the canary of the context it leaves (pr_port_switch, port_inline.h) and
+ * stops the machine with "stack overflow in task N" rather than let the
+ * next switch, or the neighbouring stack, run on corrupted memory. A frame
+ * large enough to jump over the word undetected is possible; the word
+ * catches the common case. The slot's address as its value, rather than a
+ * fixed pattern, spares the switch the instructions that build the
+ * constant, and the slot's place, a load of the canary's address.
  */
 #include <string.h>
 #include "asm.h"
@@ -23,7 +24,7 @@
 #define STACK_SIZE ((PR_CONFIG_STACK_SIZE + 15) & ~15)
 
 static _Alignas(16) unsigned char stacks[PR_SLOTS][STACK_SIZE];
-struct riscv_slot riscv_slots[MAIN_SLOT + 1];
+struct riscv_slot *riscv_slots[MAIN_SLOT + 1];
 static void (*entries[PR_SLOTS])(void);
 extern uintptr_t __boot_stack_bottom[]; /* link.ld: main's stack, 16-byte aligned */
 
@@ -31,17 +32,27 @@ extern uintptr_t __boot_stack_bottom[]; /* link.ld: main's stack, 16-byte aligne
 extern pr_port_ctx_t pr_port_ctx(int slot);
 extern void pr_port_switch(pr_port_ctx_t from, pr_port_ctx_t to);
 
-static void set_canary(int slot, uintptr_t *bottom)
+/* Slot n at the bottom of its stack, its canary set. */
+static struct riscv_slot *slot_at(int slot, void *bottom)
 {
-    riscv_slots[slot].canary = bottom;
-    *bottom = (uintptr_t)bottom;
+    struct riscv_slot *s = bottom;
+    s->canary = (uintptr_t)s;
+    riscv_slots[slot] = s;
+    return s;
 }
 
-void riscv_context_reset(void) { set_canary(MAIN_SLOT, __boot_stack_bottom); }
+void riscv_context_reset(void)
+{
+    for (int slot = 0; slot < PR_SLOTS; slot++)
+        slot_at(slot, stacks[slot]);
+    slot_at(MAIN_SLOT, __boot_stack_bottom);
+}
 
 _Noreturn void riscv_stack_overflow(const struct riscv_slot *context)
 {
-    int slot = (int)(context - riscv_slots);
+    int slot = 0;
+    while (slot < MAIN_SLOT && riscv_slots[slot] != context)
+        slot++;
     pr_riscv_puts("\nstack overflow in task ");
     if (slot == MAIN_SLOT)
         pr_riscv_puts("main");
@@ -73,8 +84,7 @@ void pr_port_context_init(int slot, void (*start)(void))
     memset((char *)top - SWITCH_FRAME, 0, SWITCH_FRAME);
     top[-1] = (uintptr_t)context_entry;
     entries[slot] = start;
-    riscv_slots[slot].sp = (uintptr_t)top;
-    set_canary(slot, (uintptr_t *)(void *)stacks[slot]);
+    slot_at(slot, stacks[slot])->sp = (uintptr_t)top;
 }
 
 /* A switch the port makes itself (to and from the program's context). */

@@ -125,28 +125,39 @@ inline uint64_t pr_port_now_and_stamp(pr_stamp_t *stamp)
     return ((riscv_clk.running ? mtime : riscv_clk.stopped) - riscv_clk.epoch) * NS_PER_MTIME;
 }
 
+/* ---- the trace ring's write pointer ----
+ *
+ * In tp for the whole image (the Makefile builds every file with
+ * -ffixed-tp): a bare-metal image on one hart has no thread-local storage,
+ * and neither the trap vector nor the context switch touches tp. A trace
+ * record then neither loads nor stores the pointer (kernel/core/trace_impl.h).
+ */
+#define PR_PORT_TRACE_REGISTER "tp"
+
 /* ---- the context switch (context.c, switch.S) ---- */
 
-/* A suspended context: its stack pointer (the registers are on its stack)
- * and the canary at the bottom of its stack, a word that holds its own
- * address while the stack has not overflowed. Slots 0 .. PR_SLOTS - 1 are
- * the kernel's (port.h), then the program's (MAIN_SLOT, riscv.h). */
+/* A context's slot, the two lowest words of its stack: the saved stack
+ * pointer of the suspended context (its registers are on its stack), then
+ * the canary, a word that holds the slot's address while the stack has not
+ * overflowed. A stack that grows past its bottom reaches the canary first.
+ * riscv_slots[n] is slot n's: 0 .. PR_SLOTS - 1 are the kernel's (port.h),
+ * then the program's (MAIN_SLOT, riscv.h). */
 struct riscv_slot {
     uintptr_t sp;
-    uintptr_t *canary;
+    uintptr_t canary;
 };
-extern struct riscv_slot riscv_slots[];
+extern struct riscv_slot *riscv_slots[];
 
 void riscv_switch(uintptr_t *save_sp, uintptr_t load_sp);
 _Noreturn void riscv_stack_overflow(const struct riscv_slot *slot);
 
 /* The kernel names a context by its slot's address (port.h): a switch then
- * reads the saved stack pointer and the canary's address straight from it,
- * without the shift and the add that find a slot from its number. */
+ * reads the saved stack pointer and the canary straight from it, and
+ * compares the canary with that address, without a look-up of either. */
 #define PR_PORT_INLINE_CTX 1
 typedef struct riscv_slot *pr_port_ctx_t;
 
-inline pr_port_ctx_t pr_port_ctx(int slot) { return &riscv_slots[slot]; }
+inline pr_port_ctx_t pr_port_ctx(int slot) { return riscv_slots[slot]; }
 
 #define PR_PORT_INLINE_SWITCH 1
 
@@ -155,7 +166,7 @@ inline pr_port_ctx_t pr_port_ctx(int slot) { return &riscv_slots[slot]; }
  * memory), then switches. */
 inline void pr_port_switch(pr_port_ctx_t from, pr_port_ctx_t to)
 {
-    if (__builtin_expect(*from->canary != (uintptr_t)from->canary, 0))
+    if (__builtin_expect(from->canary != (uintptr_t)from, 0))
         riscv_stack_overflow(from);
     riscv_switch(&from->sp, to->sp);
 }

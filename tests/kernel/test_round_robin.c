@@ -249,6 +249,41 @@ static void set_quantum_shortens_every_slice(void)
                  "15 SWITCH idle<-C");
 }
 
+/*
+ * Lengthening the quantum leaves the slices given under the old one as
+ * they were: q = 2; at 1.5 the program sets 4. A (running) gets a slice of
+ * 4 and runs to its end at 5. B and C, made ready at 0 with slices of 2,
+ * run 2 ticks each: B 5..7, C 7..9; then slices of 4: B 9..12 ends, C
+ * 12..15.
+ */
+static void set_quantum_longer_keeps_slices_given(void)
+{
+    abc(2, compute5);
+    CHECK_EQ(pr_host_run_until(TICKS(1) + TICKS(1) / 2), PR_HOST_REACHED);
+    pr_sched_set_quantum(4);
+    CHECK_EQ(pr_host_run_ticks(100), PR_HOST_QUIESCENT);
+    EXPECT_TRACE(EV_SW, "0 SWITCH A<-idle", "5 SWITCH B<-A", "7 SWITCH C<-B", "9 SWITCH B<-C", "12 SWITCH C<-B",
+                 "15 SWITCH idle<-C");
+}
+
+/*
+ * A slice given while the quantum was off starts full under whatever
+ * quantum is in force when it first runs: q = 0; the program sets 2 at 1.5
+ * and 4 at 2.5. A (running) has 4 from then on and ends at 5; B and C,
+ * made ready at 0, get 4 each: B 5..9, C 9..13, B 13..14, C 14..15.
+ */
+static void set_quantum_twice_keeps_slices_given_while_off(void)
+{
+    abc(0, compute5);
+    CHECK_EQ(pr_host_run_until(TICKS(1) + TICKS(1) / 2), PR_HOST_REACHED);
+    pr_sched_set_quantum(2);
+    CHECK_EQ(pr_host_run_until(TICKS(2) + TICKS(1) / 2), PR_HOST_REACHED);
+    pr_sched_set_quantum(4);
+    CHECK_EQ(pr_host_run_ticks(100), PR_HOST_QUIESCENT);
+    EXPECT_TRACE(EV_SW, "0 SWITCH A<-idle", "5 SWITCH B<-A", "9 SWITCH C<-B", "13 SWITCH B<-C", "14 SWITCH C<-B",
+                 "15 SWITCH idle<-C");
+}
+
 /* Turning the quantum off: from 2.5 on, the running task runs to its end.
  * q = 2: A 0..2, B 2..2.5 when the program sets 0: B runs to its end at
  * 7, then C 7..12, then A (3 left) 12..15. */
@@ -271,4 +306,6 @@ HARNESS_MAIN(TEST_CASE(equal_priorities_switch_every_quantum),
              TEST_CASE(yield_then_full_slice),
              TEST_CASE(set_quantum_turns_round_robin_on),
              TEST_CASE(set_quantum_shortens_every_slice),
+             TEST_CASE(set_quantum_longer_keeps_slices_given),
+             TEST_CASE(set_quantum_twice_keeps_slices_given_while_off),
              TEST_CASE(set_quantum_zero_turns_round_robin_off))
