@@ -16,6 +16,9 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Literal
 
 from priora.errors import ScenarioError
+from priora.limits import DEFAULT_PRIORITY_MAX as DEFAULT_PRIORITY_MAX
+from priora.limits import PRIORITY_MAX as PRIORITY_MAX
+from priora.limits import PRIORITY_MIN as PRIORITY_MIN
 
 if TYPE_CHECKING:
     from priora.costs import CostModel
@@ -56,15 +59,11 @@ ORDERS: tuple[Order, ...] = ("priority", "fifo")
 # queue or event flags: what the analysis does not bound.
 SERVICE_WAITS: tuple[ActionKind, ...] = ("send", "receive", "wait")
 
-PRIORITY_MIN = 0
-# The kernel's PR_PRIO_MAX in the lab's build: 256 levels (CMakeLists.txt,
-# PRIORA_LAB_LIMITS; native.check_limits compares with the library).
-PRIORITY_MAX = 255
-# PR_PRIO_MAX of the default build, 32 levels, which the RISC-V images keep.
-# What the lab chooses itself (rate-monotonic order, the timer service's
-# priority) stays at or below it while the file does, so that a file runs
-# alike on the host and on QEMU.
-DEFAULT_PRIORITY_MAX = 31
+# The priority levels (priora.limits): 256 in the lab's build; the default
+# build's 32 (DEFAULT_PRIORITY_MAX = 31) are what the RISC-V images keep. What
+# the lab chooses itself (rate-monotonic order, the timer service's priority)
+# stays at or below 31 while the file does, so that a file runs alike on the
+# host and on QEMU.
 
 
 def top_level(priorities: Iterable[int]) -> int:

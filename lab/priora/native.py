@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from priora import limits
 from priora.errors import NativeError
 
 CDEF = """
@@ -359,13 +360,11 @@ def library_path() -> Path:
 
 def lab_limits() -> dict[str, int]:
     """The kernel limits the scenario loader validates against, by C name."""
-    from priora import model, scenario  # the loader's constants, not the other way round
-
     return {
-        "PR_CONFIG_MAX_TASKS": scenario.MAX_TASKS,
-        "PR_CONFIG_MAX_SEMS": scenario.MAX_RESOURCES,
-        "PR_CONFIG_PRIORITIES": model.PRIORITY_MAX + 1,
-        "PR_CONFIG_NAME_LEN": scenario.NAME_MAX + 1,
+        "PR_CONFIG_MAX_TASKS": limits.MAX_TASKS,
+        "PR_CONFIG_MAX_SEMS": limits.MAX_RESOURCES,
+        "PR_CONFIG_PRIORITIES": limits.PRIORITY_MAX + 1,
+        "PR_CONFIG_NAME_LEN": limits.NAME_MAX + 1,
     }
 
 

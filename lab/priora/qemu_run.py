@@ -29,8 +29,8 @@ from pathlib import Path
 from priora import blob, native, uart_trace
 from priora.compiled import KernelScenario, compile_scenario
 from priora.errors import PrioraError
+from priora.limits import MAX_TASKS
 from priora.model import PRIORITY_MAX, Scenario
-from priora.scenario import MAX_TASKS
 from priora.simulate import (
     ArrivalCounters,
     EventsCounters,

@@ -23,6 +23,7 @@ from typing import NoReturn, TypeVar
 from priora import costs, inputs
 from priora.costs import CostModel
 from priora.errors import ScenarioError, describe_value
+from priora.limits import MAX_EVENTS, MAX_QUEUES, MAX_RESOURCES, MAX_TASKS, MAX_TIMERS, NAME_MAX
 from priora.model import (
     DEFAULT_PRIORITY_MAX,
     NEEDS_PRIORITY_ORDER,
@@ -50,14 +51,8 @@ from priora.model import (
     top_level,
 )
 
-# ---- the kernel's limits (kernel/include/priora/config.h, types.h, task.h) ----
+# ---- the kernel's limits (priora.limits), and the lab's own ----
 
-NAME_MAX = 15  # PR_CONFIG_NAME_LEN - 1 (the NUL)
-MAX_TASKS = 1024  # PR_CONFIG_MAX_TASKS of the lab's build (CMakeLists.txt, PRIORA_LAB_LIMITS)
-MAX_RESOURCES = 64  # PR_CONFIG_MAX_SEMS
-MAX_QUEUES = 16  # PR_CONFIG_MAX_MSGQS
-MAX_EVENTS = 16  # PR_CONFIG_MAX_EVENTS
-MAX_TIMERS = 32  # PR_CONFIG_MAX_TIMERS
 MAX_INTERRUPTS = 32  # the lab's own limit: interrupt bodies run in the tick interrupt
 QUEUE_LENGTH_MAX = 1024  # the lab's limit: a queue's buffer is allocated for every run
 MASK_MAX = 2**32 - 1  # event flags are 32 bits

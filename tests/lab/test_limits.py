@@ -14,8 +14,8 @@ from priora import ctf, native
 from priora.ctf import CtfError
 from priora.generate import generate, parse_params
 from priora.generate.taskset import to_toml
-from priora.model import DEFAULT_PRIORITY_MAX, PRIORITY_MAX
-from priora.scenario import MAX_TASKS, parse
+from priora.limits import DEFAULT_PRIORITY_MAX, MAX_TASKS, PRIORITY_MAX
+from priora.scenario import parse
 from priora.simulate import simulate
 from priora.timeline import extract
 

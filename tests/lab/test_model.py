@@ -84,11 +84,11 @@ def test_ceilings() -> None:
 
 
 def test_the_library_is_built_with_the_limits_the_loader_checks(monkeypatch: pytest.MonkeyPatch) -> None:
-    from priora import native, scenario
+    from priora import limits, native
 
     loaded = native.lib()  # the check passed at load
     native.check_limits(native.library_path(), loaded)
-    monkeypatch.setattr(scenario, "MAX_TASKS", 16)
+    monkeypatch.setattr(limits, "MAX_TASKS", 16)
     with pytest.raises(NativeError) as e:
         native.check_limits(native.library_path(), loaded)
     assert str(e.value).endswith(

@@ -18,6 +18,7 @@ from fractions import Fraction
 from typing import Literal, NoReturn, TypeVar
 
 from priora.errors import SpecError, describe_value
+from priora.limits import MAX_RESOURCES, MAX_TASKS
 from priora.model import (
     PRIORITY_MAX,
     PRIORITY_MIN,
@@ -27,7 +28,7 @@ from priora.model import (
     Protocol,
     TimeUnit,
 )
-from priora.scenario import MAX_RESOURCES, MAX_TASKS, PERIOD_MAX, TICK_HZ_MAX
+from priora.scenario import PERIOD_MAX, TICK_HZ_MAX
 
 Method = Literal["uunifast-discard", "randfixedsum", "dirichlet-rescale"]
 Deadlines = Literal["implicit", "constrained", "arbitrary"]
