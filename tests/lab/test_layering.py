@@ -17,45 +17,26 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "lab" / "priora"
 
-# Lowest first. A module's layer is that of its longest prefix in this table.
+# The loader's modules and a run's: named once, for the layers and for the
+# two rules below.
+LOADER = ("model", "costs", "scenario", "bounds", "generate")
+RUN = ("compiled", "blob", "simulate", "refusals", "qemu_run", "uart_trace", "trace_file", "trace_decode")
+
+# Lowest first. A module's layer is that of its top-level name in this table.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("foundation", ("errors", "limits", "provenance", "inputs", "outputs", "tables")),
     ("binding", ("native",)),
-    ("model", ("model", "costs", "scenario", "bounds", "generate")),
-    (
-        "run and analysis",
-        (
-            "compiled",
-            "blob",
-            "simulate",
-            "refusals",
-            "qemu_run",
-            "uart_trace",
-            "trace_file",
-            "trace_decode",
-            "analysis",
-        ),
-    ),  # fmt: skip
+    ("model", LOADER),
+    ("run and analysis", (*RUN, "analysis")),
     ("views", ("report", "timeline", "chrome_trace", "ctf", "gantt_model", "gantt", "html_report")),
     ("studies", ("breakdown", "experiments", "campaign")),
     ("commands", ("demo", "cli", "__main__")),
 )
 
-# What each layer may not import although it is lower, beside the rule above:
-# the analysis reads the model only, never a run's results.
-FORBIDDEN: dict[str, tuple[str, ...]] = {
-    "analysis": (
-        "compiled",
-        "blob",
-        "simulate",
-        "refusals",
-        "qemu_run",
-        "uart_trace",
-        "trace_file",
-        "trace_decode",
-    ),  # fmt: skip
-    "native": ("model", "costs", "scenario", "bounds", "generate"),
-}
+# What a module may not import although it is lower, beside the rule above:
+# the analysis reads the model only, never a run's results; the binding reads
+# nothing of the loader.
+FORBIDDEN: dict[str, tuple[str, ...]] = {"analysis": RUN, "native": LOADER}
 
 
 def module_name(path: Path) -> str:
