@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 
 from priora.analysis import analyze
-from priora.model import Action, Resource, Scenario, System, Task
+from priora.scenario.model import Action, Resource, Scenario, System, Task
 
 LENGTHS = ((1_200, 5), (12_000, 3), (120_000, 1))  # (actions per body, runs)
 

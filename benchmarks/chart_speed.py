@@ -27,12 +27,12 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-from priora import gantt
-from priora.gantt_model import AXIS_SHARE, DPI, Window, default_size, plan
-from priora.model import Action, Resource, Scenario, System, Task
-from priora.report import build_report, report_text
-from priora.simulate import SimResult, simulate
-from priora.timeline import extract
+from priora.pictures import gantt
+from priora.pictures.gantt_model import AXIS_SHARE, DPI, Window, default_size, plan
+from priora.report.build import build_report, report_text
+from priora.run.simulate import SimResult, simulate
+from priora.scenario.model import Action, Resource, Scenario, System, Task
+from priora.trace.timeline import extract
 
 HORIZON_MS = 23_060
 RUNS = 3

@@ -37,7 +37,7 @@ EXAMPLE = ROOT / "examples" / "inversion.toml"
 # RUNS more times in the same process and prints the best, in seconds.
 WARM_RUN = """
 import contextlib, io, sys, time
-from priora.cli import main
+from priora.cli.main import main
 argv = ["simulate", sys.argv[1]]
 with contextlib.redirect_stdout(io.StringIO()):
     main(argv)

@@ -24,9 +24,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from priora.model import Action, Scenario, System, Task
-from priora.report import build_report, report_json
-from priora.simulate import simulate
+from priora.report.build import build_report, report_json
+from priora.run.simulate import simulate
+from priora.scenario.model import Action, Scenario, System, Task
 
 PERIODS = (10, 20, 25, 40, 50, 50, 80, 100, 100, 100)  # ms
 HORIZONS = ((2_000, 20), (200_000, 5), (2_000_000, 3))  # (ms, runs)

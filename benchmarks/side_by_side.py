@@ -69,8 +69,8 @@ REPORT = """
 import json, sys, time
 sys.path.insert(0, sys.argv[1])
 from lab_speed import task_set
-from priora.report import build_report, report_json
-from priora.simulate import simulate
+from priora.report.build import build_report, report_json
+from priora.run.simulate import simulate
 scenario = task_set()
 report_json(build_report(simulate(scenario, 100)))
 def now():
@@ -122,7 +122,7 @@ def build_base(rev: str, where: Path) -> Path:
         "import importlib.util, sys; from pathlib import Path; "
         "spec = importlib.util.spec_from_file_location('lab_setup', sys.argv[1] + '/lab/setup.py'); "
         "setup = importlib.util.module_from_spec(spec); spec.loader.exec_module(setup); "
-        "setup.write_ffi_module(setup.read_cdef(Path(sys.argv[1]) / 'lab/priora/native.py'), "
+        "setup.write_ffi_module(setup.read_cdef(Path(sys.argv[1]) / 'lab/priora/run/native.py'), "
         "Path(sys.argv[1]) / 'lab/priora/_native_ffi.py')"
     )
     subprocess.run([sys.executable, "-c", write_ffi, str(where)], **quiet)  # type: ignore[call-overload]

@@ -4,7 +4,7 @@ pyproject.toml declares the package; this file adds one build step,
 `build_native`, which compiles the kernel, the host port and the lab's job
 accounting into priora/libpriora_lab.so as CMake's target priora_lab does
 (tests/lab/test_packaging.py checks that the two agree), and writes
-priora/_native_ffi.py, the declarations of priora/native.py in cffi's
+priora/_native_ffi.py, the declarations of priora/run/native.py in cffi's
 out-of-line ABI mode, so that no C parser runs when the lab starts.
 
 The C sources live beside lab/, in the repository: pip builds ./lab in place,
@@ -57,7 +57,7 @@ LTO_FLAGS = ("-O3", "-flto=auto", "-fno-semantic-interposition")
 CFLAGS = ("-std=c11", "-fPIC", "-Wall", "-Wextra", *LTO_FLAGS)
 LDFLAGS = (*LTO_FLAGS, "-Wl,-Bsymbolic")
 # The lab's kernel limits: CMakeLists.txt's PRIORA_LAB_LIMITS (256 priority
-# levels, 1,024 tasks), which priora.native checks the library against.
+# levels, 1,024 tasks), which priora.run.native checks the library against.
 LAB_LIMITS = ("PR_CONFIG_MAX_TASKS=1024", "PR_CONFIG_PRIORITIES=256")
 
 # What an sdist copies into native-src/: every file the build reads.
@@ -129,7 +129,7 @@ def _run(command: list[str]) -> None:
 
 
 def read_cdef(native_py: Path) -> str:
-    """The CDEF string of priora/native.py, read without importing it (the
+    """The CDEF string of priora/run/native.py, read without importing it (the
     build environment has cffi, not numpy)."""
     for node in ast.parse(native_py.read_text()).body:
         if isinstance(node, ast.Assign) and any(
@@ -143,7 +143,7 @@ def read_cdef(native_py: Path) -> str:
 
 def write_ffi_module(cdef: str, target: Path) -> None:
     """priora/_native_ffi.py: `cdef` in cffi's out-of-line ABI mode, followed
-    by `cdef` itself, which priora/native.py compares with its CDEF before
+    by `cdef` itself, which priora/run/native.py compares with its CDEF before
     using the module."""
     import cffi
 
@@ -153,7 +153,7 @@ def write_ffi_module(cdef: str, target: Path) -> None:
     partial = target.with_name(target.name + ".partial")
     ffi.emit_python_code(str(partial))
     with partial.open("a") as f:
-        f.write("\n# The declarations this module was generated from (priora.native.CDEF).\n")
+        f.write("\n# The declarations this module was generated from (priora.run.native.CDEF).\n")
         f.write(f"CDEF = {cdef!r}\n")
     os.replace(partial, target)
 
@@ -191,7 +191,7 @@ def _commands() -> dict[str, type]:
             self.set_undefined_options("build", ("build_lib", "build_lib"), ("build_temp", "build_temp"))
 
         def run(self) -> None:
-            cdef = read_cdef(HERE / "priora" / "native.py")
+            cdef = read_cdef(HERE / "priora" / "run" / "native.py")
             if self.editable_mode:
                 write_ffi_module(cdef, HERE / "priora" / "_native_ffi.py")
                 return

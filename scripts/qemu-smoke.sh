@@ -27,7 +27,7 @@ cd "$(dirname "$0")/.."
 
 scripts/install-riscv-tools.sh qemu-smoke
 
-# The decoder reads the trace through the lab (priora.uart_trace), and the
+# The decoder reads the trace through the lab (priora.run.uart_trace), and the
 # comparisons run the lab on the host port: set it up first.
 [ -x .venv/bin/python ] || scripts/setup.sh
 python=.venv/bin/python

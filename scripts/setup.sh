@@ -40,7 +40,7 @@ if [ ! -x .venv/bin/python ]; then
 fi
 if ! .venv/bin/python -c 'import priora, cffi, numpy, matplotlib, pytest, ray' >/dev/null 2>&1 \
    || [ lab/pyproject.toml -nt .venv/.priora-installed ] || [ lab/setup.py -nt .venv/.priora-installed ] \
-   || [ lab/priora/native.py -nt lab/priora/_native_ffi.py ]; then
+   || [ lab/priora/run/native.py -nt lab/priora/_native_ffi.py ]; then
   echo "setup: installing the lab into .venv (pip)"
   .venv/bin/python -m pip install -q --upgrade pip
   .venv/bin/python -m pip install -q -e "lab[dev,cluster]"

@@ -1,5 +1,5 @@
 /*
- * The constants the lab's Python mirrors (lab/priora/native.py), by their C
+ * The constants the lab's Python mirrors (lab/priora/run/native.py), by their C
  * names' values, so that the binding compares every one at load: a code
  * renumbered in a header and not in Python is an error at once, not a
  * misread trace.

@@ -1,7 +1,7 @@
 /*
  * What each task did over time, read from a kernel trace in one pass: the
  * intervals and instants that the lab's charts, Perfetto, CTF and HTML draw
- * (lab/priora/timeline.py turns them into its dataclasses, naming the
+ * (lab/priora/trace/timeline.py turns them into its dataclasses, naming the
  * objects). The job rows and totals are metrics.h's; the misses are those
  * rows'. docs/trace-format.md, "Reading the trace", gives the rules.
  */

@@ -13,17 +13,17 @@ __version__ = "0.1.0"  # the package's version (pyproject.toml reads it here)
 
 if TYPE_CHECKING:
     from priora.errors import NativeError, PrioraError, ScenarioError
-    from priora.model import Action, Resource, Scenario, System, Task
+    from priora.scenario.model import Action, Resource, Scenario, System, Task
 
 _DEFINED_IN = {
     "NativeError": "priora.errors",
     "PrioraError": "priora.errors",
     "ScenarioError": "priora.errors",
-    "Action": "priora.model",
-    "Resource": "priora.model",
-    "Scenario": "priora.model",
-    "System": "priora.model",
-    "Task": "priora.model",
+    "Action": "priora.scenario.model",
+    "Resource": "priora.scenario.model",
+    "Scenario": "priora.scenario.model",
+    "System": "priora.scenario.model",
+    "Task": "priora.scenario.model",
 }
 
 __all__ = [

@@ -1,5 +1,5 @@
 """`python -m priora`: the same as the `priora` command."""
 
-from priora.cli import main
+from priora.cli.main import main
 
 raise SystemExit(main())

@@ -1,7 +1,7 @@
-// Priora's HTML report (priora.html_report): the Gantt chart, drawn as SVG
+// Priora's HTML report (priora.pictures.html_report): the Gantt chart, drawn as SVG
 // from the page's JSON (<script id="priora-data">), inlined into every page.
 // One row per task, most urgent at the top, drawn like the PNG chart
-// (priora.gantt). The view is a time range [t0, t1]: the wheel zooms it
+// (priora.pictures.gantt). The view is a time range [t0, t1]: the wheel zooms it
 // around the pointer, a drag pans it, "Reset zoom" shows the whole run. Each
 // change redraws only what the range shows; the <svg> carries the range in
 // data-t0 and data-t1.

@@ -2,7 +2,7 @@
 
 The scenario loader refuses a file beyond them, and the native binding checks,
 when it loads the library, that the library was built with them
-(`priora.native.check_limits`): a file the loader accepts is never refused by
+(`priora.run.native.check_limits`): a file the loader accepts is never refused by
 the kernel for a limit. This module imports nothing, so that the binding (the
 lowest layer of the lab) and the loader both read it without reading each
 other (docs/architecture.md, "The lab").

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pytest
 
-from priora import native
+from priora.run import native
 
 
 def interfaces() -> list[str]:
@@ -205,7 +205,7 @@ def test_a_set_failing_on_a_worker_is_one_line(cluster: str, tmp_path: Path) -> 
 def test_an_address_nobody_listens_on_is_one_line_at_once(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    from priora.cli import main
+    from priora.cli.main import main
 
     spec = tmp_path / "spec.toml"
     spec.write_text(SPEC)

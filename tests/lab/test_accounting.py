@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from priora import native
-from priora.model import Action, Resource, Scenario, System, Task
-from priora.simulate import simulate
+from priora.run import native
+from priora.run.simulate import simulate
+from priora.scenario.model import Action, Resource, Scenario, System, Task
 
 
 def compute(ticks: int) -> Action:
@@ -218,8 +218,8 @@ def test_the_accounting_agrees_with_the_interpreter_on_random_sets() -> None:
 
     from test_analysis import random_task_set
 
-    from priora.model import NEEDS_PRIORITY_ORDER, PROTOCOLS
-    from priora.scenario import parse
+    from priora.scenario.loader import parse
+    from priora.scenario.model import NEEDS_PRIORITY_ORDER, PROTOCOLS
 
     rng = random.Random(5)
     checked = {p: 0 for p in PROTOCOLS}

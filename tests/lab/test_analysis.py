@@ -21,7 +21,6 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from priora import native
 from priora.analysis import (
     Analysis,
     AnalysisError,
@@ -34,10 +33,11 @@ from priora.analysis import (
 )
 from priora.analysis.fixed_priority import Interferer, response_time
 from priora.analysis.taskset import TaskInfo, extract
-from priora.cli import main
-from priora.model import NEEDS_PRIORITY_ORDER, PROTOCOLS, Scenario
-from priora.scenario import load, parse
-from priora.simulate import SimResult, simulate
+from priora.cli.main import main
+from priora.run import native
+from priora.run.simulate import SimResult, simulate
+from priora.scenario.loader import load, parse
+from priora.scenario.model import NEEDS_PRIORITY_ORDER, PROTOCOLS, Scenario
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 CHAINED = EXAMPLES / "analysis" / "chained_blocking.toml"

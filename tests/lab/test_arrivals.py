@@ -21,16 +21,16 @@ import jsonschema
 import pytest
 from test_analysis import _random_body
 
-from priora import native, qemu_run
 from priora.analysis import analyze
-from priora.blob import BlobError, decode, encode
-from priora.cli import main
-from priora.compiled import compile_scenario, exec_spread
+from priora.cli.main import main
 from priora.errors import ScenarioError
-from priora.model import NEEDS_PRIORITY_ORDER, PROTOCOLS, Scenario
-from priora.report import build_report, report_json, schema
-from priora.scenario import load, parse
-from priora.simulate import SimResult, simulate
+from priora.report.build import build_report, report_json, schema
+from priora.run import native, qemu_run
+from priora.run.blob import BlobError, decode, encode
+from priora.run.compiled import compile_scenario, exec_spread
+from priora.run.simulate import SimResult, simulate
+from priora.scenario.loader import load, parse
+from priora.scenario.model import NEEDS_PRIORITY_ORDER, PROTOCOLS, Scenario
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sporadic_jitter.toml"
 HEAD = '[system]\ntick_hz = 1000\ntime_unit = "tick"\n\n'

@@ -18,9 +18,10 @@ from typing import Any
 
 import pytest
 
-from priora import bounds, outputs
-from priora.cli import main
-from priora.scenario import parse
+from priora import outputs
+from priora.cli.main import main
+from priora.scenario import bounds
+from priora.scenario.loader import parse
 
 HEADER = '[system]\ntick_hz = 1000\ntime_unit = "ms"\n'
 PERIOD_1 = HEADER + '\n[tasks.A]\npriority = 1\nperiod = 1\nbody = ["compute 1"]\n'
@@ -319,7 +320,7 @@ def test_an_output_is_never_an_input(tmp_path: Path, capsys: pytest.CaptureFixtu
 def test_a_full_disk_leaves_no_partial_output(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from priora import chrome_trace
+    from priora.trace import chrome_trace
 
     def half_then_enospc(result: Any, path: Path, **options: Any) -> None:
         path.write_text('{"traceEvents": [')

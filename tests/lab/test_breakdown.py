@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from priora.breakdown import (
+from priora.breakdown.search import (
     BreakdownError,
     Search,
     _split,
@@ -23,9 +23,9 @@ from priora.breakdown import (
     search,
     with_value,
 )
-from priora.cli import main
-from priora.model import PROTOCOLS, Scenario
-from priora.scenario import load, parse
+from priora.cli.main import main
+from priora.scenario.loader import load, parse
+from priora.scenario.model import PROTOCOLS, Scenario
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCHMARK1 = ROOT / "examples" / "rtmach" / "benchmark1.toml"
@@ -524,7 +524,7 @@ def test_the_simulated_breakdown_is_never_below_the_analysis() -> None:
 def test_a_run_too_long_is_refused() -> None:
     # Periods 997 and 1000: a hyperperiod of 997,000 ticks; at a period of 1 for
     # T, a run of 2,000,000 ticks releases 2,000,001 jobs of T and 2,001 of U.
-    from priora.breakdown import MAX_JOBS_PER_RUN, _check_size
+    from priora.breakdown.search import MAX_JOBS_PER_RUN, _check_size
 
     text = '[system]\ntime_unit = "tick"\n\n[tasks.T]\nperiod = 997\nbody = ["compute 1"]\n\n[tasks.U]\nperiod = 1000\nbody = ["compute 1"]\n'
     s = parse(text, "long.toml")

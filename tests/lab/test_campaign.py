@@ -16,9 +16,9 @@ import pytest
 
 from priora.campaign import db
 from priora.campaign.spec import parse_campaign
-from priora.cli import main
+from priora.cli.main import main
 from priora.errors import SpecError
-from priora.scenario import decode_toml
+from priora.scenario.loader import decode_toml
 
 ROOT = Path(__file__).resolve().parents[2]
 QUICK = ROOT / "examples" / "campaigns" / "quick.toml"

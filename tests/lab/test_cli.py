@@ -8,6 +8,7 @@ with it.
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
@@ -18,11 +19,11 @@ import jsonschema
 import pytest
 
 import priora
-from priora.cli import horizon_ticks, main
+from priora.cli.main import horizon_ticks, main
 from priora.errors import PrioraError
-from priora.model import Scenario
-from priora.report import schema
-from priora.simulate import SimResult
+from priora.report.build import schema
+from priora.run.simulate import SimResult
+from priora.scenario.model import Scenario
 
 INVERSION = """\
 [system]
@@ -193,7 +194,7 @@ def test_horizon_is_refused_as_in_the_file(
 
 
 def test_horizon_in_ticks_is_exact(inversion: Path) -> None:
-    from priora.scenario import load
+    from priora.scenario.loader import load
 
     scenario: Scenario = load(inversion)
     assert horizon_ticks(scenario, "6") == 6
@@ -357,7 +358,7 @@ def test_bad_output_is_refused_before_running(
     reason: str,
 ) -> None:
     ran: list[object] = []
-    monkeypatch.setattr("priora.simulate.simulate", lambda *a: ran.append(a))
+    monkeypatch.setattr("priora.run.simulate.simulate", lambda *a: ran.append(a))
     status, out, err = run(capsys, "simulate", str(inversion), option, str(tmp_path / name))
     assert (status, out, ran) == (2, "", [])
     line = one_line_error(err)
@@ -376,7 +377,8 @@ def fake_writer(monkeypatch: pytest.MonkeyPatch, module: str, function: str, cal
     fake = types.ModuleType(f"priora.{module}")
     setattr(fake, function, write)
     monkeypatch.setitem(sys.modules, f"priora.{module}", fake)
-    monkeypatch.setattr(priora, module, fake, raising=False)
+    package, name = module.rsplit(".", 1)
+    monkeypatch.setattr(importlib.import_module(f"priora.{package}"), name, fake, raising=False)
 
 
 def test_gantt_and_trace_are_written(
@@ -386,8 +388,8 @@ def test_gantt_and_trace_are_written(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     calls: list[Path] = []
-    fake_writer(monkeypatch, "gantt", "draw", calls)
-    fake_writer(monkeypatch, "chrome_trace", "write", calls)
+    fake_writer(monkeypatch, "pictures.gantt", "draw", calls)
+    fake_writer(monkeypatch, "trace.chrome_trace", "write", calls)
     chart, trace = tmp_path / "chart.SVG", tmp_path / "trace.json"
     status, out, _ = run(
         capsys,
@@ -422,10 +424,10 @@ def test_unwritable_output_is_a_user_error(
     def refuse(result: SimResult, path: Path, **options: object) -> None:
         raise PermissionError(13, "Permission denied", str(path))
 
-    fake = types.ModuleType("priora.chrome_trace")
+    fake = types.ModuleType("priora.trace.chrome_trace")
     fake.write = refuse  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "priora.chrome_trace", fake)
-    monkeypatch.setattr(priora, "chrome_trace", fake, raising=False)
+    monkeypatch.setitem(sys.modules, "priora.trace.chrome_trace", fake)
+    monkeypatch.setattr(importlib.import_module("priora.trace"), "chrome_trace", fake, raising=False)
     status, out, err = run(capsys, "simulate", str(inversion), "--trace", str(tmp_path / "t.json"))
     assert (status, out) == (2, "")
     assert "cannot write" in one_line_error(err)
@@ -438,8 +440,8 @@ def test_missing_matplotlib_hurts_only_gantt(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import fails
-    monkeypatch.setitem(sys.modules, "priora.gantt", None)
-    monkeypatch.delattr(priora, "gantt", raising=False)
+    monkeypatch.setitem(sys.modules, "priora.pictures.gantt", None)
+    monkeypatch.delattr(importlib.import_module("priora.pictures"), "gantt", raising=False)
     status, _, err = run(capsys, "simulate", str(inversion), "--gantt", str(tmp_path / "g.png"))
     assert status == 2
     assert one_line_error(err).startswith("priora: --gantt: ")
@@ -455,18 +457,18 @@ def test_matplotlib_missing_at_drawing_time(
     def draw(result: SimResult, path: Path) -> None:
         raise ModuleNotFoundError("No module named 'matplotlib'", name="matplotlib")
 
-    fake = types.ModuleType("priora.gantt")
+    fake = types.ModuleType("priora.pictures.gantt")
     fake.draw = draw  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "priora.gantt", fake)
-    monkeypatch.setattr(priora, "gantt", fake, raising=False)
+    monkeypatch.setitem(sys.modules, "priora.pictures.gantt", fake)
+    monkeypatch.setattr(importlib.import_module("priora.pictures"), "gantt", fake, raising=False)
     status, out, err = run(capsys, "simulate", str(inversion), "--gantt", str(tmp_path / "g.svg"))
     assert (status, out) == (2, "")
     assert one_line_error(err) == "priora: --gantt needs matplotlib: No module named 'matplotlib'"
 
 
 def test_real_gantt_and_trace(capsys: pytest.CaptureFixture[str], inversion: Path, tmp_path: Path) -> None:
-    pytest.importorskip("priora.gantt")
-    pytest.importorskip("priora.chrome_trace")
+    pytest.importorskip("priora.pictures.gantt")
+    pytest.importorskip("priora.trace.chrome_trace")
     chart, trace = tmp_path / "chart.png", tmp_path / "trace.json"
     status, _, err = run(capsys, "simulate", str(inversion), "--gantt", str(chart), "--trace", str(trace))
     assert (status, err) == (0, "")
@@ -488,10 +490,10 @@ def test_demo_prints_what_run_returns(
         seen.append(out_dir)
         return "side by side\n"
 
-    fake = types.ModuleType("priora.demo")
+    fake = types.ModuleType("priora.cli.demo")
     fake.run = fake_run  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "priora.demo", fake)
-    monkeypatch.setattr(priora, "demo", fake, raising=False)
+    monkeypatch.setitem(sys.modules, "priora.cli.demo", fake)
+    monkeypatch.setattr(importlib.import_module("priora.cli"), "demo", fake, raising=False)
     assert run(capsys, "demo", "--out", str(tmp_path / "d")) == (
         0,
         "side by side\n",
@@ -505,10 +507,10 @@ def test_demo_error_is_one_line(capsys: pytest.CaptureFixture[str], monkeypatch:
     def fail(out_dir: Path) -> str:
         raise priora.NativeError("native kernel library not found at /x.so")
 
-    fake = types.ModuleType("priora.demo")
+    fake = types.ModuleType("priora.cli.demo")
     fake.run = fail  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "priora.demo", fake)
-    monkeypatch.setattr(priora, "demo", fake, raising=False)
+    monkeypatch.setitem(sys.modules, "priora.cli.demo", fake)
+    monkeypatch.setattr(importlib.import_module("priora.cli"), "demo", fake, raising=False)
     status, _, err = run(capsys, "demo")
     assert status == 2
     assert one_line_error(err) == "priora: native kernel library not found at /x.so"
@@ -518,10 +520,10 @@ def test_demo_without_matplotlib(capsys: pytest.CaptureFixture[str], monkeypatch
     def run_demo(out_dir: Path) -> str:
         raise ModuleNotFoundError("No module named 'matplotlib'", name="matplotlib")
 
-    fake = types.ModuleType("priora.demo")
+    fake = types.ModuleType("priora.cli.demo")
     fake.run = run_demo  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "priora.demo", fake)
-    monkeypatch.setattr(priora, "demo", fake, raising=False)
+    monkeypatch.setitem(sys.modules, "priora.cli.demo", fake)
+    monkeypatch.setattr(importlib.import_module("priora.cli"), "demo", fake, raising=False)
     status, _, err = run(capsys, "demo")
     assert status == 2
     assert one_line_error(err) == "priora: demo needs matplotlib: No module named 'matplotlib'"
@@ -595,8 +597,10 @@ def test_python_dash_m(inversion: Path) -> None:
 def test_the_commands_names_are_the_modules_names() -> None:
     """The CLI spells these out so that it starts without importing their
     modules (benchmarks/cli_startup.py): they must stay the same."""
-    from priora import bounds, breakdown, cli, model
     from priora.analysis import blocking
+    from priora.breakdown import search as breakdown
+    from priora.cli import main as cli
+    from priora.scenario import bounds, model
 
     assert cli.PROTOCOLS == model.PROTOCOLS
     assert cli.ANALYSIS_PROTOCOLS == blocking.PROTOCOLS

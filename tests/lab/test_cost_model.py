@@ -1,4 +1,4 @@
-"""The cost model (priora.costs, docs/cost-model.md): the host port charges
+"""The cost model (priora.costs.model, docs/cost-model.md): the host port charges
 each operation's cost at its trace record, inside the kernel call; the named
 models' figures; the [system] cost_model of a scenario file."""
 
@@ -11,12 +11,13 @@ from typing import Any
 
 import pytest
 
-from priora import costs, native
-from priora.costs import ZERO, CostModel, SemCosts, measured, measured_figures, rtmach93
+from priora.costs import model as costs
+from priora.costs.model import ZERO, CostModel, SemCosts, measured, measured_figures, rtmach93
 from priora.errors import ScenarioError
-from priora.model import Scenario
-from priora.scenario import parse
-from priora.simulate import HostCosts, simulate
+from priora.run import native
+from priora.run.simulate import HostCosts, simulate
+from priora.scenario.loader import parse
+from priora.scenario.model import Scenario
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -352,9 +353,9 @@ def test_breakdown_under_a_cost_model() -> None:
     # and C misses its deadline at 410.072 ms. At 179 C ends at 309.43.
     from dataclasses import replace
 
-    from priora.breakdown import breakdown
-    from priora.cli import with_cost_model
-    from priora.scenario import load
+    from priora.breakdown.search import breakdown
+    from priora.cli.main import with_cost_model
+    from priora.scenario.loader import load
 
     scenario = with_cost_model(load(ROOT / "examples" / "rtmach" / "benchmark1.toml"), "rtmach93", None)
     b = breakdown(scenario, "B.wcet", ["pip"], analysis=False)
@@ -382,7 +383,7 @@ def test_breakdown_under_a_cost_model() -> None:
     ],
 )
 def test_breakdown_cost_options(options: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
-    from priora.cli import main
+    from priora.cli.main import main
 
     file = str(ROOT / "examples" / "rtmach" / "benchmark1.toml")
     assert main(["breakdown", file, "--vary", "B.wcet", *options]) == 2
@@ -390,7 +391,7 @@ def test_breakdown_cost_options(options: list[str], message: str, capsys: pytest
 
 
 def test_breakdown_measured_names_the_model(capsys: pytest.CaptureFixture[str]) -> None:
-    from priora.cli import main
+    from priora.cli.main import main
 
     file = str(ROOT / "examples" / "rtmach" / "benchmark1.toml")
     args = ["breakdown", file, "--vary", "B.wcet", "--protocol", "pip", "--cost-model", "measured"]

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from priora import native
-from priora.cli import main
-from priora.scenario import load
-from priora.simulate import simulate
+from priora.cli.main import main
+from priora.run import native
+from priora.run.simulate import simulate
+from priora.scenario.loader import load
 
 ROOT = Path(__file__).resolve().parents[2]
 INVERSION = ROOT / "examples" / "inversion.toml"

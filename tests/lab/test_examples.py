@@ -27,12 +27,20 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from priora import native
 from priora.errors import ScenarioError
-from priora.model import NS_PER_SECOND, UNITS_PER_SECOND, Action, Protocol, Resource, Scenario, System
-from priora.report import build_report
-from priora.scenario import load, parse
-from priora.simulate import SimResult, simulate
+from priora.report.build import build_report
+from priora.run import native
+from priora.run.simulate import SimResult, simulate
+from priora.scenario.loader import load, parse
+from priora.scenario.model import (
+    NS_PER_SECOND,
+    UNITS_PER_SECOND,
+    Action,
+    Protocol,
+    Resource,
+    Scenario,
+    System,
+)
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 SHIPPED = (
@@ -643,7 +651,7 @@ def sync_events(result: SimResult) -> list[tuple[Time, str, str, str]]:
 
 def schedule(result: SimResult) -> list[str]:
     """Who runs during each ms (from the timeline's executions), "." idle."""
-    from priora.timeline import extract
+    from priora.trace.timeline import extract
 
     s = result.scenario
     ms = int(in_unit(s, result.end_ns))

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from priora import costs
-from priora.cli import main
+from priora.cli.main import main
+from priora.costs import model as costs
 from priora.experiments import minix, run_all
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,5 +1,5 @@
-"""Gantt charts of windows and of long runs: the plan (priora.gantt_model:
-what is drawn, in the file's unit), the collections priora.gantt makes of it,
+"""Gantt charts of windows and of long runs: the plan (priora.pictures.gantt_model:
+what is drawn, in the file's unit), the collections priora.pictures.gantt makes of it,
 --window/--size/--dpi and their messages, the title, the legend, the formats.
 Every expected element is worked out by hand in the comments."""
 
@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
-from priora import gantt, gantt_model
-from priora.cli import main
-from priora.costs import named
-from priora.gantt_model import OptionError, Plan, Spans, parse_dpi, parse_size, parse_window, plan
-from priora.model import Action, Resource, Scenario, System, Task
-from priora.simulate import SimResult, simulate
-from priora.timeline import extract
+from priora.cli.main import main
+from priora.costs.model import named
+from priora.pictures import gantt, gantt_model
+from priora.pictures.gantt_model import OptionError, Plan, Spans, parse_dpi, parse_size, parse_window, plan
+from priora.run.simulate import SimResult, simulate
+from priora.scenario.model import Action, Resource, Scenario, System, Task
+from priora.trace.timeline import extract
 
 MS = 1_000_000
 
@@ -339,7 +339,7 @@ def every_drawn(drawn: Plan) -> set[tuple[str, str, str]]:
 
 @pytest.mark.parametrize("protocol", ["none", "pip", "pcp", "ipcp", "npcs", "rcs"])
 def test_the_legend_explains_every_kind_drawn(protocol: str) -> None:
-    from priora.scenario import load
+    from priora.scenario.loader import load
 
     examples = Path(__file__).resolve().parents[2] / "examples"
     for scenario in (load(examples / "protocols.toml").with_protocol(protocol), late(), busy()):  # type: ignore[arg-type]
@@ -553,7 +553,7 @@ def test_the_command_refuses_bad_chart_options_before_running(
     message: str,
 ) -> None:
     ran: list[object] = []
-    monkeypatch.setattr("priora.simulate.simulate", lambda *a: ran.append(a))
+    monkeypatch.setattr("priora.run.simulate.simulate", lambda *a: ran.append(a))
     (tmp_path / "late.toml").write_text(LATE)
     status, out, err = command(
         capsys, "simulate", str(tmp_path / "late.toml"), "--gantt", str(tmp_path / "g.png"), *options
@@ -611,7 +611,7 @@ def test_run_names_its_target_in_the_chart(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # QEMU itself is not needed: the run's result is the host's, the wiring is tested.
-    from priora import qemu_run
+    from priora.run import qemu_run
 
     def fake_run(scenario: Scenario, target: str, *, timeout: float) -> qemu_run.QemuResult:
         return qemu_run.QemuResult(simulate(scenario), 0.0, 0)

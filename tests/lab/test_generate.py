@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from priora.cli import main
+from priora.cli.main import main
 from priora.errors import SpecError
 from priora.generate import (
     GenerateError,
@@ -23,7 +23,7 @@ from priora.generate import (
     uunifast_discard,
 )
 from priora.generate.params import DEFAULT_PERIODS
-from priora.scenario import parse
+from priora.scenario.loader import parse
 
 # A generator that uses every shape: nested sections, constrained deadlines,
 # deadline-monotonic priorities, random phases.

@@ -1,13 +1,13 @@
-"""Costs charged by the host port (priora.simulate.HostCosts): events at a
+"""Costs charged by the host port (priora.run.simulate.HostCosts): events at a
 tick's instant come in a real CPU's order, and times include the costs."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from priora import native
-from priora.scenario import load
-from priora.simulate import HostCosts, simulate
+from priora.run import native
+from priora.run.simulate import HostCosts, simulate
+from priora.scenario.loader import load
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

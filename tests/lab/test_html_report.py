@@ -1,4 +1,4 @@
-"""The HTML report (priora.html_report, `--html OUT.html`): the page as
+"""The HTML report (priora.pictures.html_report, `--html OUT.html`): the page as
 written (self-contained, deterministic, its data and tables), and the page as
 headless Chromium renders it (headless_chromium.py): no console error, no
 request but the file itself, the chart's rows and bars in the DOM, zoom by a
@@ -6,7 +6,7 @@ real wheel event, pan by a drag, reset, and a screenshot with the chart's
 colours in it.
 
 The schedules are worked out by hand in the comments; the counts in the DOM
-are compared with them and with priora.timeline's intervals.
+are compared with them and with priora.trace.timeline's intervals.
 """
 
 from __future__ import annotations
@@ -25,11 +25,11 @@ import pytest
 from headless_chromium import Browser, Page
 from PIL import Image
 
-from priora import gantt, html_report
-from priora.cli import main
-from priora.scenario import load
-from priora.simulate import simulate
-from priora.timeline import Interval, extract
+from priora.cli.main import main
+from priora.pictures import gantt, html_report
+from priora.run.simulate import simulate
+from priora.scenario.loader import load
+from priora.trace.timeline import Interval, extract
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -321,7 +321,7 @@ def test_bad_html_output_is_refused_before_running(
     reason: str,
 ) -> None:
     ran: list[object] = []
-    monkeypatch.setattr("priora.simulate.simulate", lambda *a: ran.append(a))
+    monkeypatch.setattr("priora.run.simulate.simulate", lambda *a: ran.append(a))
     out_path = tmp_path / name
     assert main(["simulate", str(INVERSION), "--html", str(out_path)]) == 2
     out, err = capsys.readouterr()

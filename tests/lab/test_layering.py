@@ -17,26 +17,25 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "lab" / "priora"
 
-# The loader's modules and a run's: named once, for the layers and for the
-# two rules below.
-LOADER = ("model", "costs", "scenario", "bounds", "generate")
-RUN = ("compiled", "blob", "simulate", "refusals", "qemu_run", "uart_trace", "trace_file", "trace_decode")
-
-# Lowest first. A module's layer is that of its top-level name in this table.
+# Lowest first. A module's layer is that of the longest name in this table that
+# it is or is inside of (`run.native` is the binding; the rest of `run` is above).
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("foundation", ("errors", "limits", "provenance", "inputs", "outputs", "tables")),
-    ("binding", ("native",)),
-    ("model", LOADER),
-    ("run and analysis", (*RUN, "analysis")),
-    ("views", ("report", "timeline", "chrome_trace", "ctf", "gantt_model", "gantt", "html_report")),
+    ("binding", ("run.native",)),
+    ("model", ("scenario", "costs", "generate")),
+    ("run and analysis", ("run", "analysis")),
+    ("views", ("report", "trace", "pictures")),
     ("studies", ("breakdown", "experiments", "campaign")),
-    ("commands", ("demo", "cli", "__main__")),
+    ("commands", ("cli", "__main__")),
 )
 
 # What a module may not import although it is lower, beside the rule above:
 # the analysis reads the model only, never a run's results; the binding reads
 # nothing of the loader.
-FORBIDDEN: dict[str, tuple[str, ...]] = {"analysis": RUN, "native": LOADER}
+FORBIDDEN: dict[str, tuple[str, ...]] = {
+    "analysis": ("run",),
+    "run.native": ("scenario", "costs", "generate"),
+}
 
 
 def module_name(path: Path) -> str:
@@ -44,23 +43,41 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+def inside(name: str, entry: str) -> bool:
+    return name == entry or name.startswith(entry + ".")
+
+
+def placed(name: str, table: tuple[str, ...]) -> str | None:
+    """The longest entry of `table` that `name` is or is inside of."""
+    return max((e for e in table if inside(name, e)), key=len, default=None)
+
+
 def layer_of(name: str) -> int:
-    top = name.split(".")[0]
-    for rank, (_, modules) in enumerate(LAYERS):
-        if top in modules:
-            return rank
-    raise LookupError(name)
+    best = max(
+        ((len(entry), rank) for rank, (_, table) in enumerate(LAYERS) if (entry := placed(name, table))),
+        default=None,
+    )
+    if best is None:
+        raise LookupError(name)
+    return best[1]
 
 
 def imports_of(source: str) -> set[str]:
-    """The lab modules `source` imports, without the `priora.` prefix."""
+    """The lab modules `source` imports, without the `priora.` prefix: for
+    `from priora.run import native`, the module `run.native`."""
     found: set[str] = set()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            if node.module == "priora":
-                found.update(alias.name for alias in node.names if alias.name != "__version__")
-            elif node.module.startswith("priora."):
-                found.add(node.module.removeprefix("priora."))
+            if node.module != "priora" and not node.module.startswith("priora."):
+                continue
+            package = node.module.removeprefix("priora").removeprefix(".")
+            for alias in node.names:
+                name = f"{package}.{alias.name}" if package else alias.name
+                folder = PACKAGE.joinpath(*name.split("."))
+                if folder.with_suffix(".py").exists() or folder.is_dir():
+                    found.add(name)  # a module
+                elif package:
+                    found.add(package)  # a name inside a module
         elif isinstance(node, ast.Import):
             found.update(a.name.removeprefix("priora.") for a in node.names if a.name.startswith("priora."))
     return found
@@ -69,14 +86,13 @@ def imports_of(source: str) -> set[str]:
 def violations(name: str, source: str) -> list[str]:
     """Each import of module `name` that breaks the layering, as a sentence."""
     mine = layer_of(name)
+    rules = [banned for owner, banned in FORBIDDEN.items() if inside(name, owner)]
     wrong = []
     for target in sorted(imports_of(source)):
-        if target.split(".")[0] == name.split(".")[0]:
-            continue  # within the module's own package
         theirs = layer_of(target)
         if theirs > mine:
             wrong.append(f"{name} ({LAYERS[mine][0]}) imports {target} ({LAYERS[theirs][0]})")
-        elif target.split(".")[0] in FORBIDDEN.get(name.split(".")[0], ()):
+        elif any(placed(target, banned) for banned in rules):
             wrong.append(f"{name} imports {target}, which it must not read")
     return wrong
 
@@ -103,18 +119,23 @@ def test_a_module_imports_downward_only(path: Path) -> None:
 
 
 def test_the_binding_imports_only_the_errors_and_the_limits() -> None:
-    assert imports_of((PACKAGE / "native.py").read_text(encoding="utf-8")) == {"errors", "limits"}
+    assert imports_of((PACKAGE / "run" / "native.py").read_text(encoding="utf-8")) == {"errors", "limits"}
 
 
 def test_the_check_finds_an_import_upward() -> None:
-    """The rule can fail: the binding reading the loader, lazily, and the
-    model reading a run, are both reported."""
-    lazy = "def limits():\n    from priora import scenario\n    return scenario\n"
-    assert violations("native", lazy) == ["native (binding) imports scenario (model)"]
-    assert violations("model", "import priora.simulate\n") == [
-        "model (model) imports simulate (run and analysis)"
+    """The rule can fail: the binding reading the loader, lazily, or a run
+    above it, and the model reading a run, are all reported."""
+    lazy = "def limits():\n    from priora.scenario import loader\n    return loader\n"
+    assert violations("run.native", lazy) == ["run.native (binding) imports scenario.loader (model)"]
+    assert violations("run.native", "from priora.run import simulate\n") == [
+        "run.native (binding) imports run.simulate (run and analysis)"
     ]
-    assert violations("analysis.core", "from priora.simulate import simulate\n") == [
-        "analysis.core imports simulate, which it must not read"
+    assert violations("scenario.model", "import priora.run.simulate\n") == [
+        "scenario.model (model) imports run.simulate (run and analysis)"
     ]
-    assert violations("report", "from priora import native, model\n") == []
+    assert violations("analysis.core", "from priora.run.simulate import simulate\n") == [
+        "analysis.core imports run.simulate, which it must not read"
+    ]
+    assert (
+        violations("report.build", "from priora.run import native\nfrom priora.scenario import model\n") == []
+    )

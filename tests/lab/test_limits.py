@@ -10,14 +10,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from priora import ctf, native
-from priora.ctf import CtfError
 from priora.generate import generate, parse_params
 from priora.generate.taskset import to_toml
 from priora.limits import DEFAULT_PRIORITY_MAX, MAX_TASKS, PRIORITY_MAX
-from priora.scenario import parse
-from priora.simulate import simulate
-from priora.timeline import extract
+from priora.run import native
+from priora.run.simulate import simulate
+from priora.scenario.loader import parse
+from priora.trace import ctf
+from priora.trace.ctf import CtfError
+from priora.trace.timeline import extract
 
 # Periods of 10, 20 and 40 ms at 100 kHz; two hyperperiods.
 SPEC = {

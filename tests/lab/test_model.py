@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from priora.errors import NativeError, ScenarioError
-from priora.model import PROTOCOLS, Action, Protocol, Resource, Scenario, System, Task
+from priora.scenario.model import PROTOCOLS, Action, Protocol, Resource, Scenario, System, Task
 
 
 def scenario(unit: str = "ms", tick_hz: int = 1000, order: str = "priority") -> Scenario:
@@ -84,7 +84,8 @@ def test_ceilings() -> None:
 
 
 def test_the_library_is_built_with_the_limits_the_loader_checks(monkeypatch: pytest.MonkeyPatch) -> None:
-    from priora import limits, native
+    from priora import limits
+    from priora.run import native
 
     loaded = native.lib()  # the check passed at load
     native.check_limits(native.library_path(), loaded)

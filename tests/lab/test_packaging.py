@@ -21,8 +21,8 @@ from types import ModuleType
 import pytest
 
 import priora
-from priora import native
-from priora.cli import main
+from priora.cli.main import main
+from priora.run import native
 
 ROOT = Path(__file__).resolve().parents[2]
 INVERSION = ROOT / "examples" / "inversion.toml"
@@ -96,7 +96,7 @@ def test_the_declarations_module_is_the_declarations(tmp_path: Path) -> None:
     same sizes, as CDEF parsed by cffi, and CDEF with them."""
     setup = load_setup()
     target = tmp_path / "generated_ffi.py"
-    setup.write_ffi_module(setup.read_cdef(ROOT / "lab" / "priora" / "native.py"), target)
+    setup.write_ffi_module(setup.read_cdef(ROOT / "lab" / "priora" / "run" / "native.py"), target)
     spec = importlib.util.spec_from_file_location("generated_ffi", target)
     assert spec is not None and spec.loader is not None
     generated = importlib.util.module_from_spec(spec)
@@ -186,7 +186,7 @@ def test_the_wheel_carries_the_kernel_and_runs_in_a_fresh_venv(tmp_path: Path) -
         [
             str(venv / "bin" / "python"),
             "-c",
-            "import sys; from priora import native; native.lib(); "
+            "import sys; from priora.run import native; native.lib(); "
             "print(native.library_path()); print('pycparser' in sys.modules)",
         ],
         capture_output=True,
@@ -269,8 +269,8 @@ def imported_by(code: str) -> set[str]:
 
 def test_the_command_imports_what_it_runs_only() -> None:
     """--version imports no dependency; simulate no chart, analysis or campaign."""
-    version = imported_by("from priora.cli import main\nmain(['--version'])")
-    assert not {"numpy", "cffi", "_cffi_backend", "priora.model", "priora.native"} & version
-    simulate = imported_by(f"from priora.cli import main\nmain(['simulate', {str(INVERSION)!r}])")
-    assert "priora.native" in simulate
+    version = imported_by("from priora.cli.main import main\nmain(['--version'])")
+    assert not {"numpy", "cffi", "_cffi_backend", "priora.scenario.model", "priora.run.native"} & version
+    simulate = imported_by(f"from priora.cli.main import main\nmain(['simulate', {str(INVERSION)!r}])")
+    assert "priora.run.native" in simulate
     assert not {"matplotlib", "priora.analysis", "priora.campaign", "priora.generate"} & simulate

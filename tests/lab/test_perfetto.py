@@ -15,10 +15,10 @@ import pytest
 from perfetto_check import check, check_file
 
 from priora import __version__
-from priora.chrome_trace import CPU_TID, MUTEX_TID, to_events, write
-from priora.model import PROTOCOLS
-from priora.scenario import load
-from priora.simulate import simulate
+from priora.run.simulate import simulate
+from priora.scenario.loader import load
+from priora.scenario.model import PROTOCOLS
+from priora.trace.chrome_trace import CPU_TID, MUTEX_TID, to_events, write
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("**/*.toml"))

@@ -1,5 +1,5 @@
-"""The pictures and the trace export: priora.timeline (the intervals read from
-the kernel trace), priora.gantt (the chart files) and priora.chrome_trace (the
+"""The pictures and the trace export: priora.trace.timeline (the intervals read from
+the kernel trace), priora.pictures.gantt (the chart files) and priora.trace.chrome_trace (the
 Chrome trace event JSON), on small scenarios built with the model classes.
 Every expected interval is worked out by hand in the comments."""
 
@@ -12,11 +12,22 @@ from typing import Any
 
 import pytest
 
-from priora import chrome_trace, gantt, native
-from priora.model import Action, Resource, Scenario, System, Task
-from priora.report import build_report
-from priora.simulate import SimResult, simulate
-from priora.timeline import Abort, Blocked, Boost, CriticalSection, Interval, Mark, PriorityChange, extract
+from priora.pictures import gantt
+from priora.report.build import build_report
+from priora.run import native
+from priora.run.simulate import SimResult, simulate
+from priora.scenario.model import Action, Resource, Scenario, System, Task
+from priora.trace import chrome_trace
+from priora.trace.timeline import (
+    Abort,
+    Blocked,
+    Boost,
+    CriticalSection,
+    Interval,
+    Mark,
+    PriorityChange,
+    extract,
+)
 
 MS = 1_000_000  # ns per ms (and per tick at 1000 Hz)
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -412,7 +423,7 @@ def test_chrome_trace_timestamps_are_microseconds(tmp_path: Path) -> None:
 def protocols(protocol: str) -> SimResult:
     """examples/protocols.toml under `protocol` (its hand schedules are in
     tests/lab/test_examples.py)."""
-    from priora.scenario import load
+    from priora.scenario.loader import load
 
     path = Path(__file__).resolve().parents[2] / "examples" / "protocols.toml"
     return simulate(load(path).with_protocol(protocol))  # type: ignore[arg-type]

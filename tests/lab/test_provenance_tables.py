@@ -17,8 +17,9 @@ from typing import Any
 import jsonschema
 import pytest
 
-from priora import __version__, costs
-from priora.cli import main
+from priora import __version__
+from priora.cli.main import main
+from priora.costs import model as costs
 from priora.provenance import SCHEMA_FILES, SCHEMA_VERSIONS, schema
 from priora.tables import Lines, Pairs, Table, render, write_csv
 

@@ -1,10 +1,10 @@
-"""`priora run FILE --target qemu-rv32|qemu-rv64` (priora.qemu_run): the
+"""`priora run FILE --target qemu-rv32|qemu-rv64` (priora.run.qemu_run): the
 scenario on the real kernel under QEMU, through the blob and the runner image
 (ports/riscv/apps/scenario_runner.c, docs/qemu-run.md).
 
 What is asserted is behaviour, never speed:
 - the event sequence (every trace record without its times) is the host
-  port's, run with costs (priora.simulate.HostCosts): with any nonzero cost the
+  port's, run with costs (priora.run.simulate.HostCosts): with any nonzero cost the
   host takes a tick before a call made at its very instant, as a real CPU
   does. The costs are 1 ns, so the host's times are the zero-cost ones plus
   at most 1 ns per switch and per tick;
@@ -35,13 +35,15 @@ import numpy as np
 import pytest
 from perfetto_check import check_file
 
-from priora import blob, chrome_trace, model, native, qemu_run, uart_trace
-from priora.cli import main
-from priora.compiled import KernelAction, KernelScenario, KernelTask, compile_scenario
-from priora.model import PROTOCOLS, Protocol, Scenario
-from priora.report import build_report, report_dict, schema
-from priora.scenario import load, parse
-from priora.simulate import HostCosts, SimResult, simulate
+from priora.cli.main import main
+from priora.report.build import build_report, report_dict, schema
+from priora.run import blob, native, qemu_run, uart_trace
+from priora.run.compiled import KernelAction, KernelScenario, KernelTask, compile_scenario
+from priora.run.simulate import HostCosts, SimResult, simulate
+from priora.scenario import model
+from priora.scenario.loader import load, parse
+from priora.scenario.model import PROTOCOLS, Protocol, Scenario
+from priora.trace import chrome_trace
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -445,7 +447,7 @@ def test_blob_round_trip(name: str, protocol: str) -> None:
 
 
 def test_kernel_objects_of_a_scenario() -> None:
-    # The objects both ports create (priora.simulate and the blob): ticks of
+    # The objects both ports create (priora.run.simulate and the blob): ticks of
     # 100 us, so "compute 2" is 200,000 ns; timeouts and delays in ticks.
     s = scenario("features", "file")
     kernel = compile_scenario(s)
@@ -848,7 +850,7 @@ def test_target_is_required(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_the_cli_knows_every_target() -> None:
-    from priora import cli
+    from priora.cli import main as cli
 
     assert cli.TARGETS == tuple(qemu_run.TARGETS)
     assert cli.DEFAULT_TIMEOUT == qemu_run.DEFAULT_TIMEOUT

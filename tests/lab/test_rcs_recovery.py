@@ -23,15 +23,17 @@ import jsonschema
 import numpy as np
 import pytest
 
-from priora import blob, chrome_trace, gantt, native, qemu_run
 from priora.analysis import analyze, core
 from priora.analysis import blocking as rcs_blocking
-from priora.cli import main
-from priora.compiled import compile_scenario
-from priora.model import Scenario
-from priora.report import build_report, report_dict, report_json, schema
-from priora.scenario import parse
-from priora.simulate import HostCosts, SimResult, simulate
+from priora.cli.main import main
+from priora.pictures import gantt
+from priora.report.build import build_report, report_dict, report_json, schema
+from priora.run import blob, native, qemu_run
+from priora.run.compiled import compile_scenario
+from priora.run.simulate import HostCosts, SimResult, simulate
+from priora.scenario.loader import parse
+from priora.scenario.model import Scenario
+from priora.trace import chrome_trace
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "rcs" / "recovery.toml"

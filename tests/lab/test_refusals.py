@@ -1,4 +1,4 @@
-"""Calls the kernel refuses inside a scenario (priora.refusals): the report's
+"""Calls the kernel refuses inside a scenario (priora.run.refusals): the report's
 warnings (text, JSON, schema), the marker of the Gantt chart, the instant of
 the Chrome trace, `--strict` on the host and on QEMU, and the walk through
 the body that finds each refused call's action, checked against the scenario
@@ -14,14 +14,16 @@ from typing import Any
 import jsonschema
 import pytest
 
-from priora import chrome_trace, gantt, refusals
-from priora import simulate as simulate_module
-from priora.cli import main
-from priora.model import PROTOCOLS, Action, Resource, Scenario, System, Task
-from priora.report import build_report, report_json, report_text, schema
-from priora.scenario import load, parse
-from priora.simulate import simulate
-from priora.timeline import extract
+from priora.cli.main import main
+from priora.pictures import gantt
+from priora.report.build import build_report, report_json, report_text, schema
+from priora.run import refusals
+from priora.run import simulate as simulate_module
+from priora.run.simulate import simulate
+from priora.scenario.loader import load, parse
+from priora.scenario.model import PROTOCOLS, Action, Resource, Scenario, System, Task
+from priora.trace import chrome_trace
+from priora.trace.timeline import extract
 
 ROOT = Path(__file__).resolve().parents[2]
 DEADLOCK = ROOT / "examples" / "deadlock.toml"

@@ -12,10 +12,8 @@ import jsonschema
 import numpy as np
 import pytest
 
-from priora import native
-from priora import report as report_module
-from priora.model import NS_PER_SECOND, UNITS_PER_SECOND, Action, Resource, Scenario, System, Task
-from priora.report import (
+from priora.report import build as report_module
+from priora.report.build import (
     JobRow,
     JobRows,
     Report,
@@ -29,7 +27,9 @@ from priora.report import (
     report_text,
     schema,
 )
-from priora.simulate import simulate
+from priora.run import native
+from priora.run.simulate import simulate
+from priora.scenario.model import NS_PER_SECOND, UNITS_PER_SECOND, Action, Resource, Scenario, System, Task
 
 # ---------------------------------------------------------------- scenarios
 
@@ -590,7 +590,7 @@ def test_the_documented_outputs_are_the_commands(
     import re
     from pathlib import Path
 
-    from priora.cli import main
+    from priora.cli.main import main
 
     root = Path(__file__).resolve().parents[2]
     docs = (root / "docs" / "report-schema.md").read_text()

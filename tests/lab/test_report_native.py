@@ -13,12 +13,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from priora import native
 from priora.generate import generate, parse_params
-from priora.model import PROTOCOLS, Action, Resource, Scenario, System, Task
-from priora.report import JobRows, Report, TaskRow, _time, build_report, report_dict, report_json
-from priora.scenario import load, parse
-from priora.simulate import simulate
+from priora.report.build import JobRows, Report, TaskRow, _time, build_report, report_dict, report_json
+from priora.run import native
+from priora.run.simulate import simulate
+from priora.scenario.loader import load, parse
+from priora.scenario.model import PROTOCOLS, Action, Resource, Scenario, System, Task
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -8,13 +8,14 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from priora import blob, gantt, native, qemu_run
 from priora.analysis import analysis_json, analysis_text, analyze
-from priora.compiled import compile_scenario
-from priora.report import build_report, report_json, report_text
-from priora.scenario import load
-from priora.simulate import SimResult, simulate
-from priora.timeline import extract
+from priora.pictures import gantt
+from priora.report.build import build_report, report_json, report_text
+from priora.run import blob, native, qemu_run
+from priora.run.compiled import compile_scenario
+from priora.run.simulate import SimResult, simulate
+from priora.scenario.loader import load
+from priora.trace.timeline import extract
 
 ROOT = Path(__file__).resolve().parents[2]
 ROUND_ROBIN = ROOT / "examples" / "round_robin.toml"

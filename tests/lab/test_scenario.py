@@ -1,4 +1,4 @@
-"""Scenario files (lab/priora/scenario.py, docs/scenario-format.md).
+"""Scenario files (lab/priora/scenario/loader.py, docs/scenario-format.md).
 
 Good files parse to the exact model; each file in tests/lab/bad/ breaks one
 rule and gives the exact message (file, where, reason).
@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from priora.errors import ScenarioError
-from priora.model import Action, Order, Protocol, Resource, Scenario, System, Task
-from priora.scenario import load, parse, parse_time
+from priora.scenario.loader import load, parse, parse_time
+from priora.scenario.model import Action, Order, Protocol, Resource, Scenario, System, Task
 
 HERE = Path(__file__).parent
 BAD = HERE / "bad"
@@ -140,7 +140,7 @@ body = ["compute 100", "delay 200", "compute 300.0"]
 def test_the_quantum_in_ticks(system: str, ticks: int) -> None:
     s = parse(f'[system]\n{system}\n\n[tasks.T]\npriority = 1\nbody = ["delay 0"]\n', "q.toml")
     assert s.system.quantum == ticks
-    from priora.compiled import compile_scenario
+    from priora.run.compiled import compile_scenario
 
     assert compile_scenario(s).quantum == ticks  # what the kernel and the blob get
 
@@ -654,7 +654,7 @@ def test_crossing_sections_run_without_errors() -> None:
     # B's section [1..5]: A (held from before) is unlocked at once, the section
     # of A opened at 3 is skipped in full, its unlock at 6 too. Before the
     # kernel's fix that unlock ran on a mutex not held: PR_EPERM, an error.
-    from priora.simulate import simulate
+    from priora.run.simulate import simulate
 
     result = simulate(parse(CROSSING, "cross.toml"))
     assert result.quiescent
@@ -1179,7 +1179,7 @@ body = ["lock S", "lock T", "lock U", "compute 1", "unlock U", "unlock T", "unlo
     s = parse(text, "r.toml")
     assert [r.recovery for r in s.resources] == [15, 0, 0]
     assert [r.recovery for r in s.with_protocol("pip").resources] == [15, 0, 0]
-    from priora.compiled import compile_scenario
+    from priora.run.compiled import compile_scenario
 
     assert [k.recovery for k in compile_scenario(s).semaphores] == [1_500_000, 0, 0]
     assert [k.recovery for k in compile_scenario(s.with_protocol("pip")).semaphores] == [0, 0, 0]

@@ -19,14 +19,13 @@ import jsonschema
 import pytest
 from test_examples import Job, example, job_table
 
-from priora import bounds, chrome_trace, gantt, native
 from priora.analysis import analysis_json, analysis_text, analyze
 from priora.analysis import schema as analysis_schema
 from priora.errors import ScenarioError
-from priora.model import Action, EventFlags, Periodic, Queue
-from priora.report import build_report, report_dict, report_json, report_text, schema
-from priora.scenario import parse
-from priora.simulate import (
+from priora.pictures import gantt
+from priora.report.build import build_report, report_dict, report_json, report_text, schema
+from priora.run import native
+from priora.run.simulate import (
     EventsCounters,
     InterruptCounters,
     QueueCounters,
@@ -34,7 +33,11 @@ from priora.simulate import (
     TimerCounters,
     simulate,
 )
-from priora.timeline import extract
+from priora.scenario import bounds
+from priora.scenario.loader import parse
+from priora.scenario.model import Action, EventFlags, Periodic, Queue
+from priora.trace import chrome_trace
+from priora.trace.timeline import extract
 
 SERVICE_EVENTS = (
     "SEND", "RECEIVE", "MSGQ_WAIT", "MSGQ_WAKE", "EVENTS_SET", "EVENTS_WAIT", "EVENTS_WAKE", "TIMER_EXPIRE",

@@ -17,14 +17,15 @@ import numpy as np
 import pytest
 from test_examples import example
 
-from priora import gantt, native, qemu_run
 from priora.analysis import analyze
 from priora.errors import ScenarioError
-from priora.gantt_model import plan
-from priora.report import build_report, report_json, report_text, schema
-from priora.scenario import parse
-from priora.simulate import SimResult, simulate
-from priora.timeline import extract
+from priora.pictures import gantt
+from priora.pictures.gantt_model import plan
+from priora.report.build import build_report, report_json, report_text, schema
+from priora.run import native, qemu_run
+from priora.run.simulate import SimResult, simulate
+from priora.scenario.loader import parse
+from priora.trace.timeline import extract
 
 HEAD = '[system]\ntick_hz = 1000\nhorizon = 100\n[tasks.R]\npriority = 9\nperiod = 10\nbody = ["compute 1"]\n'
 

@@ -14,8 +14,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from priora import cli, native, qemu_run, trace_decode, uart_trace
+from priora.cli import main as cli
 from priora.errors import NativeError
+from priora.run import native, qemu_run, trace_decode, uart_trace
 
 ROOT = Path(__file__).resolve().parents[2]
 TRACE_DUMP = ROOT / "build" / "examples" / "trace_dump"  # scripts/build.sh builds it
@@ -273,18 +274,22 @@ def test_a_constant_that_differs_from_the_library_is_one_line(monkeypatch: pytes
     monkeypatch.setitem(native.EVENT, "SWITCH", 5)
     with pytest.raises(NativeError) as error:
         native.check_constants(path, lib)
-    assert str(error.value) == f"{path}: event SWITCH is 4 in C, 5 in priora/native.py: {native.REBUILD}"
+    assert str(error.value) == f"{path}: event SWITCH is 4 in C, 5 in priora/run/native.py: {native.REBUILD}"
     monkeypatch.setitem(native.EVENT, "SWITCH", 4)
     monkeypatch.setattr(native, "PR_EAGAIN", -7)
     with pytest.raises(NativeError) as error:
         native.check_constants(path, lib)
-    assert str(error.value) == f"{path}: error PR_EAGAIN is -6 in C, -7 in priora/native.py: {native.REBUILD}"
+    assert (
+        str(error.value)
+        == f"{path}: error PR_EAGAIN is -6 in C, -7 in priora/run/native.py: {native.REBUILD}"
+    )
     monkeypatch.setattr(native, "PR_EAGAIN", -6)
     monkeypatch.delitem(native.CAUSE_NAME, 8)
     with pytest.raises(NativeError) as error:
         native.check_constants(path, lib)
     assert (
-        str(error.value) == f"{path}: cause message is 8 in C, missing in priora/native.py: {native.REBUILD}"
+        str(error.value)
+        == f"{path}: cause message is 8 in C, missing in priora/run/native.py: {native.REBUILD}"
     )
 
 
@@ -316,8 +321,8 @@ def test_a_refused_call_is_a_warning_and_fails_strict(
 ) -> None:
     """A trace with a refused lock (examples/deadlock.toml's records, dumped
     as a frame with names only): the report's warning, without the body."""
-    from priora.scenario import load
-    from priora.simulate import simulate
+    from priora.run.simulate import simulate
+    from priora.scenario.loader import load
 
     scenario = load(ROOT / "examples" / "deadlock.toml")
     result = simulate(scenario)

@@ -1,4 +1,4 @@
-"""The verdict of a run (lab/native/verdict.c, priora.simulate.verdict), the
+"""The verdict of a run (lab/native/verdict.c, priora.run.simulate.verdict), the
 campaigns' path: per task the same worst response, worst blocking, judged
 jobs and misses as the full path's job rows and report."""
 
@@ -10,13 +10,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from priora import native
-from priora.breakdown import window
+from priora.breakdown.search import window
 from priora.generate import generate, parse_params
-from priora.model import PROTOCOLS, Action, Resource, Scenario, System, Task
-from priora.report import build_report
-from priora.scenario import load, parse
-from priora.simulate import TaskVerdict, simulate, verdict
+from priora.report.build import build_report
+from priora.run import native
+from priora.run.simulate import TaskVerdict, simulate, verdict
+from priora.scenario.loader import load, parse
+from priora.scenario.model import PROTOCOLS, Action, Resource, Scenario, System, Task
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -177,7 +177,7 @@ def test_the_campaign_rows_are_the_full_paths(tmp_path: Path) -> None:
     from priora.campaign import load as load_campaign
     from priora.campaign.evaluate import evaluate, run_horizon, set_scenario
     from priora.generate import derive_seed
-    from priora.model import in_unit
+    from priora.scenario.model import in_unit
 
     spec = tmp_path / "c.toml"
     spec.write_text(CAMPAIGN)
@@ -215,7 +215,7 @@ def test_the_campaign_rows_are_the_full_paths(tmp_path: Path) -> None:
 def test_the_variants_of_a_set_share_their_compiled_tasks_and_nothing_else_does() -> None:
     from dataclasses import replace
 
-    from priora.compiled import compile_scenario, kernel_task
+    from priora.run.compiled import compile_scenario, kernel_task
 
     s = generated("reference", 5)
     first = compile_scenario(s.with_protocol("pip")).tasks

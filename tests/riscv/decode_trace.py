@@ -1,4 +1,4 @@
-"""The smoke test's trace decoder: the lab's priora.trace_decode, whose
+"""The smoke test's trace decoder: the lab's priora.run.trace_decode, whose
 docstring gives its use. Kept here so that scripts/qemu-smoke.sh and
 tests/riscv/compare_kernel_tests.py read the trace as they always did.
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from priora.trace_decode import (
+from priora.run.trace_decode import (
     Key,
     Record,
     Run,

@@ -16,7 +16,7 @@ from priora.analysis.fixed_priority import (
     utilisation,
 )
 from priora.analysis.taskset import TaskInfo, TaskSet, extract
-from priora.model import Scenario
+from priora.scenario.model import Scenario
 
 # The tests, in the order of the output.
 TESTS: tuple[str, ...] = (

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from priora.errors import PrioraError
-from priora.model import SERVICE_WAITS, UNITS_PER_SECOND, Action, Resource, Scenario, Task, in_unit
+from priora.scenario.model import SERVICE_WAITS, UNITS_PER_SECOND, Action, Resource, Scenario, Task, in_unit
 
 
 class AnalysisError(PrioraError):
@@ -185,7 +185,7 @@ class TaskSet:
 
 def number(value: Fraction) -> int | float:
     """An exact value as the reports write it: an int when whole, else a float
-    rounded to 6 decimals (priora.report's convention)."""
+    rounded to 6 decimals (priora.report.build's convention)."""
     if value.denominator == 1:
         return int(value)
     rounded = round(float(value), 6)

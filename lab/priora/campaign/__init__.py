@@ -34,7 +34,7 @@ __all__ = [
 def load(path: str | os.PathLike[str]) -> Campaign:
     """The validated campaign of the specification file at `path`."""
     from priora.generate import load_spec
-    from priora.scenario import read_text
+    from priora.scenario.loader import read_text
 
     source = os.fspath(path)
     doc = load_spec(path)

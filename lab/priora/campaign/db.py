@@ -96,7 +96,7 @@ def create_or_check(path: Path, campaign: Campaign) -> sqlite3.Connection:
 
 
 def _canonical(campaign: Campaign) -> str:
-    from priora.scenario import decode_toml
+    from priora.scenario.loader import decode_toml
 
     return canonical(decode_toml(campaign.text, campaign.source))
 
@@ -117,7 +117,7 @@ def read_meta(con: sqlite3.Connection, path: Path) -> dict[str, str]:
 def open_existing(path: Path) -> tuple[sqlite3.Connection, Campaign]:
     """An existing database and the campaign it holds (its specification parsed again)."""
     from priora.campaign.spec import parse_campaign
-    from priora.scenario import decode_toml
+    from priora.scenario.loader import decode_toml
 
     if not path.is_file():
         raise DatabaseError(f"{path}: no such file")

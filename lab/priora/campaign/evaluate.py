@@ -16,7 +16,7 @@ from typing import Any
 
 from priora.campaign.spec import Campaign
 from priora.generate import GenerateError, derive_seed, generate
-from priora.model import Protocol, Scenario
+from priora.scenario.model import Protocol, Scenario
 
 Row = dict[str, Any]
 
@@ -73,8 +73,8 @@ def evaluate(
 def set_scenario(campaign: Campaign, point: int, set_index: int, text: str) -> Scenario:
     """The generated file read back by the scenario loader, as `priora
     simulate` reads it, under the campaign's cost model."""
-    from priora import costs
-    from priora.scenario import parse
+    from priora.costs import model as costs
+    from priora.scenario.loader import parse
 
     scenario = parse(text, f"point {point} set {set_index}", check_default_horizon=False)
     if campaign.cost_model == "zero":
@@ -94,7 +94,7 @@ def _row(campaign: Campaign, base: Row, k: int, **values: Any) -> Row:
 
 
 def _unit(scenario: Scenario, ticks: int) -> float:
-    from priora.model import in_unit
+    from priora.scenario.model import in_unit
 
     return float(in_unit(scenario, ticks))
 
@@ -164,10 +164,10 @@ def _simulation(scenario: Scenario, horizon: int) -> Row:
     """Runs the set until every job released before `horizon` has reached its
     deadline, and judges those jobs: misses, and per task the worst response
     and blocking (a job still running at the end counts with its time so far).
-    Only the verdict is computed (priora.simulate.verdict), not a row per job."""
-    from priora.bounds import DEFAULT_MAX_TICKS, estimate
-    from priora.breakdown import window
-    from priora.simulate import verdict
+    Only the verdict is computed (priora.run.simulate.verdict), not a row per job."""
+    from priora.breakdown.search import window
+    from priora.run.simulate import verdict
+    from priora.scenario.bounds import DEFAULT_MAX_TICKS, estimate
 
     w = window(scenario.with_horizon(horizon))
     assert w.run is not None and w.judged is not None

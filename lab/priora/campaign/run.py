@@ -54,7 +54,7 @@ def _count(n: int) -> str:
 def estimate(campaign: Campaign, todo: list[tuple[int, int]]) -> Estimate:
     """The jobs the remaining sets will simulate, from the first SAMPLE sets
     of each point: their run lengths and periods."""
-    from priora.breakdown import window
+    from priora.breakdown.search import window
 
     per_point: dict[int, int] = {}
     for point in sorted({p for p, _ in todo}):

@@ -14,15 +14,15 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal, TypeVar
 
-from priora import costs
+from priora.costs import model as costs
 from priora.errors import SpecError, describe_value
 from priora.generate import AXIS_KEYS, Params, Reader, parse_params
-from priora.model import PROTOCOLS, Protocol
+from priora.scenario.model import PROTOCOLS, Protocol
 
 Run = Literal["analysis", "simulation"]
 RUNS: tuple[Run, ...] = ("analysis", "simulation")
 HORIZONS = ("hyperperiod", "busy-period")
-COST_MODELS = ("zero", "rtmach93", "measured")  # priora.costs.NAMES
+COST_MODELS = ("zero", "rtmach93", "measured")  # priora.costs.model.NAMES
 # Generator keys whose axis points are integers.
 INTEGER_KEYS = ("tasks", "mutexes", "sections_per_job", "nesting_depth")
 MAX_POINTS = 10_000

@@ -20,10 +20,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from priora import costs, inputs, outputs
+from priora import inputs, outputs
+from priora.costs import model as costs
 from priora.errors import PrioraError
 from priora.experiments import minix, rtmach
-from priora.model import PROTOCOLS
+from priora.scenario.model import PROTOCOLS
 
 
 class ExperimentError(PrioraError):

@@ -10,12 +10,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from priora import costs
 from priora.analysis import PROTOCOLS
-from priora.breakdown import Breakdown, breakdown
-from priora.costs import CostModel
-from priora.model import Scenario
-from priora.scenario import load
+from priora.breakdown.search import Breakdown, breakdown
+from priora.costs import model as costs
+from priora.costs.model import CostModel
+from priora.scenario.loader import load
+from priora.scenario.model import Scenario
 from priora.tables import markdown_table
 
 # The benchmarks' scenario files: the package's copy (a wheel, lab/setup.py),

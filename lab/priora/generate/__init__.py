@@ -48,7 +48,7 @@ __all__ = [
 def load_spec(path: str | os.PathLike[str]) -> dict[str, object]:
     """The TOML document of a specification file (floats exact, as Decimal);
     unreadable or malformed, one SpecError naming the file and the line."""
-    from priora.scenario import decode_toml, read_text
+    from priora.scenario.loader import decode_toml, read_text
 
     source = os.fspath(path)
     try:
@@ -61,7 +61,7 @@ def with_overrides(source: str, table: Mapping[str, object], settings: Sequence[
     """The [generator] table with `KEY=VALUE` settings (the --set option),
     each VALUE read as a TOML value (`tasks=6`, `periods=[10, 20]`,
     `deadlines="constrained"`; a bare word is taken as a string)."""
-    from priora.scenario import decode_toml
+    from priora.scenario.loader import decode_toml
 
     out = dict(table)
     for setting in settings:

@@ -19,7 +19,8 @@ from typing import Literal, NoReturn, TypeVar
 
 from priora.errors import SpecError, describe_value
 from priora.limits import MAX_RESOURCES, MAX_TASKS
-from priora.model import (
+from priora.scenario.loader import PERIOD_MAX, TICK_HZ_MAX
+from priora.scenario.model import (
     PRIORITY_MAX,
     PRIORITY_MIN,
     PROTOCOLS,
@@ -28,7 +29,6 @@ from priora.model import (
     Protocol,
     TimeUnit,
 )
-from priora.scenario import PERIOD_MAX, TICK_HZ_MAX
 
 Method = Literal["uunifast-discard", "randfixedsum", "dirichlet-rescale"]
 Deadlines = Literal["implicit", "constrained", "arbitrary"]

@@ -18,7 +18,7 @@ from fractions import Fraction
 
 from priora.generate.params import Params
 from priora.generate.utilisation import GenerateError, fixed_sum, uunifast_discard
-from priora.model import DEFAULT_PRIORITY_MAX, PRIORITY_MAX
+from priora.scenario.model import DEFAULT_PRIORITY_MAX, PRIORITY_MAX
 
 # Draws of a period vector whose hyperperiod is beyond hyperperiod_max before
 # the generator gives up.

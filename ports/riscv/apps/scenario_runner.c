@@ -1,7 +1,7 @@
 /*
  * The scenario runner: one image per ISA that runs any scenario the lab
  * gives it, never relinked. `priora run FILE --target qemu-rv32|qemu-rv64`
- * (lab/priora/qemu_run.py) writes the scenario as a blob (docs/qemu-run.md
+ * (lab/priora/run/qemu_run.py) writes the scenario as a blob (docs/qemu-run.md
  * gives the format) and QEMU's generic loader puts it in RAM at BLOB_ADDR:
  *
  *   qemu-system-riscv32 -machine virt -bios none -nographic -m 128M \

@@ -24,9 +24,9 @@ from __future__ import annotations
 import struct
 from pathlib import Path
 
-from priora import native
 from priora.errors import PrioraError
-from priora.simulate import SimResult
+from priora.run import native
+from priora.run.simulate import SimResult
 
 
 class CtfError(PrioraError):

@@ -32,7 +32,7 @@ deadline exits 1 after its report, with one line `priora: strict: <reason>`
 on stderr per reason.
 
 Every input is bounded first (docs/lab.md, "Limits"): the work of a run
-(priora.bounds), the files and numbers read (priora.inputs), the files
+(priora.scenario.bounds), the files and numbers read (priora.inputs), the files
 written (priora.outputs).
 """
 
@@ -52,29 +52,29 @@ from priora.errors import PrioraError, ScenarioError
 # lab's start-up is that of the command asked for (benchmarks/cli_startup.py).
 # The names below are the same as theirs (tests/lab/test_cli.py checks).
 if TYPE_CHECKING:
-    from priora.model import Protocol, Scenario
-    from priora.simulate import SimResult
+    from priora.run.simulate import SimResult
+    from priora.scenario.model import Protocol, Scenario
     from priora.tables import Section
 
 EXIT_OK = 0
 EXIT_STRICT = 1  # --strict: the run refused a call or missed a deadline
 EXIT_USER = 2
 
-PROTOCOLS = ("none", "pip", "pcp", "ipcp", "npcs", "rcs")  # priora.model.PROTOCOLS
+PROTOCOLS = ("none", "pip", "pcp", "ipcp", "npcs", "rcs")  # priora.scenario.model.PROTOCOLS
 ANALYSIS_PROTOCOLS = PROTOCOLS  # priora.analysis.blocking.PROTOCOLS
 
 GANTT_SUFFIXES = (".png", ".svg", ".pdf")
-TARGETS = ("qemu-rv32", "qemu-rv64")  # priora.qemu_run.TARGETS
+TARGETS = ("qemu-rv32", "qemu-rv64")  # priora.run.qemu_run.TARGETS
 TRACE_TARGET = "trace"  # priora trace: the kernel ran elsewhere, its costs were its own
-DEFAULT_TIMEOUT = 120.0  # priora.qemu_run.DEFAULT_TIMEOUT
+DEFAULT_TIMEOUT = 120.0  # priora.run.qemu_run.DEFAULT_TIMEOUT
 TRACE_SUFFIXES = (".json",)
 HTML_SUFFIXES = (".html", ".htm")
 DEFAULT_DEMO_DIR = Path("priora-demo")
-COST_MODELS = ("zero", "rtmach93", "measured")  # priora.costs.NAMES
-DEFAULT_MAX_JOBS = 1_000_000  # priora.bounds.DEFAULT_MAX_JOBS
-DEFAULT_MAX_TICKS = 1_000_000_000  # priora.bounds.DEFAULT_MAX_TICKS
-DEFAULT_MAX_ACTIONS = 10_000_000  # priora.bounds.DEFAULT_MAX_ACTIONS
-BREAKDOWN_MAX_JOBS = 2_000_000  # priora.breakdown.MAX_JOBS_PER_RUN: its runs keep no report
+COST_MODELS = ("zero", "rtmach93", "measured")  # priora.costs.model.NAMES
+DEFAULT_MAX_JOBS = 1_000_000  # priora.scenario.bounds.DEFAULT_MAX_JOBS
+DEFAULT_MAX_TICKS = 1_000_000_000  # priora.scenario.bounds.DEFAULT_MAX_TICKS
+DEFAULT_MAX_ACTIONS = 10_000_000  # priora.scenario.bounds.DEFAULT_MAX_ACTIONS
+BREAKDOWN_MAX_JOBS = 2_000_000  # priora.breakdown.search.MAX_JOBS_PER_RUN: its runs keep no report
 
 
 class UsageError(PrioraError):
@@ -415,7 +415,7 @@ def _table_options(parser: argparse.ArgumentParser) -> None:
 
 def _limit_options(parser: argparse.ArgumentParser, refuse: str, max_jobs: int = DEFAULT_MAX_JOBS) -> None:
     """--max-jobs, --max-actions and --max-ticks: the bounds on one
-    simulation (priora.bounds)."""
+    simulation (priora.scenario.bounds)."""
     parser.add_argument(
         "--max-jobs",
         type=inputs.integer("--max-jobs", 1),
@@ -445,8 +445,8 @@ def _limit_options(parser: argparse.ArgumentParser, refuse: str, max_jobs: int =
 def horizon_ticks(scenario: Scenario, text: str) -> int:
     """--horizon T in ticks: T is read like a time in the file (its time unit,
     > 0, a whole number of ticks, within the host port's clock; exact, so
-    0.1 ms at 10 kHz is one tick), by priora.scenario.parse_time."""
-    from priora.scenario import parse_time
+    0.1 ms at 10 kHz is one tick), by priora.scenario.loader.parse_time."""
+    from priora.scenario.loader import parse_time
 
     try:
         return parse_time(text, scenario, "--horizon")
@@ -475,7 +475,7 @@ Writer = Callable[["SimResult", Path], None]
 
 
 def _gantt(options: dict[str, object]) -> Writer:
-    from priora import gantt
+    from priora.pictures import gantt
 
     def draw(result: SimResult, path: Path) -> None:
         notice = gantt.draw(result, path, **options)  # type: ignore[arg-type]
@@ -493,7 +493,7 @@ def _chart_options(args: argparse.Namespace, scenario: Scenario) -> dict[str, ob
         if given:
             raise UsageError(f"{given[0]}: only with --gantt")
         return {}
-    from priora import gantt_model
+    from priora.pictures import gantt_model
 
     options: dict[str, object] = {}
     if args.window is not None:
@@ -511,7 +511,7 @@ def _chart_options(args: argparse.Namespace, scenario: Scenario) -> dict[str, ob
 
 
 def _ctf() -> Writer:
-    from priora import ctf
+    from priora.trace import ctf
 
     write: Writer = ctf.write
     return write
@@ -534,7 +534,7 @@ def _check_ctf_directory(path: Path | None, sources: tuple[Path | None, ...] = (
 def _chrome_trace(provenance: dict[str, Any] | None = None) -> Writer:
     from functools import partial
 
-    from priora import chrome_trace
+    from priora.trace import chrome_trace
 
     write: Writer = partial(chrome_trace.write, provenance=provenance)
     return write
@@ -544,7 +544,7 @@ def _html_report(target: str) -> Callable[[], Writer]:
     def load() -> Writer:
         from functools import partial
 
-        from priora import html_report
+        from priora.pictures import html_report
 
         return partial(html_report.write, target=target)
 
@@ -623,8 +623,8 @@ def _scenario(args: argparse.Namespace) -> Scenario:
     """The scenario of FILE with --protocol and --horizon applied, the outputs
     checked first."""
     # Imported here so that `priora demo` and `--help` need no scenario parsing.
-    from priora import bounds
-    from priora.scenario import load
+    from priora.scenario import bounds
+    from priora.scenario.loader import load
 
     _check_output("--gantt", args.gantt, GANTT_SUFFIXES, (args.file,))
     _check_output("--trace", args.trace, TRACE_SUFFIXES, (args.file,))
@@ -653,7 +653,7 @@ class Outcome(NamedTuple):
 def _report(args: argparse.Namespace, result: SimResult, target: str = "host") -> Outcome:
     """The outputs asked for, then the report (and, with --strict, why the
     run fails). On QEMU the kernel's costs are its own: no cost model."""
-    from priora.report import build_report, report_json, report_sections, strict_failures
+    from priora.report.build import build_report, report_json, report_sections, strict_failures
 
     costs = {} if target == "host" else {"cost_model": None}
     if args.gantt is not None:
@@ -677,13 +677,13 @@ def _report(args: argparse.Namespace, result: SimResult, target: str = "host") -
 
 
 def _simulate(args: argparse.Namespace) -> Outcome:
-    from priora.simulate import simulate
+    from priora.run.simulate import simulate
 
     return _report(args, simulate(_scenario(args)))
 
 
 def _run(args: argparse.Namespace) -> Outcome:
-    from priora import qemu_run
+    from priora.run import qemu_run
 
     timeout: float = args.timeout  # finite and > 0 (inputs.seconds)
     scenario = _scenario(args)
@@ -691,7 +691,7 @@ def _run(args: argparse.Namespace) -> Outcome:
 
 
 def _trace(args: argparse.Namespace) -> Outcome:
-    from priora import trace_file
+    from priora.run import trace_file
 
     sources = (args.file, args.scenario)
     _check_output("--gantt", args.gantt, GANTT_SUFFIXES, sources)
@@ -703,7 +703,7 @@ def _trace(args: argparse.Namespace) -> Outcome:
         raise UsageError("--list: not with --json (the JSON document is the whole output)")
     given = None
     if args.scenario is not None:
-        from priora.scenario import load
+        from priora.scenario.loader import load
 
         given = load(args.scenario, check_default_horizon=False)
     run = trace_file.read_run(args.file, args.run)
@@ -720,7 +720,7 @@ def _trace(args: argparse.Namespace) -> Outcome:
 def _demo(args: argparse.Namespace) -> str:
     out: Path = args.out
     try:
-        from priora import demo
+        from priora.cli import demo
 
         return demo.run(out)
     except ImportError as exc:  # the charts need matplotlib
@@ -731,7 +731,7 @@ def _demo(args: argparse.Namespace) -> str:
 
 def _analyze(args: argparse.Namespace) -> str:
     from priora.analysis import analysis_json, analysis_sections, analyze
-    from priora.scenario import load
+    from priora.scenario.loader import load
 
     _check_tables(args)
     # Nothing runs, so a default horizon beyond the host port's clock does not matter.
@@ -750,7 +750,7 @@ def with_cost_model(scenario: Scenario, name: str, cpu_hz: int | None) -> Scenar
     """The scenario under the cost model --cost-model NAME [--cpu-hz HZ]."""
     from dataclasses import replace
 
-    from priora import costs
+    from priora.costs import model as costs
 
     if name == "measured" and cpu_hz is None:
         raise UsageError("--cost-model measured: give the CPU's clock rate with --cpu-hz")
@@ -766,8 +766,8 @@ def with_cost_model(scenario: Scenario, name: str, cpu_hz: int | None) -> Scenar
 
 
 def _breakdown(args: argparse.Namespace) -> str:
-    from priora.breakdown import breakdown, breakdown_json, breakdown_sections
-    from priora.scenario import load
+    from priora.breakdown.search import breakdown, breakdown_json, breakdown_sections
+    from priora.scenario.loader import load
 
     _check_tables(args)
     # Every run has its own horizon (it changes with a period): none is checked here.
@@ -776,7 +776,7 @@ def _breakdown(args: argparse.Namespace) -> str:
         scenario = with_cost_model(scenario, args.cost_model, args.cpu_hz)
     elif args.cpu_hz is not None:
         raise UsageError("--cpu-hz: only with --cost-model measured")
-    from priora.bounds import Limits
+    from priora.scenario.bounds import Limits
 
     limits = Limits(args.max_jobs, args.max_ticks, args.max_actions)
     result = breakdown(
@@ -820,7 +820,7 @@ def _bench(args: argparse.Namespace) -> str:
     import subprocess
     import tempfile
 
-    script = Path(__file__).resolve().parents[2] / "scripts" / "bench.sh"
+    script = Path(__file__).resolve().parents[3] / "scripts" / "bench.sh"
     if not script.is_file():
         raise UsageError(f"bench: {script} not found: the benchmarks need Priora's source tree")
     options: list[str] = [_absolute_json(o) for o in args.options]

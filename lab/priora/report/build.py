@@ -27,9 +27,9 @@ from typing import Any, Literal, cast, overload
 
 import numpy as np
 
-from priora import native, refusals
-from priora.model import NS_PER_SECOND, UNITS_PER_SECOND, Action, Scenario, Task, in_unit
-from priora.simulate import ScriptCounters, SimResult
+from priora.run import native, refusals
+from priora.run.simulate import ScriptCounters, SimResult
+from priora.scenario.model import NS_PER_SECOND, UNITS_PER_SECOND, Action, Scenario, Task, in_unit
 from priora.tables import Cell, Format, Lines, Pairs, Section, Table, render
 
 Number = int | float
@@ -266,7 +266,7 @@ class SystemRow:
 
 @dataclass
 class WarningRow:
-    """A call the kernel refused (priora.refusals): the job went on without it."""
+    """A call the kernel refused (priora.run.refusals): the job went on without it."""
 
     task: str
     job: int
@@ -572,7 +572,7 @@ def _arrivals(result: SimResult) -> dict[str, ArrivalRow]:
     deadline: the kernel counts deadlines from arrivals)."""
     s, jobs = result.scenario, result.jobs
     rows: dict[str, ArrivalRow] = {}
-    if not result.arrivals:  # a run on a target: it has none of these tasks (priora.blob)
+    if not result.arrivals:  # a run on a target: it has none of these tasks (priora.run.blob)
         return rows
     for i, (t, c) in enumerate(zip(s.tasks, result.arrivals, strict=True)):
         if not (t.sporadic or t.jitter or t.offset or t.hard or t.abort_time):

@@ -3,7 +3,7 @@
 The page holds the report's tables (tasks, resources, system, warnings, the
 jobs folded), the response-time analysis of the run's protocol beside each
 task's worst simulated response, and a Gantt chart drawn in the browser from
-the run's timeline (priora.timeline), zoomed with the wheel and panned by
+the run's timeline (priora.trace.timeline), zoomed with the wheel and panned by
 dragging. Everything is inline: the style, the script (html_report.css and
 html_report.js, shipped with the package) and the chart's data, as JSON in a
 <script type="application/json">; a Content-Security-Policy forbids every
@@ -26,12 +26,12 @@ from pathlib import Path
 from typing import Any
 
 from priora import __version__
-from priora.model import Scenario
-from priora.report import JobRow, Report, build_report
-from priora.simulate import SimResult
-from priora.timeline import Interval, TaskTimeline, Timeline, extract
+from priora.report.build import JobRow, Report, build_report
+from priora.run.simulate import SimResult
+from priora.scenario.model import Scenario
+from priora.trace.timeline import Interval, TaskTimeline, Timeline, extract
 
-# The PNG chart's colours (priora.gantt; tests/lab/test_html_report.py checks
+# The PNG chart's colours (priora.pictures.gantt; tests/lab/test_html_report.py checks
 # that the two agree): the page must read like the picture.
 EXEC_COLOUR = "#4c72b0"
 RESOURCE_COLOURS = ("#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf", "#7f7f7f")

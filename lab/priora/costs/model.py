@@ -39,7 +39,7 @@ from functools import cache
 from typing import Any
 
 from priora.errors import ScenarioError, describe_value
-from priora.model import PROTOCOLS, Resource
+from priora.scenario.model import PROTOCOLS, Resource
 
 NAMES = ("zero", "rtmach93", "measured")
 BUILDS = ("rv32-trace-on", "rv32-trace-off", "rv64-trace-on", "rv64-trace-off")
@@ -452,7 +452,7 @@ def _merge(costs: SemCosts, changes: Mapping[str, int]) -> SemCosts:
 def apply(lib: Any, resources_: tuple[Resource, ...], model: CostModel) -> None:
     """Sets `model` on the host port (after pr_host_init): resource i is
     semaphore i."""
-    from priora import native
+    from priora.run import native
 
     ffi = native.ffi
     lib.pr_host_set_costs(ffi.new("pr_host_costs_t *", {"switch_ns": model.switch, "tick_ns": model.tick}))
@@ -487,7 +487,7 @@ def describe(model: CostModel) -> list[str]:
     return lines
 
 
-# python -m priora.costs build/bench.json [COMMIT] > lab/priora/measured_costs.json
+# python -m priora.costs.model build/bench.json [COMMIT] > lab/priora/measured_costs.json
 if __name__ == "__main__":
     import sys
 

@@ -5,16 +5,16 @@ own attribute values (pr_sem_attr_t, pr_task_attr_t, and each job's actions
 as pr_action_t for the scenario interpreter), and an rcs mutex's recovery:
 the amount the interpreter's pr_script_recover computes. Times are in the kernel's
 units: periods, phases, deadlines, delays and timeouts in ticks, computes in
-port time (ns on both ports). The host run (priora.simulate) and the QEMU
-run (priora.blob, priora.qemu_run) create the same objects from these.
+port time (ns on both ports). The host run (priora.run.simulate) and the QEMU
+run (priora.run.blob, priora.run.qemu_run) create the same objects from these.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from priora import native
-from priora.model import CEILING_PROTOCOLS, Action, Periodic, Queue, Resource, Scenario, Task
+from priora.run import native
+from priora.scenario.model import CEILING_PROTOCOLS, Action, Periodic, Queue, Resource, Scenario, Task
 
 
 @dataclass(frozen=True)

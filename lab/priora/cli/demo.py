@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from priora.model import Protocol, Scenario
-from priora.report import Report, TaskRow, build_report
-from priora.scenario import load
-from priora.simulate import SimResult, simulate
+from priora.report.build import Report, TaskRow, build_report
+from priora.run.simulate import SimResult, simulate
+from priora.scenario.loader import load
+from priora.scenario.model import Protocol, Scenario
 
 # The package's copy of the example (a wheel, lab/setup.py), else the checkout's.
-PACKAGED = Path(__file__).resolve().parent / "examples" / "inversion.toml"
-CHECKOUT = Path(__file__).resolve().parents[2] / "examples" / "inversion.toml"
+PACKAGED = Path(__file__).resolve().parents[1] / "examples" / "inversion.toml"
+CHECKOUT = Path(__file__).resolve().parents[3] / "examples" / "inversion.toml"
 EXAMPLE = PACKAGED if PACKAGED.is_file() else CHECKOUT
 PROTOCOLS: tuple[tuple[Protocol, str], ...] = (("none", "no inheritance"), ("pip", "priority inheritance"))
 
@@ -48,7 +48,8 @@ def _table(scenario: Scenario, results: list[SimResult], reports: list[Report]) 
 
 def run(out_dir: Path, example: Path = EXAMPLE) -> str:
     """Runs the demo, writes the charts into out_dir, returns the text to print."""
-    from priora import gantt, outputs  # matplotlib is only needed here
+    from priora import outputs  # matplotlib is only needed here
+    from priora.pictures import gantt
 
     scenario = load(example)
     out_dir.mkdir(parents=True, exist_ok=True)

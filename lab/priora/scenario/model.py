@@ -1,6 +1,6 @@
 """The validated model of a scenario: the one structure every lab command shares.
 
-A `Scenario` is only ever built by `priora.scenario.load` (or `parse`), which
+A `Scenario` is only ever built by `priora.scenario.loader.load` (or `parse`), which
 validates everything; once built, it is consistent: every resource a body names
 exists, every critical section is closed, every time is a whole number of ticks.
 All times in the model are in ticks; `Scenario.to_unit` converts kernel times
@@ -21,7 +21,7 @@ from priora.limits import PRIORITY_MAX as PRIORITY_MAX
 from priora.limits import PRIORITY_MIN as PRIORITY_MIN
 
 if TYPE_CHECKING:
-    from priora.costs import CostModel
+    from priora.costs.model import CostModel
 
 TimeUnit = Literal["tick", "us", "ms"]
 Protocol = Literal["none", "pip", "pcp", "ipcp", "npcs", "rcs"]
@@ -253,7 +253,7 @@ class System:
     horizon: int | None  # ticks, as given in the file; None = the default
     protocol: Protocol  # default protocol of mutexes
     # What the kernel's own work costs in virtual time ([system] cost_model,
-    # priora.costs, docs/cost-model.md); None = zero costs.
+    # priora.costs.model, docs/cost-model.md); None = zero costs.
     cost_model: CostModel | None = None
     # The kernel's round-robin quantum among equal priorities, in ticks
     # (pr_kernel_config_t.quantum: system-wide); 0 = none.

@@ -1,6 +1,6 @@
 """What a Gantt chart of one run shows, computed apart from any drawing:
 the rows, and every element to draw, grouped by kind (one group is one
-matplotlib collection in priora.gantt, and could be one layer of another
+matplotlib collection in priora.pictures.gantt, and could be one layer of another
 renderer). No matplotlib here: the command checks the chart's options with
 this module before a run.
 
@@ -38,8 +38,17 @@ from pathlib import Path
 from typing import Literal
 
 from priora.errors import PrioraError
-from priora.model import NS_PER_SECOND, UNITS_PER_SECOND, Scenario
-from priora.timeline import Blocked, Boost, CriticalSection, Interval, Mark, Recovery, TaskTimeline, Timeline
+from priora.scenario.model import NS_PER_SECOND, UNITS_PER_SECOND, Scenario
+from priora.trace.timeline import (
+    Blocked,
+    Boost,
+    CriticalSection,
+    Interval,
+    Mark,
+    Recovery,
+    TaskTimeline,
+    Timeline,
+)
 
 UNIT_LABEL = {"tick": "ticks", "us": "µs", "ms": "ms"}
 TARGET_TEXT = {

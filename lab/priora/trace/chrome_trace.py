@@ -18,7 +18,7 @@ One process (pid 1). Its tracks:
                  (on QEMU a record's time and the switch's differ by the
                  instructions between them), so slices always nest;
     "i" instants "release", "deadline miss" (at the deadline of each job the
-                 report marks missed, priora.timeline), "job done",
+                 report marks missed, priora.trace.timeline), "job done",
                  "priority a->b" (args: old, new, cause, resource: a boost to
                  a ceiling has cause "ceiling"), "abort R" (rcs: args
                  resource, by) and "refused lock R (PR_E...)" where the kernel
@@ -44,8 +44,8 @@ from pathlib import Path
 from typing import Any
 
 from priora import __version__
-from priora.simulate import SimResult
-from priora.timeline import Interval, ServiceMark, TaskTimeline, Timeline, extract
+from priora.run.simulate import SimResult
+from priora.trace.timeline import Interval, ServiceMark, TaskTimeline, Timeline, extract
 
 PID = 1
 CPU_TID = 1_000_000  # the CPU lane

@@ -344,8 +344,8 @@ def _declarations() -> Any:
 ffi: Any = _declarations()
 
 LIBRARY = "libpriora_lab.so"
-PACKAGED = Path(__file__).with_name(LIBRARY)  # built into the wheel (lab/setup.py)
-CHECKOUT = Path(__file__).resolve().parents[2] / "build" / "lab" / LIBRARY  # scripts/setup.sh
+PACKAGED = Path(__file__).resolve().parents[1] / LIBRARY  # built into the wheel (lab/setup.py)
+CHECKOUT = Path(__file__).resolve().parents[3] / "build" / "lab" / LIBRARY  # scripts/setup.sh
 REBUILD = "rebuild it: scripts/setup.sh in a checkout, else pip install ./lab again"
 
 
@@ -415,12 +415,15 @@ def check_constants(path: Path, loaded: Any) -> None:
             if mine.get(name) != theirs.get(name):
                 c = "missing" if name not in theirs else theirs[name]
                 py = "missing" if name not in mine else mine[name]
-                raise NativeError(f"{path}: {table} {name} is {c} in C, {py} in priora/native.py: {REBUILD}")
+                raise NativeError(
+                    f"{path}: {table} {name} is {c} in C, {py} in priora/run/native.py: {REBUILD}"
+                )
     for name, code in EVENT.items():
         c_name = ffi.string(loaded.pr_trace_event_name(code)).decode()
         if c_name != name:
             raise NativeError(
-                f"{path}: event {code} is named {c_name} by pr_trace_event_name, {name} in priora/native.py"
+                f"{path}: event {code} is named {c_name} by pr_trace_event_name, "
+                f"{name} in priora/run/native.py"
             )
 
 
@@ -452,11 +455,11 @@ def lib() -> Any:
         c_size, py_size = loaded.pr_lab_sizeof(which), ffi.sizeof(name)
         if c_size != py_size:
             raise NativeError(
-                f"{path}: {name} is {c_size} bytes in C, {py_size} in priora/native.py: {REBUILD}"
+                f"{path}: {name} is {c_size} bytes in C, {py_size} in priora/run/native.py: {REBUILD}"
             )
     for name in ("pr_lab_verdict_t", "pr_lab_task_totals_t"):
         if getattr(loaded, name.removesuffix("_t") + "_sizeof")() != ffi.sizeof(name):
-            raise NativeError(f"{path}: {name}'s size differs from priora/native.py's: {REBUILD}")
+            raise NativeError(f"{path}: {name}'s size differs from priora/run/native.py's: {REBUILD}")
     check_limits(path, loaded)
     check_constants(path, loaded)
     if (
@@ -464,7 +467,7 @@ def lib() -> Any:
         or JOB_DTYPE.itemsize != ffi.sizeof("pr_lab_job_t")
         or SPAN_DTYPE.itemsize != ffi.sizeof("pr_lab_span_t")
     ):
-        raise NativeError("priora/native.py: numpy record layouts do not match the C structures")
+        raise NativeError("priora/run/native.py: numpy record layouts do not match the C structures")
     return loaded
 
 

@@ -1,6 +1,6 @@
 """What each task did over time, read from a run's kernel trace: the intervals
-and instants that the pictures (priora.gantt, priora.html_report) and the
-trace exports (priora.chrome_trace) draw.
+and instants that the pictures (priora.pictures.gantt, priora.pictures.html_report) and the
+trace exports (priora.trace.chrome_trace) draw.
 
 The trace is read once, in C, by the lab's native library
 (lab/native/intervals.c, beside the job accounting of metrics.c): this module
@@ -38,7 +38,7 @@ How each kind is read (docs/trace-format.md):
                     yet it missed, and the report says so. Every MISS record is
                     such a job, at its deadline, so the rows give MISS's marks
                     plus those at the end.
-  refusals          the calls the kernel refused (priora.refusals: the DOWN and
+  refusals          the calls the kernel refused (priora.run.refusals: the DOWN and
                     UP records with an error; the report's warnings)
   waits             MSGQ_WAIT .. MSGQ_WAKE (a send waiting for room, a receive
                     for a message), EVENTS_WAIT that waits .. EVENTS_WAKE
@@ -64,11 +64,11 @@ from typing import Any
 
 import numpy as np
 
-from priora import native, refusals
 from priora.errors import NativeError
-from priora.model import Scenario, Task
-from priora.refusals import Refusal
-from priora.simulate import SimResult
+from priora.run import native, refusals
+from priora.run.refusals import Refusal
+from priora.run.simulate import SimResult
+from priora.scenario.model import Scenario, Task
 
 
 @dataclass(frozen=True)

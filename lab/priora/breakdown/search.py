@@ -5,7 +5,7 @@ docs/experiments.md#priora-breakdown).
 Two answers per locking protocol, side by side:
 
 - simulation: the scenario with the field set to a value runs on the kernel
-  (priora.simulate.simulate, the file's cost model or the one given) over its
+  (priora.run.simulate.simulate, the file's cost model or the one given) over its
   horizon, and "no deadline miss" is judged on every job released within it;
   a value also fails when its demand exceeds the processor (U > 1, or work
   released within the horizon still unfinished when the run ends) or when
@@ -47,10 +47,10 @@ from typing import Any, Literal
 
 import numpy as np
 
-from priora import native
-from priora.bounds import Limits, estimate
 from priora.errors import PrioraError, ScenarioError
-from priora.model import PROTOCOLS, Action, Scenario, Task, in_unit
+from priora.run import native
+from priora.scenario.bounds import Limits, estimate
+from priora.scenario.model import PROTOCOLS, Action, Scenario, Task, in_unit
 from priora.tables import Cell, Format, Lines, Section, Table, render
 
 Direction = Literal["largest", "smallest"]
@@ -447,7 +447,7 @@ def window(scenario: Scenario) -> Window:
 def _check_size(
     scenario: Scenario, field: Field, value: int, run: int | None, limits: Limits = LIMITS
 ) -> None:
-    """Refuses a run beyond `limits` (priora.bounds): too many jobs (a period
+    """Refuses a run beyond `limits` (priora.scenario.bounds): too many jobs (a period
     varied down, a hyperperiod that explodes) or too many ticks to compute."""
     if run is not None:
         jobs = sum((run - t.phase) // t.period + 1 for t in scenario.tasks if t.period is not None)
@@ -472,7 +472,7 @@ def _check_size(
         )
 
 
-Costs = Any  # priora.simulate.HostCosts or priora.costs.CostModel: what simulate() takes
+Costs = Any  # priora.run.simulate.HostCosts or priora.costs.model.CostModel: what simulate() takes
 
 
 def simulation_verdict(
@@ -487,7 +487,7 @@ def simulation_verdict(
     `protocol`, run on the kernel (`run_verdict`). A value whose utilisation
     exceeds 1 fails without a run: a window of one horizon may not show the
     overload (its last jobs finish after it, within their deadlines)."""
-    from priora.simulate import simulate
+    from priora.run.simulate import simulate
 
     if protocol not in PROTOCOLS:
         raise BreakdownError(f"the lab cannot simulate protocol {protocol}")
@@ -507,13 +507,13 @@ def simulation_verdict(
 
 
 def run_verdict(result: Any, w: Window, ignored: Sequence[int] = ()) -> Verdict:
-    """Why the run `result` (a priora.simulate.SimResult over the window `w`)
+    """Why the run `result` (a priora.run.simulate.SimResult over the window `w`)
     fails, or None. Of its jobs released within the judged window, in this
     order: a call the kernel refused (the job skipped what it refused, so it
     did not do its work), a deadline missed (not for the tasks of `ignored`),
     a job of any task unfinished at the end of the run (more work than time,
     or a job that can never end)."""
-    from priora import refusals
+    from priora.run import refusals
 
     scenario = result.scenario
     jobs = result.jobs

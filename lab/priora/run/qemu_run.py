@@ -1,13 +1,13 @@
 """A scenario on the real kernel under QEMU: `priora run FILE --target T`.
 
-The scenario is compiled into a blob (priora.blob), which QEMU's generic
+The scenario is compiled into a blob (priora.run.blob), which QEMU's generic
 loader puts in RAM next to the scenario runner, an image built once per ISA
 (ports/riscv/apps/scenario_runner.c): no relinking per scenario. The runner
 creates the kernel objects, runs to the horizon on the CLINT's clock, keeps
 the trace in RAM and prints it over the UART at the end. This module reads it
-back into the host port's record array (priora.uart_trace) and computes the
-same SimResult as priora.simulate, through the same C job accounting, so
-that priora.report, the Gantt chart and the trace export work unchanged.
+back into the host port's record array (priora.run.uart_trace) and computes the
+same SimResult as priora.run.simulate, through the same C job accounting, so
+that priora.report.build, the Gantt chart and the trace export work unchanged.
 Times are the QEMU clock's: under -icount shift=0 one instruction is 1 ns,
 the CLINT's mtime counts in 100 ns.
 
@@ -26,12 +26,11 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from priora import blob, native, uart_trace
-from priora.compiled import KernelScenario, compile_scenario
 from priora.errors import PrioraError
 from priora.limits import MAX_TASKS
-from priora.model import PRIORITY_MAX, Scenario
-from priora.simulate import (
+from priora.run import blob, native, uart_trace
+from priora.run.compiled import KernelScenario, compile_scenario
+from priora.run.simulate import (
     ArrivalCounters,
     EventsCounters,
     InterruptCounters,
@@ -42,8 +41,9 @@ from priora.simulate import (
     TimerCounters,
     account,
 )
+from priora.scenario.model import PRIORITY_MAX, Scenario
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 RUNNER = "scenario_runner"
 CROSS_GCC = "riscv64-unknown-elf-gcc"
 DEFAULT_TIMEOUT = 120.0  # seconds of wall time for QEMU
@@ -354,7 +354,7 @@ class QemuResult:
 
 def run(scenario: Scenario, target_name: str, *, timeout: float = DEFAULT_TIMEOUT) -> QemuResult:
     """Runs `scenario` (to its horizon, or until nothing can happen any more)
-    on the target and returns what happened, as priora.simulate would."""
+    on the target and returns what happened, as priora.run.simulate would."""
     t = target(target_name)
     horizon = scenario.horizon_ticks()
     kernel = compile_scenario(scenario)

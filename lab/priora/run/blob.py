@@ -29,7 +29,7 @@ Version 6, every field little-endian:
     timers and interrupts
                48 bytes each, timers first, in file order, then the
                arrivals' interrupts (one per tick with arrivals, in tick
-               order: priora.compiled.arrival_interrupts): name, priority,
+               order: priora.run.compiled.arrival_interrupts): name, priority,
                first action, count, phase, period
     actions    24 bytes each (the kernel's pr_action_t), every task's body
                in task order, then every timer's and interrupt's; each
@@ -42,8 +42,9 @@ from __future__ import annotations
 import struct
 import zlib
 
-from priora import native
-from priora.compiled import (
+from priora.errors import PrioraError
+from priora.run import native
+from priora.run.compiled import (
     KernelAction,
     KernelPeriodic,
     KernelQueue,
@@ -52,7 +53,6 @@ from priora.compiled import (
     KernelTask,
     arrival_interrupts,
 )
-from priora.errors import PrioraError
 
 MAGIC = b"PRSB"
 VERSION = 6

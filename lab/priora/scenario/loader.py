@@ -1,4 +1,4 @@
-"""Scenario files: TOML text in, the validated model (priora.model.Scenario) out.
+"""Scenario files: TOML text in, the validated model (priora.scenario.model.Scenario) out.
 
 Every mistake a user can make in a file is caught here and reported as one
 ScenarioError naming the file, where in it (table and field, or line) and the
@@ -20,11 +20,12 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import NoReturn, TypeVar
 
-from priora import costs, inputs
-from priora.costs import CostModel
+from priora import inputs
+from priora.costs import model as costs
+from priora.costs.model import CostModel
 from priora.errors import ScenarioError, describe_value
 from priora.limits import MAX_EVENTS, MAX_QUEUES, MAX_RESOURCES, MAX_TASKS, MAX_TIMERS, NAME_MAX
-from priora.model import (
+from priora.scenario.model import (
     DEFAULT_PRIORITY_MAX,
     NEEDS_PRIORITY_ORDER,
     NS_PER_SECOND,
@@ -470,7 +471,7 @@ def _system(at: _At, value: object) -> tuple[System, _Clock]:
 
 
 def _cost_model(at: _At, table: Mapping[str, object], tick_hz: int) -> CostModel | None:
-    """[system] cost_model and cpu_hz (priora.costs validates the model)."""
+    """[system] cost_model and cpu_hz (priora.costs.model validates the model)."""
     cpu_hz = None
     if "cpu_hz" in table:
         cpu_hz = _int(at.field("cpu_hz"), table["cpu_hz"])

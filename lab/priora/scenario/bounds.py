@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from priora.errors import PrioraError
-from priora.model import NS_PER_SECOND, Periodic, Scenario, Task
+from priora.scenario.model import NS_PER_SECOND, Periodic, Scenario, Task
 
 DEFAULT_MAX_JOBS = 1_000_000  # about 2 GB and 10 s from model to text report
 DEFAULT_MAX_ACTIONS = 10_000_000  # about 0.8 GB of trace
@@ -135,7 +135,7 @@ def estimate(scenario: Scenario) -> Work:
         actions += periodic_runs(p, horizon) * len(p.body)
     model = scenario.system.cost_model
     if model is not None and model.tick:
-        busy *= tick_ns / (tick_ns - model.tick)  # checked < tick_ns (priora.costs.check_progress)
+        busy *= tick_ns / (tick_ns - model.tick)  # checked < tick_ns (priora.costs.model.check_progress)
     ticks = int(busy) + 1
     if horizon is not None:
         # Interrupts: the port takes every tick (its tick hook runs them).

@@ -15,8 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from priora import native
-from priora.compiled import (
+from priora.costs.model import CostModel
+from priora.costs.model import apply as apply_costs
+from priora.errors import NativeError
+from priora.run import native
+from priora.run.compiled import (
     KernelAction,
     KernelPeriodic,
     KernelQueue,
@@ -25,10 +28,7 @@ from priora.compiled import (
     arrival_interrupts,
     compile_scenario,
 )
-from priora.costs import CostModel
-from priora.costs import apply as apply_costs
-from priora.errors import NativeError
-from priora.model import NS_PER_SECOND, Scenario
+from priora.scenario.model import NS_PER_SECOND, Scenario
 
 # Run "until every job has finished" (no periodic task): the host port stops
 # earlier, as soon as nothing can happen any more (quiescent).
@@ -431,7 +431,7 @@ def _load(scenario: Scenario, costs: HostCosts | CostModel | None) -> _Loaded:
         raise NativeError(f"the kernel refused tick_hz {scenario.system.tick_hz}: {native.errname(err)}")
     model = costs if costs is not None else scenario.system.cost_model
     tick_cost = model.tick_ns if isinstance(model, HostCosts) else model.tick if model is not None else 0
-    if tick_cost * scenario.system.tick_hz >= NS_PER_SECOND:  # priora.costs.stalls: no progress
+    if tick_cost * scenario.system.tick_hz >= NS_PER_SECOND:  # priora.costs.model.stalls: no progress
         raise ValueError(f"a tick cost of {tick_cost} ns leaves no time at tick_hz {scenario.system.tick_hz}")
     if isinstance(model, HostCosts):
         lib.pr_host_set_costs(

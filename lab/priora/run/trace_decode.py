@@ -11,11 +11,11 @@ The image prints, per run (ports/riscv/trace_sink.c, docs/riscv-port.md):
 This script lists each run's events, checks that each trace is well formed
 (every record arrived, in sequence, none lost, the expected number of jobs
 released and completed), and with --compare runs the same scenario file on
-the host port (the lab's priora.simulate, protocol = the run's label) and
+the host port (the lab's priora.run.simulate, protocol = the run's label) and
 reports where the two event sequences differ, ignoring timestamps.
 
     tests/riscv/decode_trace.py UART.log [--jobs N] [--compare examples/inversion.toml]
-    python -m priora.trace_decode UART.log ...       (the same)
+    python -m priora.run.trace_decode UART.log ...       (the same)
 
 Exit status: 0 if every run is well formed, 1 if not. A difference from the
 host port is information, not a failure. Each record is described by the
@@ -33,14 +33,14 @@ from pathlib import Path
 
 import numpy as np
 
-from priora import native, uart_trace
 from priora.errors import PrioraError
-from priora.scenario import load
-from priora.simulate import simulate
-from priora.uart_trace import UartRun, UartTraceError
+from priora.run import native, uart_trace
+from priora.run.simulate import simulate
+from priora.run.uart_trace import UartRun, UartTraceError
+from priora.scenario.loader import load
 
-# The frames are read by priora.uart_trace; the records' codes are the
-# binding's (priora.native, checked against the library at load).
+# The frames are read by priora.run.uart_trace; the records' codes are the
+# binding's (priora.run.native, checked against the library at load).
 NONE_ID = native.TRACE_NONE
 EVENTS = native.EVENT_NAME
 CAUSES = native.CAUSE_NAME
@@ -108,7 +108,7 @@ class HostRun:
 
 
 def host_run(scenario_path: Path, protocol: str) -> HostRun:
-    """The same scenario on the host port, through the lab (priora.simulate)."""
+    """The same scenario on the host port, through the lab (priora.run.simulate)."""
     if protocol not in ("none", "pip"):
         raise TraceError(f"run label {protocol!r} is not a protocol of the lab")
     try:

@@ -33,9 +33,9 @@ from typing import Any
 
 import numpy as np
 
-from priora import native
-from priora.model import Action, Scenario, in_unit
-from priora.simulate import SimResult
+from priora.run import native
+from priora.run.simulate import SimResult
+from priora.scenario.model import Action, Scenario, in_unit
 
 EV = native.EVENT
 CALLS = (EV["DOWN"], EV["UP"])
@@ -43,7 +43,7 @@ CALLS = (EV["DOWN"], EV["UP"])
 # report); an unlock's PR_EABORTED is an rcs restart, not an error.
 NOT_REFUSED = (native.PR_OK, native.PR_ETIMEDOUT, native.PR_EAGAIN)
 # Error codes (kernel/include/priora/errors.h) whose cause is said below
-# (priora.native's, checked against the library at load).
+# (priora.run.native's, checked against the library at load).
 PR_EPERM = native.PR_EPERM
 PR_EHELD = native.PR_EHELD
 PR_EDEADLK = native.PR_EDEADLK

@@ -1,6 +1,6 @@
 """A Gantt chart of one run (matplotlib, Agg): one row per task, most urgent at
 the top, labelled with its name and base priority, in the scenario file's time
-unit. What to draw is priora.gantt_model's plan; this module draws it, one
+unit. What to draw is priora.pictures.gantt_model's plan; this module draws it, one
 collection per kind of element (never one artist per job), so that a run of
 ten thousand jobs draws in a few seconds.
 
@@ -23,7 +23,7 @@ ten thousand jobs draws in a few seconds.
   refused call       an amber diamond on the bar where the kernel refused a
                      call, with the error's name ("EDEADLK")
 
-Aggregated (too many jobs for the pixels, priora.gantt_model): the bars become
+Aggregated (too many jobs for the pixels, priora.pictures.gantt_model): the bars become
 the share of each slice the task ran or was blocked, the arrows thin ticks.
 The title names the file; the subtitle the target, protocol and cost model,
 the window and the aggregation. Every kind of element drawn is in the legend.
@@ -46,7 +46,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from priora.gantt_model import (
+from priora.pictures.gantt_model import (
     AXIS_SHARE,
     DPI,
     FORMATS,
@@ -59,8 +59,8 @@ from priora.gantt_model import (
     plan,
     resolve,
 )
-from priora.simulate import SimResult
-from priora.timeline import Timeline, extract
+from priora.run.simulate import SimResult
+from priora.trace.timeline import Timeline, extract
 
 EXEC_COLOUR = "#4c72b0"
 # Resource colours: tab10 without its blue (execution) and red (misses).
@@ -141,7 +141,7 @@ def build(
     dpi: int = DPI,
     target: str = "host",
 ) -> tuple[Figure, Plan]:
-    """The plan of the chart (priora.gantt_model) and its Figure. The plan
+    """The plan of the chart (priora.pictures.gantt_model) and its Figure. The plan
     needs the time axis's width in pixels, which the layout gives once the
     legend is known: planned on an estimate, laid out, planned again on the
     width found (laid out again only if the legend or subtitle changed)."""

@@ -1,5 +1,5 @@
 """The kernel trace that a RISC-V image prints over the UART, read back into
-the same records as the host port's (priora.native.TRACE_DTYPE).
+the same records as the host port's (priora.run.native.TRACE_DTYPE).
 
 Each run is framed (ports/riscv/trace_sink.c, docs/riscv-port.md):
 
@@ -15,8 +15,8 @@ initial value and max) and its END line the time the run ended
 (docs/trace-format.md, "The trace dump").
 
 Lines outside the frames (the program's own messages) are ignored.
-priora.trace_decode (tests/riscv/decode_trace.py, the smoke test's checker),
-priora.trace_file (`priora trace`) and priora.qemu_run (`priora run`) read
+priora.run.trace_decode (tests/riscv/decode_trace.py, the smoke test's checker),
+priora.run.trace_file (`priora trace`) and priora.run.qemu_run (`priora run`) read
 frames through this module.
 """
 
@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from priora import native
 from priora.errors import PrioraError
+from priora.run import native
 
 BEGIN = re.compile(r"PRIORA-TRACE BEGIN (\S+) tick_hz=(\d+)$")
 END = re.compile(r"PRIORA-TRACE END (\S+) records=(\d+) lost=(\d+)(?: end_ns=(\d+))?$")

@@ -4,7 +4,7 @@ Perfetto, CTF and HTML are those `priora simulate` gives.
 
 FILE is a host program's trace dump (pr_host_trace_dump, ports/host) or a
 RISC-V image's UART log (ports/riscv/trace_sink.c): both hold framed runs
-(priora.uart_trace, docs/trace-format.md "The trace dump"). The run read is
+(priora.run.uart_trace, docs/trace-format.md "The trace dump"). The run read is
 the only one, or the one --run LABEL names.
 
 Without --scenario the lab knows only what the frame says:
@@ -39,9 +39,11 @@ from typing import Any
 
 import numpy as np
 
-from priora import inputs, native, uart_trace
+from priora import inputs
 from priora.errors import PrioraError
-from priora.model import (
+from priora.run import native, uart_trace
+from priora.run.simulate import ScriptCounters, SemaphoreCounters, SimResult, account
+from priora.scenario.model import (
     ORDERS,
     PRIORITY_MAX,
     PRIORITY_MIN,
@@ -55,7 +57,6 @@ from priora.model import (
     System,
     Task,
 )
-from priora.simulate import ScriptCounters, SemaphoreCounters, SimResult, account
 
 MAX_TRACE_BYTES = 256 * 2**20  # a UART log of about 5 million records
 EV = native.EVENT
