@@ -10,14 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from priora.breakdown.output import breakdown_dict, breakdown_text
 from priora.breakdown.search import (
     BreakdownError,
     Search,
     _split,
     bounds,
     breakdown,
-    breakdown_dict,
-    breakdown_text,
     current_value,
     parse_field,
     search,

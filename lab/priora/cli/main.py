@@ -766,7 +766,8 @@ def with_cost_model(scenario: Scenario, name: str, cpu_hz: int | None) -> Scenar
 
 
 def _breakdown(args: argparse.Namespace) -> str:
-    from priora.breakdown.search import breakdown, breakdown_json, breakdown_sections
+    from priora.breakdown.output import breakdown_json, breakdown_sections
+    from priora.breakdown.search import breakdown
     from priora.scenario.loader import load
 
     _check_tables(args)
