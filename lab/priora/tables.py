@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import csv
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from priora import outputs
 from priora.errors import PrioraError
+from priora.record import field, record
 
 Cell = str | int | float | bool | None
 Format = Literal["text", "markdown"]
@@ -30,7 +30,7 @@ class TableError(PrioraError):
     """A CSV file that cannot be written. One line."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Table:
     """`name` is the CSV file's stem; `align` has one letter per column,
     l(eft) or r(ight), and columns past its end are right-aligned (numbers,
@@ -47,7 +47,7 @@ class Table:
         return len(self.columns[0]) if self.columns else 0
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Pairs:
     """A titled list of (figure, value) as shown; `raw` gives the CSV rows
     (the values as numbers, keyed as in JSON) when they differ from it."""
@@ -59,7 +59,7 @@ class Pairs:
     raw: Sequence[tuple[str, Cell]] | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Lines:
     """A title and lines of prose; `table` is what `write_csv` writes for
     them (the report's warnings), if anything."""

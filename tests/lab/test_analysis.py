@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import random
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
@@ -34,6 +34,7 @@ from priora.analysis import (
 from priora.analysis.fixed_priority import Interferer, response_time
 from priora.analysis.taskset import TaskInfo, extract
 from priora.cli.main import main
+from priora.record import replace
 from priora.run import native
 from priora.run.simulate import SimResult, simulate
 from priora.scenario.loader import load, parse

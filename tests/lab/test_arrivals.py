@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import math
 import random
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import jsonschema
@@ -24,6 +24,7 @@ from test_analysis import _random_body
 from priora.analysis import analyze
 from priora.cli.main import main
 from priora.errors import ScenarioError
+from priora.record import replace
 from priora.report.build import build_report, report_json, schema
 from priora.run import native, qemu_run
 from priora.run.blob import BlobError, decode, encode

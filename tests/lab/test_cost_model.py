@@ -351,10 +351,9 @@ def test_breakdown_under_a_cost_model() -> None:
     # not at 310 ms after C. At 180, C's first job, which ended at 309.91 ms,
     # would end 0.53 ms later: B's second job, released at 310, preempts it
     # and C misses its deadline at 410.072 ms. At 179 C ends at 309.43.
-    from dataclasses import replace
-
     from priora.breakdown.search import breakdown
     from priora.cli.main import with_cost_model
+    from priora.record import replace
     from priora.scenario.loader import load
 
     scenario = with_cost_model(load(ROOT / "examples" / "rtmach" / "benchmark1.toml"), "rtmach93", None)

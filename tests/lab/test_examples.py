@@ -20,7 +20,6 @@ that happened; finish None = unfinished when the run ended.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -28,6 +27,7 @@ from typing import Any, NamedTuple
 import pytest
 
 from priora.errors import ScenarioError
+from priora.record import replace
 from priora.report.build import build_report
 from priora.run import native
 from priora.run.simulate import SimResult, simulate

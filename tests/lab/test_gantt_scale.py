@@ -239,7 +239,7 @@ def test_one_artist_per_kind_whatever_the_number_of_jobs() -> None:
     # Aggregated: A's and U's shares are both blue: one collection; the
     # releases of both rows one line, the deadlines another. Ten times the
     # run (16,000 jobs): the same artists.
-    from dataclasses import replace
+    from priora.record import replace
 
     for horizon in (2400, 24_000):
         scenario = busy()

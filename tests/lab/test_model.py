@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
 from priora.errors import NativeError, ScenarioError
+from priora.record import replace
 from priora.scenario.model import PROTOCOLS, Action, Protocol, Resource, Scenario, System, Task
 
 

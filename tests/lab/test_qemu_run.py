@@ -26,7 +26,6 @@ import re
 import struct
 import zlib
 from collections.abc import Callable
-from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -36,6 +35,7 @@ import pytest
 from perfetto_check import check_file
 
 from priora.cli.main import main
+from priora.record import replace
 from priora.report.build import build_report, report_dict, schema
 from priora.run import blob, native, qemu_run, uart_trace
 from priora.run.compiled import KernelAction, KernelScenario, KernelTask, compile_scenario

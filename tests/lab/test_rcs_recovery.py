@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import random
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -27,6 +27,7 @@ from priora.analysis import analyze, core
 from priora.analysis import blocking as rcs_blocking
 from priora.cli.main import main
 from priora.pictures import gantt
+from priora.record import replace
 from priora.report.build import build_report, report_dict, report_json, schema
 from priora.run import blob, native, qemu_run
 from priora.run.compiled import compile_scenario

@@ -5,13 +5,13 @@ from the kernel's schedule in the comments."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from typing import Any
 
 import jsonschema
 import numpy as np
 import pytest
 
+from priora.record import replace
 from priora.report import build as report_module
 from priora.report.build import (
     JobRow,

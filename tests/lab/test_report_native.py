@@ -6,7 +6,6 @@ same values as numpy's per-task reductions."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +13,7 @@ import numpy as np
 import pytest
 
 from priora.generate import generate, parse_params
+from priora.record import replace
 from priora.report.build import JobRows, Report, TaskRow, _time, build_report, report_dict, report_json
 from priora.run import native
 from priora.run.simulate import simulate

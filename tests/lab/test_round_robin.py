@@ -5,11 +5,11 @@ chart), on QEMU (the same job table), and in the analysis."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
 from priora.analysis import analysis_json, analysis_text, analyze
 from priora.pictures import gantt
+from priora.record import replace
 from priora.report.build import build_report, report_json, report_text
 from priora.run import blob, native, qemu_run
 from priora.run.compiled import compile_scenario

@@ -12,7 +12,6 @@ waits on queues and event flags are counted per object, in the counters).
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from fractions import Fraction
 
 import jsonschema
@@ -23,6 +22,7 @@ from priora.analysis import analysis_json, analysis_text, analyze
 from priora.analysis import schema as analysis_schema
 from priora.errors import ScenarioError
 from priora.pictures import gantt
+from priora.record import replace
 from priora.report.build import build_report, report_dict, report_json, report_text, schema
 from priora.run import native
 from priora.run.simulate import (

@@ -213,8 +213,7 @@ def test_the_campaign_rows_are_the_full_paths(tmp_path: Path) -> None:
 
 
 def test_the_variants_of_a_set_share_their_compiled_tasks_and_nothing_else_does() -> None:
-    from dataclasses import replace
-
+    from priora.record import replace
     from priora.run.compiled import compile_scenario, kernel_task
 
     s = generated("reference", 5)

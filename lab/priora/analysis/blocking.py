@@ -22,14 +22,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from priora.analysis.taskset import TaskInfo, TaskSet, deadlock, longest_stretch, stretches
+from priora.record import record
 
 PROTOCOLS: tuple[str, ...] = ("none", "pip", "pcp", "ipcp", "npcs", "rcs")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Term:
     """One critical section (or stretch) counted in a blocking term."""
 
@@ -38,7 +38,7 @@ class Term:
     ticks: int
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Blocking:
     ticks: int | None  # None: no finite bound (see reason)
     terms: tuple[Term, ...] = ()

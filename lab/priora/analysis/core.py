@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 
 from priora.analysis import edf
 from priora.analysis.blocking import BLOCKING, PROTOCOLS, Blocking, Term, abort_cost, protocol_problem
@@ -16,6 +15,7 @@ from priora.analysis.fixed_priority import (
     utilisation,
 )
 from priora.analysis.taskset import TaskInfo, TaskSet, extract
+from priora.record import record
 from priora.scenario.model import Scenario
 
 # The tests, in the order of the output.
@@ -29,7 +29,7 @@ TESTS: tuple[str, ...] = (
 )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TaskResult:
     """One task under one protocol; times in ticks."""
 
@@ -41,7 +41,7 @@ class TaskResult:
     reason: str | None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ProtocolResult:
     protocol: str
     reason: str | None  # why there is no analysis for this protocol at all
@@ -49,7 +49,7 @@ class ProtocolResult:
     tests: dict[str, Test]  # keys TESTS, in that order
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Analysis:
     taskset: TaskSet
     protocols: dict[str, ProtocolResult]  # in PROTOCOLS order

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from fractions import Fraction
 
 from priora.analysis.taskset import TaskInfo, TaskSet
+from priora.record import record
 
 # Response-time iteration: steps over all jobs of one busy period, after which
 # the analysis gives up (a level utilisation very close to 1 with a long
@@ -22,7 +22,7 @@ from priora.analysis.taskset import TaskInfo, TaskSet
 MAX_STEPS = 100_000
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Test:
     """A schedulability test's verdict: True (passes), False (fails), None
     (does not apply; see reason)."""
@@ -32,7 +32,7 @@ class Test:
     reason: str | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Interferer:
     """A task that can run before the analysed one: C_j (with any abort cost
     it causes) and T_j (None: one job)."""
@@ -43,7 +43,7 @@ class Interferer:
     jitter: int = 0  # J_j: its jobs are released up to J_j ticks after their arrival
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Response:
     ticks: int | None  # the worst-case response time R_i; None: not found (see reason)
     meets: bool | None  # R_i <= D_i; None when the task has no deadline or R_i is unknown

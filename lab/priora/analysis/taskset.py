@@ -16,10 +16,10 @@ task and read the steps through `stretches` and `charges`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from fractions import Fraction
 
 from priora.errors import PrioraError
+from priora.record import field, record
 from priora.scenario.model import SERVICE_WAITS, UNITS_PER_SECOND, Action, Resource, Scenario, Task, in_unit
 
 
@@ -36,7 +36,7 @@ class AnalysisError(PrioraError):
         super().__init__(f"{source}: {where}: {reason}")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Step:
     """One action of a body: the compute it does (0 for lock and unlock) and
     the mutexes held after it, in the order they were taken."""
@@ -45,7 +45,7 @@ class Step:
     held: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Section:
     """One critical section: from `lock mutex` to its `unlock`, with the
     compute inside it (nested sections included), in ticks."""
@@ -54,7 +54,7 @@ class Section:
     ticks: int
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TaskInfo:
     name: str
     priority: int  # larger = more urgent
@@ -100,7 +100,7 @@ class TaskInfo:
         return self._longest.get(mutex, 0)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class MutexInfo:
     name: str
     fifo: bool  # waiters in arrival order
@@ -113,7 +113,7 @@ class MutexInfo:
     recovery: int = 0  # rcs: ticks its aborted holder takes to restore its state (the file's); 0: none
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Edge:
     """`task` locks `locked` while it holds `held` (a nested or crossing section)."""
 
@@ -122,7 +122,7 @@ class Edge:
     task: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class UnboundedWait:
     """A wait of a body that the analysis does not bound: a receive, a send
     to a queue that may be full, a wait for event flags. B and R leave it
@@ -134,7 +134,7 @@ class UnboundedWait:
     reason: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TaskSet:
     source: str
     tick_hz: int
@@ -195,7 +195,7 @@ def number(value: Fraction) -> int | float:
 # ---------------------------------------------------------------- stretches
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Stretch:
     """A maximal part of a body during which the task holds at least one
     relevant mutex: its compute, and the first relevant mutex it took."""

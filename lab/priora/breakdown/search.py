@@ -40,13 +40,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, Literal
 
 import numpy as np
 
 from priora.errors import PrioraError, ScenarioError
+from priora.record import record, replace
 from priora.run import native
 from priora.scenario.bounds import Limits, estimate
 from priora.scenario.model import PROTOCOLS, Action, Scenario, Task, in_unit
@@ -70,7 +70,7 @@ class BreakdownError(PrioraError):
 # ---------------------------------------------------------------- the field
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Field:
     """What `TASK.FIELD` names, resolved against one scenario."""
 
@@ -304,7 +304,7 @@ def with_value(scenario: Scenario, field: Field, ticks: int) -> Scenario:
 # ---------------------------------------------------------------- search
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Search:
     """The outcome of one search, values in ticks.
 
@@ -424,7 +424,7 @@ def _anomalies(evaluated: Sequence[tuple[int, bool]], sign: int) -> tuple[tuple[
 # ---------------------------------------------------------------- judges
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Window:
     """What one simulation judges: the jobs released before `judged` ticks,
     in a run of `run` ticks (long enough for each of them to reach its
@@ -603,7 +603,7 @@ def analysis_judge(
 # ---------------------------------------------------------------- the breakdown
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Answer:
     """One column of one protocol: a search, or why there is none."""
 
@@ -615,14 +615,14 @@ class Answer:
     why: str | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ProtocolBreakdown:
     protocol: str
     simulation: Answer
     analysis: Answer
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Breakdown:
     scenario: Scenario  # as loaded (release times as simulated: see synchronous)
     field: Field

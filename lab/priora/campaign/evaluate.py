@@ -10,12 +10,12 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
 from priora.campaign.spec import Campaign
 from priora.generate import GenerateError, derive_seed, generate
+from priora.record import replace
 from priora.scenario.model import Protocol, Scenario
 
 Row = dict[str, Any]

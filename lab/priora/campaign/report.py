@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,12 +20,13 @@ from priora.campaign import db
 from priora.campaign.evaluate import evaluate, set_scenario
 from priora.campaign.spec import Campaign
 from priora.generate import derive_seed, generate
+from priora.record import record
 from priora.tables import Cell, Table, render
 
 JUDGES = ("analysis", "simulated")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Ratio:
     accepted: int
     judged: int  # sets with a verdict
@@ -133,7 +133,7 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
 _COMPARED = ("analysis", "simulated", "misses", "jobs", "finding", "response", "blocking", "bound_response")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Rerun:
     stored: dict[str, Any]
     now: dict[str, Any]

@@ -13,7 +13,6 @@ import sys
 import time
 from collections.abc import Callable, Generator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -22,6 +21,7 @@ from priora.campaign.evaluate import Row, evaluate, run_horizon, set_scenario
 from priora.campaign.spec import Campaign
 from priora.errors import PrioraError
 from priora.generate import GenerateError, derive_seed, generate
+from priora.record import record
 
 # The largest estimate of simulated jobs a campaign may have without
 # --max-jobs: some minutes on a laptop's cores.
@@ -33,7 +33,7 @@ class CampaignError(PrioraError):
     """A campaign that cannot run as asked (too big, interrupted, ...). One line."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Estimate:
     sets: int  # sets still to run
     runs: int  # simulations: sets x protocols
@@ -273,7 +273,7 @@ def _check_reachable(address: str) -> None:
 # ---------------------------------------------------------------- the campaign
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Outcome:
     ran: int  # sets run this time
     done: int  # sets in the database now

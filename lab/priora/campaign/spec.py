@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal, TypeVar
 
 from priora.costs import model as costs
 from priora.errors import SpecError, describe_value
 from priora.generate import AXIS_KEYS, Params, Reader, parse_params
+from priora.record import record
 from priora.scenario.model import PROTOCOLS, Protocol
 
 Run = Literal["analysis", "simulation"]
@@ -34,7 +34,7 @@ _CAMPAIGN_KEYS = ("title", "seed", "sets", "protocols", "run", "horizon", "cost_
 _AXIS_KEYS = ("parameter", "points", "from", "to", "step", "count")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Campaign:
     source: str  # the spec file, for messages
     text: str  # the spec as written: the database keeps it, a rerun reads it back

@@ -748,9 +748,8 @@ def _analyze(args: argparse.Namespace) -> str:
 
 def with_cost_model(scenario: Scenario, name: str, cpu_hz: int | None) -> Scenario:
     """The scenario under the cost model --cost-model NAME [--cpu-hz HZ]."""
-    from dataclasses import replace
-
     from priora.costs import model as costs
+    from priora.record import replace
 
     if name == "measured" and cpu_hz is None:
         raise UsageError("--cost-model measured: give the CPU's clock rate with --cpu-hz")

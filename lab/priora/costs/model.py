@@ -33,12 +33,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
 from fractions import Fraction
 from functools import cache
 from typing import Any
 
 from priora.errors import ScenarioError, describe_value
+from priora.record import field, fields, record, replace
 from priora.scenario.model import PROTOCOLS, Resource
 
 NAMES = ("zero", "rtmach93", "measured")
@@ -49,7 +49,7 @@ CPU_HZ_ONLY = 'only with the cost model "measured" (it converts instruction coun
 NEEDS_CPU_HZ = '"measured" needs the clock rate of the CPU: give [system] cpu_hz'
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SemCosts:
     """ns per operation on one semaphore (the host port's PR_HOST_OP_*, in
     that order)."""
@@ -88,7 +88,7 @@ GLOBAL_KEYS = ("switch_ns", "preempt_ns", "tick_ns", *(f"{e}_ns" for e in EVENTS
 TABLE_KEYS = ("base", "build", *GLOBAL_KEYS, *MUTEX_KEYS, *SEMAPHORE_KEYS, *PROTOCOLS)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CostModel:
     """Every cost in ns. `name` says where they come from, for reports."""
 

@@ -6,7 +6,6 @@ figures."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +13,7 @@ from priora.analysis import PROTOCOLS
 from priora.breakdown.search import Breakdown, breakdown
 from priora.costs import model as costs
 from priora.costs.model import CostModel
+from priora.record import record, replace
 from priora.scenario.loader import load
 from priora.scenario.model import Scenario
 from priora.tables import markdown_table
@@ -30,7 +30,7 @@ PAPER_NAME = {"none": "BP", "pip": "BPI", "npcs": "KM", "pcp": "PCP", "rcs": "RC
 PAPER_CPU_HZ = 25_000_000
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Benchmark:
     key: str
     title: str
@@ -80,7 +80,7 @@ BENCHMARKS: tuple[Benchmark, ...] = (
 )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Column:
     key: str
     title: str
@@ -107,7 +107,7 @@ def columns(tick_hz: int, quick: bool, bench: Mapping[str, Any] | None) -> list[
     return [*cols, Column("analysis", "analysis (RTA)", None)]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Result:
     benchmark: Benchmark
     columns: list[Column]

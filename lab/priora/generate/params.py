@@ -12,13 +12,13 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 from typing import Literal, NoReturn, TypeVar
 
 from priora.errors import SpecError, describe_value
 from priora.limits import MAX_RESOURCES, MAX_TASKS
+from priora.record import record
 from priora.scenario.loader import PERIOD_MAX, TICK_HZ_MAX
 from priora.scenario.model import (
     PRIORITY_MAX,
@@ -91,7 +91,7 @@ AXIS_KEYS = (
 )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Params:
     """A validated generator specification. Times in ticks."""
 

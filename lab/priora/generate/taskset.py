@@ -13,11 +13,11 @@ import hashlib
 import json
 import math
 import random
-from dataclasses import dataclass
 from fractions import Fraction
 
 from priora.generate.params import Params
 from priora.generate.utilisation import GenerateError, fixed_sum, uunifast_discard
+from priora.record import record
 from priora.scenario.model import DEFAULT_PRIORITY_MAX, PRIORITY_MAX
 
 # Draws of a period vector whose hyperperiod is beyond hyperperiod_max before
@@ -33,7 +33,7 @@ def derive_seed(seed: int, *path: int) -> int:
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class GeneratedTask:
     name: str
     utilisation: float  # as drawn
@@ -45,7 +45,7 @@ class GeneratedTask:
     body: tuple[str, ...]  # actions, times in ticks ("compute 12")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TaskSet:
     """A generated set: what the file says, and what was asked of it."""
 

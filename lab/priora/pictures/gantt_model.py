@@ -31,13 +31,13 @@ import math
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 from typing import Literal
 
 from priora.errors import PrioraError
+from priora.record import field, record
 from priora.scenario.model import NS_PER_SECOND, UNITS_PER_SECOND, Scenario
 from priora.trace.timeline import (
     Blocked,
@@ -184,7 +184,7 @@ def _fmt(value: float) -> str:
 # ---------------------------------------------------------------- the model
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Row:
     name: str
     base_priority: int
@@ -198,7 +198,7 @@ class Row:
         return f"{self.name}  (p{self.base_priority})"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Spans:
     """Intervals drawn alike: `key` is the resource (hold, running inside a
     section, lost, recovery, blocked), the cause of a boost ("inherit",
@@ -213,14 +213,14 @@ class Spans:
     ends: tuple[float, ...]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Instants:
     kind: InstantKind
     rows: tuple[int, ...]
     times: tuple[float, ...]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Label:
     kind: LabelKind
     row: int
@@ -228,7 +228,7 @@ class Label:
     text: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Shares:
     """Aggregated: per slice (Plan.slices), the share of the slice between
     `bottom` and `top` (0..1) on `row`: running (key: the mutex held, or "")
@@ -241,7 +241,7 @@ class Shares:
     top: tuple[float, ...]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Plan:
     title: str
     subtitle: str

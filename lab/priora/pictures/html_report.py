@@ -19,13 +19,13 @@ from __future__ import annotations
 import json
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from html import escape
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from priora import __version__
+from priora.record import replace
 from priora.report.build import JobRow, Report, build_report
 from priora.run.simulate import SimResult
 from priora.scenario.model import Scenario

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, fields
 from fractions import Fraction
 from functools import cache
 from typing import Any, Literal, cast, overload
 
 import numpy as np
 
+from priora.record import field, fields, record
 from priora.run import native, refusals
 from priora.run.simulate import ScriptCounters, SimResult
 from priora.scenario.model import NS_PER_SECOND, UNITS_PER_SECOND, Action, Scenario, Task, in_unit
@@ -38,9 +38,7 @@ Stopped = Literal["horizon", "quiescent"]
 DECIMALS = 6
 
 
-# Plain (not frozen) dataclasses: a frozen one takes ten times longer to
-# build.
-@dataclass
+@record
 class JobRow:
     task: str
     job: int
@@ -148,7 +146,7 @@ class JobRows(Sequence[JobRow]):
         return f"JobRows({tuple(self)!r})"
 
 
-@dataclass
+@record
 class TaskRow:
     jobs: int
     max_response: Number | None  # over finished jobs; None if none finished
@@ -166,7 +164,7 @@ class TaskRow:
     cpu_share: float = 0.0  # that over the run's length
 
 
-@dataclass
+@record
 class ResourceRow:
     kind: str
     protocol: str | None  # mutexes only
@@ -179,7 +177,7 @@ class ResourceRow:
     recovery: Number = 0  # rcs with a recovery: CPU time its aborted holders spent recovering
 
 
-@dataclass
+@record
 class QueueRow:
     """A message queue: its attributes and the kernel's counters (pr_msgq_status)."""
 
@@ -194,7 +192,7 @@ class QueueRow:
     left: int  # messages still in it when the run ended
 
 
-@dataclass
+@record
 class EventsRow:
     """Event flags: the kernel's counters (pr_events_status)."""
 
@@ -203,7 +201,7 @@ class EventsRow:
     flags: int  # the flags when the run ended
 
 
-@dataclass
+@record
 class TimerRow:
     """A software timer: its attributes and the kernel's counters (pr_timer_status)."""
 
@@ -216,7 +214,7 @@ class TimerRow:
     failed_calls: int  # calls of its body that failed (no room, no unit, an error)
 
 
-@dataclass
+@record
 class InterruptRow:
     phase: Number
     period: Number  # 0: once
@@ -224,7 +222,7 @@ class InterruptRow:
     failed_calls: int  # calls of its body that failed (no room, no unit, an error)
 
 
-@dataclass
+@record
 class ArrivalRow:
     """A sporadic task, or one with release jitter, a hard deadline or an
     abort time: how its jobs arrived, missed and were aborted."""
@@ -242,7 +240,7 @@ class ArrivalRow:
     )
 
 
-@dataclass
+@record
 class SystemRow:
     utilisation: float
     nominal_utilisation: float | None  # None: no periodic task
@@ -264,7 +262,7 @@ class SystemRow:
     timeshare_share: float = 0.0  # the time-sharing tasks'
 
 
-@dataclass
+@record
 class WarningRow:
     """A call the kernel refused (priora.run.refusals): the job went on without it."""
 
@@ -295,7 +293,7 @@ class WarningRow:
         )
 
 
-@dataclass
+@record
 class Report:
     jobs: JobRows
     tasks: dict[str, TaskRow]  # in the scenario's task order
@@ -749,7 +747,7 @@ def report_dict(
     report: Report, provenance: Mapping[str, Any] | None = None, summary: bool = False
 ) -> dict[str, Any]:
     """The JSON document as Python values; keys in a fixed order (the
-    dataclasses' field order), tasks and resources in the scenario's order;
+    records' field order), tasks and resources in the scenario's order;
     the `recovery` fields only when a mutex has a recovery (Report.recoveries).
     `provenance` (priora.provenance) comes first when given; `summary`: no
     `jobs` key."""

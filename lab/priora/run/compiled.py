@@ -11,13 +11,12 @@ run (priora.run.blob, priora.run.qemu_run) create the same objects from these.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from priora.record import record
 from priora.run import native
 from priora.scenario.model import CEILING_PROTOCOLS, Action, Periodic, Queue, Resource, Scenario, Task
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class KernelSemaphore:
     """pr_sem_attr_t of one resource."""
 
@@ -32,7 +31,7 @@ class KernelSemaphore:
     recovery: int = 0
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class KernelAction:
     """pr_action_t of one body action."""
 
@@ -43,7 +42,7 @@ class KernelAction:
     options: int = 0  # send: PR_ACT_SEND_PRIORITY; wait: PR_EVENTS_ALL | PR_EVENTS_CLEAR; else 0
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class KernelTask:
     """pr_task_attr_t of one task, and its script."""
 
@@ -68,7 +67,7 @@ class KernelTask:
     offset: int = 0  # ticks: the phase offset of every release
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class KernelQueue:
     """pr_msgq_attr_t of one queue (msg_size PR_SCRIPT_MSG_SIZE)."""
 
@@ -77,7 +76,7 @@ class KernelQueue:
     flags: int  # PR_MSGQ_FIFO_MESSAGES | PR_MSGQ_INHERIT
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class KernelPeriodic:
     """A software timer (pr_timer_attr_t, started with delay = phase) or a
     scenario interrupt (pr_script_interrupt_t), and its body."""
@@ -89,7 +88,7 @@ class KernelPeriodic:
     actions: tuple[KernelAction, ...]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class KernelScenario:
     tick_hz: int
     quantum: int  # ticks: round robin among equal priorities ([system] quantum); 0 = none

@@ -22,12 +22,12 @@ import shutil
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
 from priora.errors import PrioraError
 from priora.limits import MAX_TASKS
+from priora.record import field, record
 from priora.run import blob, native, uart_trace
 from priora.run.compiled import KernelScenario, compile_scenario
 from priora.run.simulate import (
@@ -62,7 +62,7 @@ EXIT_STATUS = {
 }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Target:
     name: str  # as on the command line
     arch: str  # ports/riscv/Makefile's ARCH
@@ -208,7 +208,7 @@ def qemu_command(t: Target, image: Path, blob_file: Path) -> list[str]:
     ]  # fmt: skip
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Qemu:
     status: int
     output: str  # the UART, then QEMU's own stderr
@@ -262,7 +262,7 @@ INTERRUPT = re.compile(r"PRIORA-RUN interrupt=(\d+) runs=(\d+) failed=(\d+)$")
 ERROR = re.compile(r"scenario_runner: error: (.*)$")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RunnerOutput:
     """What the runner printed after its run."""
 
@@ -345,7 +345,7 @@ def read_output(name: str, q: Qemu) -> RunnerOutput:
 # ---------------------------------------------------------------- the run
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class QemuResult:
     result: SimResult
     wall_seconds: float  # QEMU's wall time

@@ -28,11 +28,11 @@ holder, ..., back to the caller.
 from __future__ import annotations
 
 from collections.abc import Generator
-from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
+from priora.record import record, replace
 from priora.run import native
 from priora.run.simulate import SimResult
 from priora.scenario.model import Action, Scenario, in_unit
@@ -56,7 +56,7 @@ STATE_EVENTS = tuple(
 )  # fmt: skip
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Link:
     """One step of a cycle of waits: `task` waits for `mutex`, held by
     `holder`; `by_ceiling` (pcp): the wait is on the system ceiling, which
@@ -68,7 +68,7 @@ class Link:
     by_ceiling: bool = False
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Refusal:
     """One call the kernel refused, at `time` (ns). `action` is the index in
     the task's body (None: the task's calls could not be followed), and
@@ -144,8 +144,8 @@ def _read(result: SimResult, refused: np.ndarray[Any, Any], end: int) -> tuple[t
     flags = refused[rows].tolist()
     state = _State(result.scenario)
     found: list[Refusal] = []
-    for record, is_refusal in zip(zip(*columns, strict=True), flags, strict=True):
-        refusal = state.feed(_Record(*record), is_refusal)
+    for row, is_refusal in zip(zip(*columns, strict=True), flags, strict=True):
+        refusal = state.feed(_Record(*row), is_refusal)
         if refusal is not None:
             found.append(refusal)
     return tuple(found), state.unfollowed
@@ -154,7 +154,7 @@ def _read(result: SimResult, refused: np.ndarray[Any, Any], end: int) -> tuple[t
 # ---------------------------------------------------------------- the body, as the interpreter runs it
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Record:
     time: int
     event: int
@@ -166,7 +166,7 @@ class _Record:
     value: int
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Expect:
     """The next call the interpreter makes: at body[`action`], `event` on
     semaphore `sem`. `optional`: it may not be made (an unlock of a mutex
@@ -295,7 +295,7 @@ class _Cursor:
 # ---------------------------------------------------------------- the state at a refusal
 
 
-@dataclass
+@record
 class _Wait:
     sem: int  # the mutex asked for
     ceiling_mutex: int | None = None  # pcp: the mutex that sets the system ceiling

@@ -10,7 +10,6 @@ kernel: what happened is what the trace says.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -18,6 +17,7 @@ import numpy as np
 from priora.costs.model import CostModel
 from priora.costs.model import apply as apply_costs
 from priora.errors import NativeError
+from priora.record import record
 from priora.run import native
 from priora.run.compiled import (
     KernelAction,
@@ -35,7 +35,7 @@ from priora.scenario.model import NS_PER_SECOND, Scenario
 UNBOUNDED_NS = 2**62
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SemaphoreCounters:
     """The kernel's pr_sem_stats of one semaphore, and the longest hold and
     the recovery time the job accounting measured."""
@@ -48,7 +48,7 @@ class SemaphoreCounters:
     recovery_ns: int = 0  # rcs: CPU time its aborted holders spent recovering
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ScriptCounters:
     """What the scenario interpreter counted for one task (pr_script_t),
     over the whole run."""
@@ -59,7 +59,7 @@ class ScriptCounters:
     lost_ns: int  # rcs: CPU time spent in sections that were aborted
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class QueueCounters:
     """The kernel's pr_msgq_status of one queue at the end of the run."""
 
@@ -71,7 +71,7 @@ class QueueCounters:
     messages: int  # messages left in it
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class EventsCounters:
     """The kernel's pr_events_status of one event flags object at the end."""
 
@@ -80,7 +80,7 @@ class EventsCounters:
     flags: int  # the flags at the end
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TimerCounters:
     """The kernel's pr_timer_status of one software timer at the end."""
 
@@ -90,7 +90,7 @@ class TimerCounters:
     failed: int = 0  # calls of its body that failed (no room, no unit, an error): its script's count
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class InterruptCounters:
     """What one scenario interrupt did (pr_script_interrupt_t)."""
 
@@ -98,7 +98,7 @@ class InterruptCounters:
     failed: int  # calls of its body that failed: its script's timeouts and errors
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ArrivalCounters:
     """The kernel's arrival counters of one task (pr_task_status) at the end."""
 
@@ -111,7 +111,7 @@ class ArrivalCounters:
     aborted: int = 0  # jobs aborted (a hard miss chose them, or their abort time)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SimResult:
     """What one run produced. Times are kernel times in ns; the report converts."""
 
@@ -340,7 +340,7 @@ def script_counters(script: Any) -> ScriptCounters:
     return ScriptCounters(int(script.timeouts), int(script.errors), int(script.aborts), int(script.lost))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Accounting:
     """What the lab's C pass (lab/native/metrics.c) computes from a trace."""
 
@@ -388,7 +388,7 @@ def account(lib: Any, scenario: Scenario, trace: np.ndarray[Any, Any], end_ns: i
     return Accounting(jobs, int(totals.busy), holds[:n].tolist(), recovery[:n].tolist())
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class HostCosts:
     """Overheads the host port charges in virtual time (ports/host's
     pr_host_set_costs): ns per context switch and per tick interrupt. With
@@ -399,7 +399,7 @@ class HostCosts:
     tick_ns: int = 0
 
 
-@dataclass
+@record
 class _Loaded:
     """The kernel with a scenario's objects created, ready to run."""
 
@@ -544,7 +544,7 @@ def simulate(
     )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TaskVerdict:
     """One task's judged jobs in a run: what a campaign keeps of it."""
 
@@ -554,7 +554,7 @@ class TaskVerdict:
     worst_blocked_ns: int  # as the job rows' blocked; 0 without jobs
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Verdict:
     """The verdict of one run (lab/native/verdict.c): per task of the file,
     in model order, the same figures as its job rows (SimResult.jobs) reduced

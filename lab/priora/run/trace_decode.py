@@ -28,12 +28,12 @@ from __future__ import annotations
 import argparse
 import difflib
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from priora.errors import PrioraError
+from priora.record import record
 from priora.run import native, uart_trace
 from priora.run.simulate import simulate
 from priora.run.uart_trace import UartRun, UartTraceError
@@ -53,7 +53,7 @@ count = uart_trace.count
 problems = uart_trace.problems
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Record:
     time: int  # ns
     seq: int
@@ -98,7 +98,7 @@ def listing(run: Run) -> list[str]:
     ]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class HostRun:
     keys: list[Key]
     times: list[int]

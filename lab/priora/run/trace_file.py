@@ -33,7 +33,6 @@ are in the listing (--list) and the CTF, not in the tables.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +40,7 @@ import numpy as np
 
 from priora import inputs
 from priora.errors import PrioraError
+from priora.record import replace
 from priora.run import native, uart_trace
 from priora.run.simulate import ScriptCounters, SemaphoreCounters, SimResult, account
 from priora.scenario.model import (

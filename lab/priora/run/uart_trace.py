@@ -23,12 +23,12 @@ frames through this module.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from priora.errors import PrioraError
+from priora.record import field, record
 from priora.run import native
 
 BEGIN = re.compile(r"PRIORA-TRACE BEGIN (\S+) tick_hz=(\d+)$")
@@ -43,7 +43,7 @@ class UartTraceError(PrioraError):
     """A UART log whose trace frames are broken."""
 
 
-@dataclass
+@record
 class UartRun:
     """One framed run: its records in order, and the names of its objects."""
 

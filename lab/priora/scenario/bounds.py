@@ -25,10 +25,10 @@ linear in the bodies.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
 
 from priora.errors import PrioraError
+from priora.record import record
 from priora.scenario.model import NS_PER_SECOND, Periodic, Scenario, Task
 
 DEFAULT_MAX_JOBS = 1_000_000  # about 2 GB and 10 s from model to text report
@@ -44,14 +44,14 @@ class WorkError(PrioraError):
     """A run estimated beyond a limit. One line."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Limits:
     max_jobs: int = DEFAULT_MAX_JOBS
     max_ticks: int = DEFAULT_MAX_TICKS
     max_actions: int = DEFAULT_MAX_ACTIONS
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Work:
     jobs: int  # released within the horizon, at most
     busy_ticks: int  # ticks during which a task computes, at most

@@ -15,7 +15,6 @@ import os
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
 from decimal import Decimal
 from fractions import Fraction
 from typing import NoReturn, TypeVar
@@ -25,6 +24,7 @@ from priora.costs import model as costs
 from priora.costs.model import CostModel
 from priora.errors import ScenarioError, describe_value
 from priora.limits import MAX_EVENTS, MAX_QUEUES, MAX_RESOURCES, MAX_TASKS, MAX_TIMERS, NAME_MAX
+from priora.record import record, replace
 from priora.scenario.model import (
     DEFAULT_PRIORITY_MAX,
     NEEDS_PRIORITY_ORDER,
@@ -290,7 +290,7 @@ def _toml_position(message: str, text: str) -> tuple[str, str]:
 # ---- where a value is, for messages ----
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _At:
     """A place in the file: raises the ScenarioError about it."""
 
@@ -377,7 +377,7 @@ def _exact(at: _At, value: Decimal, shown: str) -> _Number:
 # ---- times ----
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Clock:
     """The file's time unit against the kernel's tick."""
 
@@ -663,7 +663,7 @@ def _count(at: _At, value: object, least: int) -> int:
 # ---- [tasks.NAME] ----
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Draft:
     """A task read from its table; its priority may still be to assign."""
 
@@ -680,7 +680,7 @@ class _Draft:
     group: int = 1
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Arrival:
     """A task's arrival and execution-time keys (model.Task's fields of the same names)."""
 

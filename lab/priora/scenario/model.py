@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Literal
 
@@ -19,6 +18,7 @@ from priora.errors import ScenarioError
 from priora.limits import DEFAULT_PRIORITY_MAX as DEFAULT_PRIORITY_MAX
 from priora.limits import PRIORITY_MAX as PRIORITY_MAX
 from priora.limits import PRIORITY_MIN as PRIORITY_MIN
+from priora.record import record, replace
 
 if TYPE_CHECKING:
     from priora.costs.model import CostModel
@@ -76,7 +76,7 @@ NS_PER_SECOND = 1_000_000_000
 UNITS_PER_SECOND: dict[str, int] = {"us": 1_000_000, "ms": 1_000}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Action:
     """One step of a task body.
 
@@ -131,7 +131,7 @@ class Action:
         return " ".join(words)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Resource:
     """A semaphore. kind "binary" is a counting semaphore with max 1."""
 
@@ -151,7 +151,7 @@ class Resource:
     recovery: int = 0
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Queue:
     """A message queue ([resources.NAME] kind = "queue"): kernel queue i is
     the i-th queue of the file. Messages are PR_SCRIPT_MSG_SIZE bytes."""
@@ -162,7 +162,7 @@ class Queue:
     inherit: bool  # PR_MSGQ_INHERIT: its server inherits its senders' priorities
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class EventFlags:
     """Event flags ([resources.NAME] kind = "events"): 32 flags, all clear
     at the start; kernel event flags i are the i-th of the file."""
@@ -170,7 +170,7 @@ class EventFlags:
     name: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Periodic:
     """A software timer ([timers.NAME]) or an interrupt ([interrupts.NAME]):
     its body runs at ticks phase, phase + period, ... (period 0: once),
@@ -184,7 +184,7 @@ class Periodic:
     body: tuple[Action, ...]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Task:
     """A task: periodic when `period` is set, sporadic when
     `min_interarrival` is, else one job released at `phase`."""
@@ -246,7 +246,7 @@ class Task:
         return sum(a.ticks for a in self.body if a.kind == "compute")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class System:
     tick_hz: int
     time_unit: TimeUnit
@@ -271,7 +271,7 @@ class System:
     groups: tuple[tuple[int, int], ...] = ()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Scenario:
     """A validated scenario. Resource i is kernel semaphore i; task i is kernel task i."""
 

@@ -4,7 +4,7 @@ trace exports (priora.trace.chrome_trace) draw.
 
 The trace is read once, in C, by the lab's native library
 (lab/native/intervals.c, beside the job accounting of metrics.c): this module
-only names its spans' objects and puts them into the dataclasses below. Every
+only names its spans' objects and puts them into the records below. Every
 time is the kernel's, in ns; `Interval.in_unit` and `Mark.in_unit` convert to
 the file's time unit with `Scenario.to_unit`.
 
@@ -59,19 +59,19 @@ the end of the run.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from priora.errors import NativeError
+from priora.record import record
 from priora.run import native, refusals
 from priora.run.refusals import Refusal
 from priora.run.simulate import SimResult
 from priora.scenario.model import Scenario, Task
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Interval:
     """[start, end) in ns."""
 
@@ -86,7 +86,7 @@ class Interval:
         return scenario.to_unit(self.start), scenario.to_unit(self.end)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CriticalSection(Interval):
     """The task holds mutex `resource`; `aborted` (rcs): a more urgent task
     took it over at `end`, and the work done inside is lost."""
@@ -95,7 +95,7 @@ class CriticalSection(Interval):
     aborted: bool = False
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Blocked(Interval):
     """The task waits on semaphore `resource`; `timed_out`: the wait ended by
     its timeout. `ceiling` (pcp): it waited on the system ceiling (that
@@ -107,7 +107,7 @@ class Blocked(Interval):
     holder: str | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Recovery(Interval):
     """rcs with a recovery: the task, whose section on `resource` was
     aborted, restores the shared state at the priority of `waiter`, which
@@ -117,7 +117,7 @@ class Recovery(Interval):
     waiter: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Boost(Interval):
     """The task's effective priority is `priority`, above its base; `cause`:
     why it took that value (native.CAUSE_NAME: "inherit", "ceiling", ...)."""
@@ -126,7 +126,7 @@ class Boost(Interval):
     cause: str = "inherit"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Abort:
     """rcs: at `time` the task's section on `resource` was aborted, and `by` took the mutex."""
 
@@ -138,7 +138,7 @@ class Abort:
         return scenario.to_unit(self.time)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Mark:
     """An instant of job `job` (1, 2, ...): a release, deadline, miss or finish."""
 
@@ -149,7 +149,7 @@ class Mark:
         return scenario.to_unit(self.time)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PriorityChange:
     """A PRIO record: `cause` is one of native.CAUSE_NAME's names, `resource` the mutex
     through which the change came (None for cause "set")."""
@@ -161,7 +161,7 @@ class PriorityChange:
     resource: str | None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Wait(Interval):
     """A wait on a message queue or event flags (not a semaphore: Blocked)."""
 
@@ -170,7 +170,7 @@ class Wait(Interval):
     timed_out: bool = False
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ServiceMark:
     """A message sent or received, flags set, a timer expiring."""
 
@@ -180,7 +180,7 @@ class ServiceMark:
     detail: int  # send, receive: the message's priority; set: the flags after; expire: the expiry tick
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TaskTimeline:
     task: int  # kernel id = index in the model
     name: str
@@ -205,7 +205,7 @@ class TaskTimeline:
         return 1 + sum(1 for f in self.finishes if f.time <= time)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Timeline:
     scenario: Scenario
     end: int  # ns, where open intervals were closed
@@ -266,7 +266,7 @@ SERVICE = ("send", "receive", "set", "expire")
 
 
 class _Rows:
-    """The spans of each row by kind, converted into the dataclasses."""
+    """The spans of each row by kind, converted into the records."""
 
     def __init__(self, scenario: Scenario, models: list[Task]) -> None:
         self.scenario = scenario
