@@ -20,7 +20,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "lab" / "priora"
 # Lowest first. A module's layer is that of the longest name in this table that
 # it is or is inside of (`run.native` is the binding; the rest of `run` is above).
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("foundation", ("errors", "limits", "provenance", "inputs", "outputs", "tables")),
+    ("foundation", ("errors", "limits", "record", "provenance", "inputs", "outputs", "tables")),
     ("binding", ("run.native",)),
     ("model", ("scenario", "costs", "generate")),
     ("run and analysis", ("run", "analysis")),
