@@ -47,6 +47,8 @@ LAB_NATIVE = (
     "lab/native/task_totals.c",
     "lab/native/constants.c",
     "lab/native/intervals.c",
+    "lab/native/job_fields.c",
+    "lab/native/trace_scan.c",
 )
 INCLUDE_DIRS = ("kernel/include", "ports/host/include", "lab/native")
 DEFINES = ("PR_PORT_TRACE_HOOK", "NDEBUG")

@@ -2,17 +2,14 @@
  * The jobs block of the JSON report (jobs_json.h). json.dumps writes an int
  * as its decimal digits, a boolean as true/false and None as null, which is
  * all this writes. A time is written as an integer only when the report
- * would hold an int: priora.report._whole's rule, below 2^53 / units per
- * second ns (so that the float conversion the report would do is exact)
- * and a whole number of the unit; any other time stops the writing
- * (PR_LAB_JSON_NOT_WHOLE) and the report formats the jobs in Python.
+ * would hold an int, by pr_lab_whole_time's rule (job_fields.h); any other
+ * time stops the writing (PR_LAB_JSON_NOT_WHOLE) and the report formats the
+ * jobs in Python.
  */
 #include <string.h>
 #include "jobs_json.h"
 
-#define EXACT (UINT64_C(1) << 53)
-#define NS_PER_SECOND UINT64_C(1000000000)
-#define MAX_FIELDS PR_LAB_JSON_FIELDS
+#define MAX_FIELDS PR_LAB_FIELDS
 /* Widest values: a uint32 has up to 10 digits; a whole time is below
  * 2^53 / 1e9 (7 digits) or null (4); false has 5 letters. */
 #define UINT32_WIDTH 10
@@ -31,42 +28,6 @@ static char *put_uint(char *p, uint64_t v)
     return p + (sizeof buf - i);
 }
 
-static int is_time(int field)
-{
-    switch (field) {
-    case PR_LAB_JSON_RELEASE: case PR_LAB_JSON_START: case PR_LAB_JSON_FINISH: case PR_LAB_JSON_RESPONSE:
-    case PR_LAB_JSON_BLOCKED: case PR_LAB_JSON_INVERTED: case PR_LAB_JSON_DEADLINE: case PR_LAB_JSON_LOST:
-    case PR_LAB_JSON_RECOVERY:
-        return 1;
-    }
-    return 0;
-}
-
-static uint64_t time_ns(const pr_lab_job_t *j, int field)
-{
-    switch (field) {
-    case PR_LAB_JSON_RELEASE: return j->release;
-    case PR_LAB_JSON_START: return j->start;
-    case PR_LAB_JSON_FINISH: return j->finish;
-    case PR_LAB_JSON_RESPONSE: return j->finish == PR_LAB_NEVER ? PR_LAB_NEVER : j->finish - j->release;
-    case PR_LAB_JSON_BLOCKED: return j->blocked;
-    case PR_LAB_JSON_INVERTED: return j->inverted;
-    case PR_LAB_JSON_DEADLINE: return j->deadline;
-    case PR_LAB_JSON_LOST: return j->lost;
-    default: return j->recovery;
-    }
-}
-
-static uint64_t count(const pr_lab_job_t *j, int field)
-{
-    switch (field) {
-    case PR_LAB_JSON_JOB: return j->job;
-    case PR_LAB_JSON_TIMEOUTS: return j->timeouts;
-    case PR_LAB_JSON_ERRORS: return j->errors;
-    default: return j->aborts;
-    }
-}
-
 /* The longest job object, separator included. */
 static uint64_t job_bound(int nfields, const uint8_t *fields, const char *const *keys,
                           const char *const *names, int nnames, const char *sep)
@@ -77,12 +38,12 @@ static uint64_t job_bound(int nfields, const uint8_t *fields, const char *const 
             longest_name = strlen(names[k]);
     for (int f = 0; f < nfields; f++) {
         bound += strlen(keys[f]);
-        if (fields[f] == PR_LAB_JSON_TASK)
+        if (fields[f] == PR_LAB_FIELD_TASK)
             bound += longest_name;
-        else if (fields[f] == PR_LAB_JSON_MISSED)
+        else if (fields[f] == PR_LAB_FIELD_MISSED)
             bound += BOOL_WIDTH;
         else
-            bound += is_time(fields[f]) ? TIME_WIDTH : UINT32_WIDTH;
+            bound += pr_lab_field_is_time(fields[f]) ? TIME_WIDTH : UINT32_WIDTH;
     }
     return bound;
 }
@@ -103,7 +64,6 @@ int64_t pr_lab_jobs_json(const pr_lab_job_t *jobs, size_t n, int nfields, const 
     for (int f = 0; f < nfields; f++)
         key_len[f] = strlen(keys[f]);
     uint64_t longest = job_bound(nfields, fields, keys, names, nnames, sep);
-    uint64_t limit = EXACT / units_per_second;
     char *p = out, *end = out + size;
     for (size_t i = 0; i < n; i++) {
         const pr_lab_job_t *j = &jobs[i];
@@ -117,28 +77,27 @@ int64_t pr_lab_jobs_json(const pr_lab_job_t *jobs, size_t n, int nfields, const 
             memcpy(p, keys[f], key_len[f]);
             p += key_len[f];
             int field = fields[f];
-            if (field == PR_LAB_JSON_TASK) {
+            if (field == PR_LAB_FIELD_TASK) {
                 if (j->task < 0 || j->task >= nnames)
                     return PR_LAB_JSON_BAD_TASK;
                 size_t len = strlen(names[j->task]);
                 memcpy(p, names[j->task], len);
                 p += len;
-            } else if (field == PR_LAB_JSON_MISSED) {
+            } else if (field == PR_LAB_FIELD_MISSED) {
                 memcpy(p, j->missed == 1 ? "true" : "false", j->missed == 1 ? 4 : 5);
                 p += j->missed == 1 ? 4 : 5;
-            } else if (is_time(field)) {
-                uint64_t ns = time_ns(j, field);
+            } else if (pr_lab_field_is_time(field)) {
+                uint64_t ns = pr_lab_field_value(j, field), whole;
                 if (ns == PR_LAB_NEVER) {
                     memcpy(p, "null", 4);
                     p += 4;
                     continue;
                 }
-                uint64_t scaled = ns * units_per_second;
-                if (ns >= limit || scaled % NS_PER_SECOND != 0)
+                if (!pr_lab_whole_time(ns, units_per_second, &whole))
                     return PR_LAB_JSON_NOT_WHOLE;
-                p = put_uint(p, scaled / NS_PER_SECOND);
+                p = put_uint(p, whole);
             } else {
-                p = put_uint(p, count(j, field));
+                p = put_uint(p, pr_lab_field_value(j, field));
             }
         }
         *p++ = '}';

@@ -9,15 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "metrics.h"
-
-/* The fields of a job's object (priora.report.JobRow's, in its order). */
-enum {
-    PR_LAB_JSON_TASK, PR_LAB_JSON_JOB, PR_LAB_JSON_RELEASE, PR_LAB_JSON_START, PR_LAB_JSON_FINISH,
-    PR_LAB_JSON_RESPONSE, PR_LAB_JSON_TIMEOUTS, PR_LAB_JSON_ERRORS, PR_LAB_JSON_BLOCKED,
-    PR_LAB_JSON_INVERTED, PR_LAB_JSON_MISSED, PR_LAB_JSON_DEADLINE, PR_LAB_JSON_ABORTS, PR_LAB_JSON_LOST,
-    PR_LAB_JSON_RECOVERY, PR_LAB_JSON_FIELDS
-};
+#include "job_fields.h"
 
 #define PR_LAB_JSON_BAD_TASK (-1)  /* a row's task has no name */
 #define PR_LAB_JSON_NOT_WHOLE (-2) /* a time is not a whole number of the unit */
@@ -25,7 +17,7 @@ enum {
 
 /*
  * The n jobs' objects, separated by `sep`: for each of the nfields fields
- * (fields[k], one of the enum), keys[k] (the text before the value:
+ * (fields[k], a PR_LAB_FIELD_ of job_fields.h), keys[k] (the text before the value:
  * `{"task": ` for the first, `, "job": ` for the next ...), then the value;
  * then `}`. A task is names[task] (a JSON string, already encoded); a time
  * is ns * units_per_second / 1e9, or null for one that did not happen

@@ -52,6 +52,7 @@
 #include "priora/scenario.h"
 #include "metrics.h"
 #include "intervals.h"
+#include "trace_scan.h"
 
 #define NONE (-1)
 
@@ -181,7 +182,7 @@ static void count_result(account_t *a, int task, int result, int is_down)
         return;
     if (result == PR_EAGAIN || result == PR_ETIMEDOUT)
         j->timeouts++;
-    else if (!(result == PR_EABORTED && !is_down))
+    else if (pr_lab_refused_result(result, is_down))
         j->errors++;
 }
 

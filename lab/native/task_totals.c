@@ -1,14 +1,11 @@
 /*
  * Per-task figures of the report (task_totals.h): one pass for the counts,
- * maxima and sums, then one to place each finished response in its task's
- * part of `responses` (a counting sort: stable, so each task's stay in
- * release order).
+ * maxima and sums.
  */
 #include <string.h>
 #include "task_totals.h"
 
-int pr_lab_task_totals(const pr_lab_job_t *jobs, size_t n, int ntasks, pr_lab_task_totals_t *totals,
-                       double *responses)
+int pr_lab_task_totals(const pr_lab_job_t *jobs, size_t n, int ntasks, pr_lab_task_totals_t *totals)
 {
     memset(totals, 0, (size_t)ntasks * sizeof *totals);
     for (size_t i = 0; i < n; i++) {
@@ -18,9 +15,11 @@ int pr_lab_task_totals(const pr_lab_job_t *jobs, size_t n, int ntasks, pr_lab_ta
         pr_lab_task_totals_t *t = &totals[j->task];
         t->jobs++;
         if (j->finish != PR_LAB_NEVER) {
+            uint64_t response = j->finish - j->release;
             t->finished++;
-            if (j->finish - j->release > t->max_response)
-                t->max_response = j->finish - j->release;
+            t->response_sum += response;
+            if (response > t->max_response)
+                t->max_response = response;
         }
         if (j->blocked > t->max_blocked)
             t->max_blocked = j->blocked;
@@ -30,20 +29,9 @@ int pr_lab_task_totals(const pr_lab_job_t *jobs, size_t n, int ntasks, pr_lab_ta
         t->timeouts += j->timeouts;
         t->errors += j->errors;
         t->recovery += j->recovery;
+        t->aborts += j->aborts;
+        t->lost += j->lost;
     }
-    uint64_t first = 0;
-    for (int k = 0; k < ntasks; k++) {
-        totals[k].first = first;
-        first += totals[k].finished;
-    }
-    uint64_t next[256];
-    if (ntasks > 256)
-        return -1;
-    for (int k = 0; k < ntasks; k++)
-        next[k] = totals[k].first;
-    for (size_t i = 0; i < n; i++)
-        if (jobs[i].finish != PR_LAB_NEVER)
-            responses[next[jobs[i].task]++] = (double)(jobs[i].finish - jobs[i].release);
     return 0;
 }
 

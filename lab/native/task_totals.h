@@ -1,9 +1,10 @@
 /*
  * The per-task figures of the lab's report (priora.report's TaskRow) from
  * the job rows of metrics.h, in one pass, with no sort: the maxima, counts
- * and sums, and each task's finished responses side by side in release
- * order, for the mean the report computes from them (numpy's, so that it is
- * the same float).
+ * and sums. The mean response is response_sum / finished, computed by the
+ * report: exact, since the sum is an integer (numpy's mean of the same
+ * responses as floats is the same number while the sum is below 2^53 ns,
+ * 104 days).
  */
 #ifndef PRIORA_LAB_TASK_TOTALS_H
 #define PRIORA_LAB_TASK_TOTALS_H
@@ -22,20 +23,18 @@ typedef struct pr_lab_task_totals {
     uint64_t timeouts;     /* sums over the jobs */
     uint64_t errors;
     uint64_t recovery;     /* ns */
-    uint64_t first;        /* where its responses start in `responses` */
+    uint64_t response_sum; /* ns, over the finished jobs */
+    uint64_t aborts;
+    uint64_t lost;         /* ns */
 } pr_lab_task_totals_t;
 
 /*
  * jobs, n      the rows (release order)
  * ntasks       tasks 0 .. ntasks-1
  * totals       per task (output)
- * responses    n entries (output): the finished responses (finish - release,
- *              as doubles) of task 0, then task 1 ..., each in release order,
- *              task t's from totals[t].first, totals[t].finished of them
- * Returns 0, or -1 for a row whose task is out of range.
+ * Returns 0, or -1 for a row whose task is out of range. O(n + ntasks).
  */
-int pr_lab_task_totals(const pr_lab_job_t *jobs, size_t n, int ntasks, pr_lab_task_totals_t *totals,
-                       double *responses);
+int pr_lab_task_totals(const pr_lab_job_t *jobs, size_t n, int ntasks, pr_lab_task_totals_t *totals);
 
 /* sizeof(pr_lab_task_totals_t), to check the Python binding's layout. */
 size_t pr_lab_task_totals_sizeof(void);

@@ -162,6 +162,9 @@ def _all_fields(cls: type) -> tuple[Field, ...]:
 
 
 def _make_init(cls: type, made: tuple[Field, ...]) -> Callable[..., None]:
+    # Fields __init__ does not take, but sets to their default (a cache, say).
+    preset = tuple(f for f in made if not f.init and f.default is not MISSING)
+    made_anew = tuple(f for f in made if not f.init and f.default_factory is not None)
     made = tuple(f for f in made if f.init)
     names = tuple(f.name for f in made)
     count = len(names)
@@ -196,6 +199,10 @@ def _make_init(cls: type, made: tuple[Field, ...]) -> Callable[..., None]:
             self.__dict__.update(zip(names, bind(args, kwargs), strict=True))
         else:  # every field given by position: the common case, bound at once
             self.__dict__.update(zip(names, args, strict=True))
+        for f in preset:
+            self.__dict__[f.name] = f.default
+        for f in made_anew:
+            self.__dict__[f.name] = f.default_factory()  # type: ignore[misc]
         if post_init is not None:
             post_init(self)
 

@@ -402,10 +402,29 @@ def test_whole_unit_columns_are_the_float_conversion(
         raise AssertionError("the float conversion was used")
 
     monkeypatch.setattr(report_module, "_column_float", no_float)
-    converted = report_module._column(scenario, ns)
+    rows = np.zeros(len(ns), dtype=native.JOB_DTYPE)  # C job rows, the times as their blocked field
+    rows["blocked"] = ns
+    converted = report_module._column(scenario, rows.tobytes(), "blocked")
     assert converted == expected
     assert [type(v) for v in converted] == [type(v) for v in expected]
     assert expected[-1] is None and type(expected[-2]) is int
+
+
+def test_one_value_is_rounded_as_numpy_rounds_a_column() -> None:
+    # `_number` (one value: a task's mean, a hold) rounds without numpy; it
+    # must give np.round's float for every value, so that a time reads the
+    # same in the tasks as in the jobs (`_column_float`). Ties at the sixth
+    # decimal, values near 2^53 and tiny ones included.
+    rng = np.random.default_rng(7)
+    values = np.concatenate(
+        [
+            rng.random(20000) * 10.0 ** rng.integers(-8, 16, 20000),
+            (np.arange(2000) + 0.5) / 1e6,  # halves of the last decimal kept
+            np.array([0.0, 2.0**53, 2.0**53 - 1, 2.0**60, 1e-7, 5e-7, 1.5e-6, 2.5e-6, 10.999999999999998]),
+        ]
+    )
+    numpy_rounded = np.round(values, report_module.DECIMALS).tolist()
+    assert [report_module._round(float(v)) for v in values] == numpy_rounded
 
 
 # ---------------------------------------------------------------- JSON

@@ -11,9 +11,12 @@ read 21.484375; a mean of 5/3 ticks reads 1.666667.
 
 A run can have millions of jobs, and one Python object per job costs more
 than the simulation itself. So the job rows are kept column by column
-(`JobRows`): each column is converted from the C rows once, with numpy and
-one .tolist(); a `JobRow` is built only when a row is asked for, and
-`report_text` and `report_json` format the columns directly.
+(`JobRows`): each column is converted from the C rows once, in C
+(lab/native/job_fields.c) and one .tolist(); a `JobRow` is built only when a
+row is asked for, and `report_text` and `report_json` format the columns
+directly. numpy is imported only for what C does not convert: a column
+with a time that is not a whole number of the unit, the bands of
+time-sharing tasks, the arrivals of sporadic tasks.
 """
 
 from __future__ import annotations
@@ -22,15 +25,16 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from functools import cache
-from typing import Any, Literal, cast, overload
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 from priora.record import field, fields, record
 from priora.run import native, refusals
 from priora.run.simulate import ScriptCounters, SimResult
-from priora.scenario.model import NS_PER_SECOND, UNITS_PER_SECOND, Action, Scenario, Task, in_unit
+from priora.scenario.model import UNITS_PER_SECOND, Action, Scenario, Task, in_unit
 from priora.tables import Cell, Format, Lines, Pairs, Section, Table, render
+
+if TYPE_CHECKING:
+    import numpy as np
 
 Number = int | float
 Stopped = Literal["horizon", "quiescent"]
@@ -79,7 +83,7 @@ class JobRows(Sequence[JobRow]):
     def __init__(self, columns: Mapping[str, list[Any]]) -> None:
         self._lists: tuple[list[Any], ...] | None = self._checked(columns)
         self._length = len(self._lists[0])
-        self._source: tuple[Scenario, np.ndarray[Any, Any]] | None = None
+        self._source: tuple[Scenario, bytes] | None = None
 
     @staticmethod
     def _checked(columns: Mapping[str, list[Any]]) -> tuple[list[Any], ...]:
@@ -90,16 +94,17 @@ class JobRows(Sequence[JobRow]):
         return tuple(columns[name] for name in JOB_FIELDS)
 
     @classmethod
-    def of_run(cls, scenario: Scenario, jobs: np.ndarray[Any, Any]) -> JobRows:
-        """The rows of `jobs` (native.JOB_DTYPE rows of a run of `scenario`),
-        converted when first read."""
+    def of_run(cls, scenario: Scenario, jobs: bytes) -> JobRows:
+        """The rows of `jobs` (pr_lab_job_t rows of a run of `scenario`, as
+        SimResult.job_rows), converted when first read."""
         rows = cls.__new__(cls)
-        rows._lists, rows._length, rows._source = None, len(jobs), (scenario, jobs)
+        length = len(jobs) // int(native.ffi.sizeof("pr_lab_job_t"))
+        rows._lists, rows._length, rows._source = None, length, (scenario, jobs)
         return rows
 
     @property
-    def source(self) -> tuple[Scenario, np.ndarray[Any, Any]] | None:
-        """The scenario and C rows these rows convert, or None."""
+    def source(self) -> tuple[Scenario, bytes] | None:
+        """The scenario and C rows (pr_lab_job_t's bytes) these rows convert, or None."""
         return self._source
 
     @property
@@ -324,10 +329,24 @@ class Report:
 
 def _number(value: float) -> Number:
     """An int when integral after rounding, so that float noise of the unit
-    conversion (10.999999999999998) does not show. np.round, as `_column`
-    does, so that a value reads the same in the jobs and in the tasks."""
-    rounded = float(np.round(value, DECIMALS))
+    conversion (10.999999999999998) does not show. Rounded as np.round
+    rounds (`_round`), as `_column_float` does, so that a value reads the
+    same in the jobs and in the tasks."""
+    rounded = _round(value)
     return int(rounded) if rounded.is_integer() else rounded
+
+
+SCALE = 10.0**DECIMALS
+
+
+def _round(value: float) -> float:
+    """np.round(value, DECIMALS) without numpy: numpy's algorithm (the value
+    times 10**DECIMALS, rounded to the nearest integer, ties to even, then
+    divided by 10**DECIMALS), each step the same IEEE operation. Python's
+    round() to an int is exact, and the int is exactly the float numpy's
+    rint gives, so the quotient is the same float
+    (tests/lab/test_report.py compares the two)."""
+    return round(value * SCALE) / SCALE
 
 
 def _time(scenario: Scenario, ns: int | float) -> Number:
@@ -337,6 +356,8 @@ def _time(scenario: Scenario, ns: int | float) -> Number:
 def _column_float(scenario: Scenario, ns: np.ndarray[Any, Any]) -> list[Number | None]:
     """A column of ns (NEVER = did not happen) in the file's unit, converted
     at once as `_time` converts one value."""
+    import numpy as np
+
     # Scenario.to_unit is plain arithmetic, so it takes a whole array too.
     to_unit = cast(Callable[[np.ndarray[Any, Any]], np.ndarray[Any, Any]], scenario.to_unit)
     values = np.round(to_unit(ns.astype(np.float64)), DECIMALS)
@@ -356,86 +377,61 @@ def _units_per_second(scenario: Scenario) -> int:
     return system.tick_hz if system.time_unit == "tick" else UNITS_PER_SECOND[system.time_unit]
 
 
-EXACT = 2**53  # the integers below are exact in a float64
-
-
-def _whole(
-    scenario: Scenario, ns: np.ndarray[Any, Any]
-) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None:
-    """A column of ns as whole numbers of the unit (uint64) and where it is
-    NEVER, when every time is a whole number of the unit (always, when the
-    unit is the tick or a multiple of it); None otherwise. While ns * factor
-    < 2**53, the float path's product is exact, its quotient by 1e9 (exact
-    too) is that whole number, and rounding to 6 decimals keeps it."""
-    factor = _units_per_second(scenario)
-    never = ns == native.NEVER
-    happened = np.where(never, np.uint64(0), ns)  # 0 is whole: the NEVERs change nothing
-    if len(ns) > 0 and int(happened.max()) >= EXACT // factor:
-        return None
-    product = happened * np.uint64(factor)
-    if np.any(product % np.uint64(NS_PER_SECOND)):
-        return None
-    return product // np.uint64(NS_PER_SECOND), never
-
-
-def _column(scenario: Scenario, ns: np.ndarray[Any, Any]) -> list[Number | None]:
-    """`_column_float`, in integers when every time is a whole number of the
-    unit (`_whole`): no float or object array, and the very same values."""
-    whole = _whole(scenario, ns)
-    if whole is None:
-        return _column_float(scenario, ns)
-    scaled, never = whole
-    converted: list[Number | None] = scaled.tolist()
-    for i in np.flatnonzero(never).tolist():
-        converted[i] = None
-    return converted
+def _column(scenario: Scenario, rows: bytes, name: str) -> list[Any]:
+    """Field `name` of the C job rows `rows`, one value per job. A time is
+    in the unit: converted in C when every time of the column is a whole
+    number of it (always, when the unit is the tick or a multiple of it; an
+    int then, and None for a time that did not happen), else by
+    `_column_float`, in floats; counts are ints, `missed` a bool."""
+    ffi, lib = native.ffi, native.lib()
+    n = len(rows) // ffi.sizeof("pr_lab_job_t")
+    values = ffi.new("int64_t[]", max(1, n))
+    nevers = ffi.new("uint64_t[]", max(1, n))
+    jobs = ffi.cast("const pr_lab_job_t *", ffi.from_buffer(rows))
+    found = int(
+        lib.pr_lab_job_column(jobs, n, JOB_FIELDS.index(name), _units_per_second(scenario), values, nevers)
+    )
+    if found == native.FIELD_NOT_WHOLE:
+        array = native.records(rows, "JOB_DTYPE")
+        return _column_float(scenario, _response(array) if name == "response" else array[name])
+    if found < 0:
+        raise ValueError(f"the job column {name} could not be read in C ({found})")
+    column: list[Any] = memoryview(ffi.buffer(values, 8 * n)).cast("q").tolist()
+    for i in memoryview(ffi.buffer(nevers, 8 * found)).cast("Q").tolist():
+        column[i] = None
+    return column
 
 
 def _response(jobs: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """finish - release where finished, NEVER elsewhere: NEVER - release
     would read as a time."""
+    import numpy as np
+
     finished = jobs["finish"] != native.NEVER
     return np.where(finished, jobs["finish"] - jobs["release"], np.uint64(native.NEVER))
 
 
 def _jobs(result: SimResult) -> JobRows:
-    return JobRows.of_run(result.scenario, result.jobs)
+    return JobRows.of_run(result.scenario, result.job_rows)
 
 
-def _job_lists(scenario: Scenario, jobs: np.ndarray[Any, Any]) -> dict[str, list[Any]]:
-    names = np.array([t.name for t in scenario.tasks], dtype=object)
-    response = _response(jobs)
-    columns: dict[str, list[Any]] = {
-        "task": names[jobs["task"]].tolist(),
-        "job": jobs["job"].tolist(),
-        "release": _column(scenario, jobs["release"]),
-        "start": _column(scenario, jobs["start"]),
-        "finish": _column(scenario, jobs["finish"]),
-        "response": _column(scenario, response),
-        "timeouts": jobs["timeouts"].tolist(),
-        "errors": jobs["errors"].tolist(),
-        "blocked": _column(scenario, jobs["blocked"]),
-        "inverted": _column(scenario, jobs["inverted"]),
-        "missed": (jobs["missed"] == 1).tolist(),
-        "deadline": _column(scenario, jobs["deadline"]),
-        "aborts": jobs["aborts"].tolist(),
-        "lost": _column(scenario, jobs["lost"]),
-        "recovery": _column(scenario, jobs["recovery"]),
-    }
+def _job_lists(scenario: Scenario, rows: bytes) -> dict[str, list[Any]]:
+    columns = {name: _column(scenario, rows, name) for name in JOB_FIELDS}
+    names = [t.name for t in scenario.tasks]
+    columns["task"] = [names[i] for i in columns["task"]]
+    columns["missed"] = [m == 1 for m in columns["missed"]]
     return columns
 
 
-def _task_row(
-    scenario: Scenario, totals: Any, responses: np.ndarray[Any, Any], script: ScriptCounters
-) -> TaskRow:
-    """One task's row from its pr_lab_task_totals_t and its finished
-    responses (ns, in release order). Responses in ns, so that the mean is
-    converted once (no rounding twice)."""
+def _task_row(scenario: Scenario, totals: Any, script: ScriptCounters) -> TaskRow:
+    """One task's row from its pr_lab_task_totals_t. The mean response in
+    ns, exact (an integer sum over a count), so that it is converted once
+    (no rounding twice)."""
     some = totals.finished > 0
     return TaskRow(
         jobs=int(totals.jobs),
         max_response=_time(scenario, float(int(totals.max_response))) if some else None,
-        mean_response=_time(scenario, float(responses.mean())) if some else None,
+        mean_response=_time(scenario, int(totals.response_sum) / int(totals.finished)) if some else None,
         max_blocked=_time(scenario, int(totals.max_blocked)),
         max_inverted=_time(scenario, int(totals.max_inverted)),
         misses=int(totals.misses),
@@ -451,6 +447,8 @@ def cpu_by_task(result: SimResult) -> list[int]:
     """Each task's CPU time in ns (model order), from the trace's SWITCH
     records: a task runs from the record that switches it in to the next
     SWITCH (or the end of the run). Host and QEMU alike."""
+    import numpy as np
+
     trace = result.trace
     switches = trace[trace["event"] == native.EVENT["SWITCH"]]
     times = switches["time"].astype(np.int64)
@@ -469,31 +467,30 @@ def _bands(result: SimResult, rows: dict[str, TaskRow]) -> None:
         row.cpu_share = round(cpu / result.end_ns, DECIMALS) if result.end_ns > 0 else 0.0
 
 
-def _tasks(result: SimResult) -> dict[str, TaskRow]:
-    """Every task's row, from one C pass over the job rows
-    (lab/native/task_totals.c): no sort, no column gathered."""
-    scenario, jobs = result.scenario, result.jobs
-    ffi = native.ffi
-    ntasks = len(scenario.tasks)
-    totals = ffi.new("pr_lab_task_totals_t[]", max(1, ntasks))
-    responses = np.empty(len(jobs), dtype=np.float64)
-    err = native.lib().pr_lab_task_totals(
-        ffi.cast("const pr_lab_job_t *", ffi.from_buffer(jobs)),
-        len(jobs),
-        ntasks,
-        totals,
-        ffi.cast("double *", ffi.from_buffer(responses)),
-    )
-    if err != 0:
-        raise ValueError("a job's task is not a task of the scenario")
+def _tasks(result: SimResult, totals: Any) -> dict[str, TaskRow]:
+    """Every task's row, from `totals` (task_totals(result): one C pass over
+    the job rows, lab/native/task_totals.c): no sort, no column gathered."""
+    scenario = result.scenario
     rows: dict[str, TaskRow] = {}
     for i, t in enumerate(scenario.tasks):
-        first = int(totals[i].first)
-        mine = responses[first : first + int(totals[i].finished)]
-        rows[t.name] = _task_row(scenario, totals[i], mine, result.scripts[i])
+        rows[t.name] = _task_row(scenario, totals[i], result.scripts[i])
     if has_timeshare(scenario):
         _bands(result, rows)
     return rows
+
+
+def task_totals(result: SimResult) -> Any:
+    """Per task of the file, its pr_lab_task_totals_t (an array of them):
+    one C pass over the job rows."""
+    ffi = native.ffi
+    ntasks = len(result.scenario.tasks)
+    totals = ffi.new("pr_lab_task_totals_t[]", max(1, ntasks))
+    err = native.lib().pr_lab_task_totals(
+        ffi.cast("const pr_lab_job_t *", ffi.from_buffer(result.job_rows)), result.job_count, ntasks, totals
+    )
+    if err != 0:
+        raise ValueError("a job's task is not a task of the scenario")
+    return totals
 
 
 def _resources(result: SimResult) -> dict[str, ResourceRow]:
@@ -568,10 +565,15 @@ def _arrivals(result: SimResult) -> dict[str, ArrivalRow]:
     """Per sporadic task or task with jitter or an offset: the kernel's counters, and the
     response times from each job's arrival (its deadline less the relative
     deadline: the kernel counts deadlines from arrivals)."""
-    s, jobs = result.scenario, result.jobs
+    s = result.scenario
     rows: dict[str, ArrivalRow] = {}
     if not result.arrivals:  # a run on a target: it has none of these tasks (priora.run.blob)
         return rows
+    if not any(t.sporadic or t.jitter or t.offset or t.hard or t.abort_time for t in s.tasks):
+        return rows
+    import numpy as np
+
+    jobs = result.jobs
     for i, (t, c) in enumerate(zip(s.tasks, result.arrivals, strict=True)):
         if not (t.sporadic or t.jitter or t.offset or t.hard or t.abort_time):
             continue
@@ -624,8 +626,10 @@ def _warnings(result: SimResult) -> list[WarningRow]:
     ]
 
 
-def _system(result: SimResult, refused: int) -> SystemRow:
+def _system(result: SimResult, refused: int, totals: Any) -> SystemRow:
+    """The system's row; `totals`: task_totals(result)."""
     scenario = result.scenario
+    per_task = [totals[i] for i in range(len(scenario.tasks))]
     busy = result.busy_ns / result.end_ns if result.end_ns > 0 else 0.0
     return SystemRow(
         utilisation=round(busy, DECIMALS),
@@ -637,11 +641,11 @@ def _system(result: SimResult, refused: int) -> SystemRow:
         time_unit=scenario.system.time_unit,
         tick_hz=scenario.system.tick_hz,
         protocol=scenario.system.protocol,
-        jobs=len(result.jobs),
-        misses=int(np.count_nonzero(result.jobs["missed"] == 1)),
-        aborts=int(result.jobs["aborts"].sum()),
-        lost=_time(scenario, int(result.jobs["lost"].sum())),
-        recovery=_time(scenario, int(result.jobs["recovery"].sum())),
+        jobs=result.job_count,
+        misses=sum(int(t.misses) for t in per_task),
+        aborts=sum(int(t.aborts) for t in per_task),
+        lost=_time(scenario, sum(int(t.lost) for t in per_task)),
+        recovery=_time(scenario, sum(int(t.recovery) for t in per_task)),
         refused=refused,
         quantum=_time(scenario, scenario.ticks_to_ns(scenario.system.quantum)),
     )
@@ -660,8 +664,9 @@ def has_recoveries(scenario: Scenario) -> bool:
 def build_report(result: SimResult) -> Report:
     """The report of `result`, every time in the scenario file's unit."""
     warnings = _warnings(result)
-    tasks = _tasks(result)
-    system = _system(result, len(warnings))
+    totals = task_totals(result)
+    tasks = _tasks(result, totals)
+    system = _system(result, len(warnings), totals)
     timeshare = has_timeshare(result.scenario)
     if timeshare:
         rows = list(zip(tasks.values(), result.scenario.tasks, strict=True))
@@ -825,6 +830,7 @@ def _native_jobs(report: Report, out: Any, offset: int, size: int) -> int | None
     if source is None or len(report.jobs) == 0:
         return None
     scenario, jobs = source
+    njobs = len(report.jobs)
     ffi, lib = native.ffi, native.lib()
     names = _job_fields(report)
     task_names = [ffi.new("char[]", _compact(t.name).encode()) for t in scenario.tasks]
@@ -840,11 +846,11 @@ def _native_jobs(report: Report, out: Any, offset: int, size: int) -> int | None
     )
     sep = b",\n    "
     if out == ffi.NULL:
-        return int(lib.pr_lab_jobs_json_bound(len(jobs), *args, sep))
+        return int(lib.pr_lab_jobs_json_bound(njobs, *args, sep))
     rows = ffi.cast("const pr_lab_job_t *", ffi.from_buffer(jobs))
     written = int(
         lib.pr_lab_jobs_json(
-            rows, len(jobs), *args, _units_per_second(scenario), sep, out + offset, size - offset
+            rows, njobs, *args, _units_per_second(scenario), sep, out + offset, size - offset
         )
     )
     if written == native.JSON_NOT_WHOLE:
@@ -892,6 +898,8 @@ def _native_document(report: Report, document: str) -> str | None:
     each copy of them costs. numpy's memory, not a bytearray: it is not
     zeroed first, and a large one is given in huge pages. The text is
     decoded from that memory directly."""
+    import numpy as np
+
     ffi = native.ffi
     bound = _native_jobs(report, ffi.NULL, 0, 0)
     assert bound is not None

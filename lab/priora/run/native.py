@@ -20,9 +20,7 @@ import os
 import re
 from functools import cache
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from priora import limits
 from priora.errors import NativeError
@@ -167,11 +165,18 @@ uint64_t pr_lab_jobs_json_bound(size_t n, int nfields, const uint8_t *fields, co
 /* The report's per-task figures (lab/native/task_totals.h). */
 typedef struct {
     uint64_t jobs; uint64_t finished; uint64_t max_response; uint64_t max_blocked; uint64_t max_inverted;
-    uint64_t misses; uint64_t timeouts; uint64_t errors; uint64_t recovery; uint64_t first;
+    uint64_t misses; uint64_t timeouts; uint64_t errors; uint64_t recovery; uint64_t response_sum;
+    uint64_t aborts; uint64_t lost;
 } pr_lab_task_totals_t;
-int pr_lab_task_totals(const pr_lab_job_t *jobs, size_t n, int ntasks, pr_lab_task_totals_t *totals,
-                       double *responses);
+int pr_lab_task_totals(const pr_lab_job_t *jobs, size_t n, int ntasks, pr_lab_task_totals_t *totals);
 size_t pr_lab_task_totals_sizeof(void);
+/* One field of the job rows, for the report's columns (lab/native/job_fields.h). */
+int64_t pr_lab_job_column(const pr_lab_job_t *jobs, size_t n, int field, uint64_t units_per_second,
+                          int64_t *values, uint64_t *nevers);
+/* Passes over a trace and job rows (lab/native/trace_scan.h). */
+size_t pr_lab_refusals(const pr_trace_record_t *records, size_t n, uint8_t *mask);
+size_t pr_lab_count_event(const pr_trace_record_t *records, size_t n, uint8_t event);
+size_t pr_lab_jobs_of_tasks(pr_lab_job_t *jobs, size_t n, int ntasks);
 /* the trace's readers: ports/host/include/priora/trace_text.h, lab/native/constants.h */
 typedef struct { const char *table; const char *name; long value; } pr_lab_constant_t;
 const pr_lab_constant_t *pr_lab_constants(size_t *count);
@@ -277,29 +282,73 @@ CAUSE_NAME = {
     9: "decay", 10: "abort",
 }  # fmt: skip
 JSON_NOT_WHOLE = -2  # pr_lab_jobs_json: a time is not a whole number of the unit (lab/native/jobs_json.h)
+FIELD_NOT_WHOLE = -2  # pr_lab_job_column: the same (lab/native/job_fields.h)
 TRACE_NONE = 0xFF
 # The record fields that may name a task, by their nibble in ids_high.
 TASK_FIELDS = {"task": 0, "object": 1, "arg0": 2, "arg1": 3}
 NEVER = 2**64 - 1  # PR_LAB_NEVER
 
-TRACE_DTYPE = np.dtype(
-    [("time", "<u8"), ("seq", "<u4"), ("value", "<i4"), ("event", "u1"), ("task", "u1"),
-     ("object", "u1"), ("result", "i1"), ("arg0", "u1"), ("arg1", "u1"), ("ids_high", "<u2")]
-)  # fmt: skip
-SPAN_DTYPE = np.dtype(
-    [("start", "<u8"), ("end", "<u8"), ("a", "<i8"), ("b", "<i8"), ("task", "<i4"), ("kind", "u1"),
-     ("object", "u1"), ("flag", "u1"), ("cause", "u1")]
-)  # fmt: skip
 # pr_lab_span_kind_t (lab/native/intervals.h), checked at load.
 SPAN_KIND = {
     "EXEC": 0, "HOLD": 1, "BLOCKED": 2, "RECOVERY": 3, "BOOST": 4, "ABORT": 5, "CHANGE": 6, "RELEASE": 7,
     "DEADLINE": 8, "FINISH": 9, "WAIT": 10, "SERVICE": 11,
 }  # fmt: skip
-JOB_DTYPE = np.dtype(
-    [("release", "<u8"), ("start", "<u8"), ("finish", "<u8"), ("deadline", "<u8"), ("blocked", "<u8"),
-     ("inverted", "<u8"), ("task", "<i4"), ("job", "<u4"), ("timeouts", "<u4"), ("missed", "<i4"),
-     ("errors", "<u4"), ("aborts", "<u4"), ("lost", "<u8"), ("recovery", "<u8")]
-)  # fmt: skip
+
+# numpy's views of the C records (TRACE_DTYPE, JOB_DTYPE, SPAN_DTYPE): made
+# when first asked for, so that a run that never looks at its records as
+# arrays does not import numpy (about three times the interpreter's own
+# start-up); their sizes are checked against the C structures then.
+if TYPE_CHECKING:
+    import numpy as np
+
+    TRACE_DTYPE: np.dtype[np.void]
+    JOB_DTYPE: np.dtype[np.void]
+    SPAN_DTYPE: np.dtype[np.void]
+
+_DTYPES = {
+    "TRACE_DTYPE": (
+        "pr_trace_record_t",
+        [("time", "<u8"), ("seq", "<u4"), ("value", "<i4"), ("event", "u1"), ("task", "u1"),
+         ("object", "u1"), ("result", "i1"), ("arg0", "u1"), ("arg1", "u1"), ("ids_high", "<u2")],
+    ),
+    "SPAN_DTYPE": (
+        "pr_lab_span_t",
+        [("start", "<u8"), ("end", "<u8"), ("a", "<i8"), ("b", "<i8"), ("task", "<i4"), ("kind", "u1"),
+         ("object", "u1"), ("flag", "u1"), ("cause", "u1")],
+    ),
+    "JOB_DTYPE": (
+        "pr_lab_job_t",
+        [("release", "<u8"), ("start", "<u8"), ("finish", "<u8"), ("deadline", "<u8"), ("blocked", "<u8"),
+         ("inverted", "<u8"), ("task", "<i4"), ("job", "<u4"), ("timeouts", "<u4"), ("missed", "<i4"),
+         ("errors", "<u4"), ("aborts", "<u4"), ("lost", "<u8"), ("recovery", "<u8")],
+    ),
+}  # fmt: skip
+
+
+@cache
+def _dtype(name: str) -> Any:
+    import numpy as np
+
+    c_name, layout = _DTYPES[name]
+    made = np.dtype(layout)
+    if made.itemsize != ffi.sizeof(c_name):
+        raise NativeError(f"priora/run/native.py: {name} does not match the C structure {c_name}")
+    return made
+
+
+def __getattr__(name: str) -> Any:
+    if name in _DTYPES:
+        return _dtype(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def records(data: bytes, dtype: str) -> Any:
+    """The C records in `data` as a read-only numpy array of `dtype`
+    ("TRACE_DTYPE", "JOB_DTYPE"), sharing its memory."""
+    import numpy as np
+
+    return np.frombuffer(data, dtype=_dtype(dtype))
+
 
 FUNCTIONS = tuple(re.findall(r"(pr_\w+)\(", CDEF))  # checked at load: a stale library lacks some
 
@@ -315,6 +364,8 @@ def task_id(record: Any, field: str = "task") -> int:
 
 def task_ids(trace: Any, field: str = "task") -> Any:
     """task_id of every record of a trace array, as an int64 array."""
+    import numpy as np
+
     tags = (
         trace[field].astype(np.int64)
         | (trace["ids_high"].astype(np.int64) >> (4 * TASK_FIELDS[field]) & 0xF) << 8
@@ -462,12 +513,6 @@ def lib() -> Any:
             raise NativeError(f"{path}: {name}'s size differs from priora/run/native.py's: {REBUILD}")
     check_limits(path, loaded)
     check_constants(path, loaded)
-    if (
-        TRACE_DTYPE.itemsize != ffi.sizeof("pr_trace_record_t")
-        or JOB_DTYPE.itemsize != ffi.sizeof("pr_lab_job_t")
-        or SPAN_DTYPE.itemsize != ffi.sizeof("pr_lab_span_t")
-    ):
-        raise NativeError("priora/run/native.py: numpy record layouts do not match the C structures")
     return loaded
 
 
@@ -501,8 +546,10 @@ def format_records(records: Any, tick_hz: int, names: dict[str, dict[int, str]] 
     raw = ffi.buffer(record)
     buf = ffi.new("char[]", 256)
     lines = []
+    import numpy as np
+
     for r in records:
-        raw[:] = np.asarray(r, dtype=TRACE_DTYPE).tobytes()
+        raw[:] = np.asarray(r, dtype=_dtype("TRACE_DTYPE")).tobytes()
         lines.append(
             ffi.string(lib().pr_trace_format_table(record, tick_hz, table, NAMES_PER_KIND, buf, 256)).decode()
         )

@@ -385,7 +385,7 @@ def result(scenario: Scenario, out: RunnerOutput) -> SimResult:
     ):
         raise RunError("the runner's objects are not the scenario's")
     trace = out.trace.records
-    accounted = account(native.lib(), scenario, trace, out.end_ns)
+    accounted = account(native.lib(), scenario, trace.tobytes(), out.end_ns)
     counters = tuple(
         SemaphoreCounters(
             *out.semaphores[i],
@@ -396,8 +396,8 @@ def result(scenario: Scenario, out: RunnerOutput) -> SimResult:
     )
     return SimResult(
         scenario=scenario,
-        trace=trace,
-        jobs=accounted.jobs,
+        trace_records=trace.tobytes(),
+        job_rows=accounted.job_rows,
         end_ns=out.end_ns,
         quiescent=out.quiescent,
         busy_ns=accounted.busy_ns,

@@ -28,14 +28,15 @@ holder, ..., back to the caller.
 from __future__ import annotations
 
 from collections.abc import Generator
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from priora.record import record, replace
 from priora.run import native
 from priora.run.simulate import SimResult
 from priora.scenario.model import Action, Scenario, in_unit
+
+if TYPE_CHECKING:
+    import numpy as np
 
 EV = native.EVENT
 CALLS = (EV["DOWN"], EV["UP"])
@@ -104,22 +105,27 @@ class Refusal:
 
 
 def refused_mask(trace: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """The records that are refusals (the rule of the module's docstring)."""
-    event, result = trace["event"], trace["result"].astype(np.int64)
-    calls = np.isin(event, CALLS) & (native.task_ids(trace) >= 0)
-    errors = ~np.isin(result, NOT_REFUSED)
-    restart = (event == EV["UP"]) & (result == native.PR_EABORTED)
-    mask: np.ndarray[Any, Any] = calls & errors & ~restart
-    return mask
+    """The records of a trace array that are refusals (the rule of the
+    module's docstring, lab/native/trace_scan.c)."""
+    import numpy as np
+
+    mask = np.zeros(len(trace), dtype=np.uint8)
+    ffi = native.ffi
+    native.lib().pr_lab_refusals(
+        ffi.cast("const pr_trace_record_t *", ffi.from_buffer(trace)), len(trace), ffi.from_buffer(mask)
+    )
+    return mask.view(np.bool_)
 
 
 def find(result: SimResult) -> tuple[Refusal, ...]:
     """Every refusal of `result`, in trace order. A run without one costs one
-    vectorised pass; a run with some is read in Python up to the last."""
-    refused = refused_mask(result.trace)
-    if not refused.any():
+    pass in C over its trace; a run with some is read in Python up to the last."""
+    ffi = native.ffi
+    records = ffi.cast("const pr_trace_record_t *", ffi.from_buffer(result.trace_records))
+    end = int(native.lib().pr_lab_refusals(records, result.record_count, ffi.NULL))
+    if end == 0:
         return ()
-    return _read(result, refused, int(np.flatnonzero(refused)[-1]) + 1)[0]
+    return _read(result, refused_mask(result.trace), end)[0]
 
 
 def unfollowed_calls(result: SimResult) -> int:
@@ -130,6 +136,8 @@ def unfollowed_calls(result: SimResult) -> int:
 
 def _read(result: SimResult, refused: np.ndarray[Any, Any], end: int) -> tuple[tuple[Refusal, ...], int]:
     """The refusals among the first `end` records, and the calls not followed."""
+    import numpy as np
+
     trace = result.trace
     rows = np.flatnonzero(np.isin(trace["event"][:end], STATE_EVENTS))
     picked = trace[rows]

@@ -10,14 +10,12 @@ kernel: what happened is what the trace says.
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from priora.costs.model import CostModel
 from priora.costs.model import apply as apply_costs
 from priora.errors import NativeError
-from priora.record import record
+from priora.record import field, record
 from priora.run import native
 from priora.run.compiled import (
     KernelAction,
@@ -29,6 +27,9 @@ from priora.run.compiled import (
     compile_scenario,
 )
 from priora.scenario.model import NS_PER_SECOND, Scenario
+
+if TYPE_CHECKING:
+    import numpy as np
 
 # Run "until every job has finished" (no periodic task): the host port stops
 # earlier, as soon as nothing can happen any more (quiescent).
@@ -113,11 +114,16 @@ class ArrivalCounters:
 
 @record(frozen=True)
 class SimResult:
-    """What one run produced. Times are kernel times in ns; the report converts."""
+    """What one run produced. Times are kernel times in ns; the report converts.
+
+    The trace and the job rows are kept as the C structures' bytes
+    (pr_trace_record_t, pr_lab_job_t), which the report reads in C; `trace`
+    and `jobs` are numpy's views of them (read-only), made when first asked
+    for, so that a run read only by the report does not import numpy."""
 
     scenario: Scenario
-    trace: np.ndarray[Any, np.dtype[np.void]]  # native.TRACE_DTYPE records, in order
-    jobs: np.ndarray[Any, np.dtype[np.void]]  # native.JOB_DTYPE rows, in release order
+    trace_records: bytes  # pr_trace_record_t records, in order
+    job_rows: bytes  # pr_lab_job_t rows, in release order
     end_ns: int  # when the run stopped
     quiescent: bool  # stopped because nothing could happen any more
     busy_ns: int  # CPU time of tasks (not idle)
@@ -130,6 +136,31 @@ class SimResult:
     timers: tuple[TimerCounters, ...] = ()  # per timer, in model order
     interrupts: tuple[InterruptCounters, ...] = ()  # per interrupt, in model order
     arrivals: tuple[ArrivalCounters, ...] = ()  # per task, in model order
+    _arrays: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    @property
+    def trace(self) -> np.ndarray[Any, np.dtype[np.void]]:
+        """The trace as native.TRACE_DTYPE records, in order."""
+        return self._array("trace", self.trace_records, "TRACE_DTYPE")
+
+    @property
+    def jobs(self) -> np.ndarray[Any, np.dtype[np.void]]:
+        """The job rows as native.JOB_DTYPE rows, in release order."""
+        return self._array("jobs", self.job_rows, "JOB_DTYPE")
+
+    @property
+    def job_count(self) -> int:
+        return len(self.job_rows) // int(native.ffi.sizeof("pr_lab_job_t"))
+
+    @property
+    def record_count(self) -> int:
+        return len(self.trace_records) // int(native.ffi.sizeof("pr_trace_record_t"))
+
+    def _array(self, key: str, data: bytes, dtype: str) -> np.ndarray[Any, np.dtype[np.void]]:
+        made = self._arrays.get(key)
+        if made is None:
+            made = self._arrays[key] = native.records(data, dtype)
+        return made  # type: ignore[no-any-return]
 
 
 def _alloc_semaphore(lib: Any, k: KernelSemaphore, keep: list[Any]) -> None:
@@ -344,48 +375,50 @@ def script_counters(script: Any) -> ScriptCounters:
 class Accounting:
     """What the lab's C pass (lab/native/metrics.c) computes from a trace."""
 
-    jobs: np.ndarray[Any, np.dtype[np.void]]  # native.JOB_DTYPE rows, in release order
+    job_rows: bytes  # pr_lab_job_t rows, in release order
     busy_ns: int
     longest_hold_ns: list[int]  # per resource (0 for a semaphore)
     recovery_ns: list[int]  # per resource: rcs recovery time
 
+    @property
+    def jobs(self) -> np.ndarray[Any, np.dtype[np.void]]:
+        """The rows as native.JOB_DTYPE rows (numpy, read-only)."""
+        return native.records(self.job_rows, "JOB_DTYPE")  # type: ignore[no-any-return]
 
-def account(lib: Any, scenario: Scenario, trace: np.ndarray[Any, Any], end_ns: int) -> Accounting:
-    njobs = int(np.count_nonzero(trace["event"] == native.EVENT["RELEASE"]))
-    jobs = np.zeros(njobs, dtype=native.JOB_DTYPE)
+
+def account(lib: Any, scenario: Scenario, trace: bytes, end_ns: int) -> Accounting:
+    """The job rows and totals of `trace` (pr_trace_record_t records' bytes)
+    of a run of `scenario` that ended at `end_ns`."""
+    ffi = native.ffi
+    records = ffi.cast("const pr_trace_record_t *", ffi.from_buffer(trace))
+    nrecords = len(trace) // ffi.sizeof("pr_trace_record_t")
+    njobs = int(lib.pr_lab_count_event(records, nrecords, native.EVENT["RELEASE"]))
+    jobs = ffi.new("pr_lab_job_t[]", max(1, njobs))
     # The timer service task (kernel task len(tasks), when there are timers)
     # is accounted as a task with no deadline; its rows are dropped below.
     ntasks = len(scenario.tasks) + (1 if scenario.timers else 0)
-    deadlines = np.array(
+    deadlines = ffi.new(
+        "uint64_t[]",
         [scenario.ticks_to_ns(t.deadline or t.period or 0) if (t.deadline or t.period) else 0
          for t in scenario.tasks] + [0] * (ntasks - len(scenario.tasks)),
-        dtype=np.uint64,
     )  # fmt: skip
-    is_mutex = np.array([r.kind == "mutex" for r in scenario.resources] + [False], dtype=np.uint8)
-    holds = np.zeros(len(scenario.resources) + 1, dtype=np.uint64)
-    recovery = np.zeros(len(scenario.resources) + 1, dtype=np.uint64)
-    totals = native.ffi.new("pr_lab_totals_t *")
-    ffi = native.ffi
+    is_mutex = ffi.new("uint8_t[]", [r.kind == "mutex" for r in scenario.resources] + [False])
+    holds = ffi.new("uint64_t[]", len(scenario.resources) + 1)
+    recovery = ffi.new("uint64_t[]", len(scenario.resources) + 1)
+    totals = ffi.new("pr_lab_totals_t *")
     err = lib.pr_lab_account(
-        ffi.cast("const pr_trace_record_t *", ffi.from_buffer(trace)),
-        len(trace),
-        ntasks,
-        ffi.cast("const uint64_t *", ffi.from_buffer(deadlines)),
-        len(scenario.resources),
-        ffi.cast("const uint8_t *", ffi.from_buffer(is_mutex)),
-        end_ns,
-        ffi.cast("pr_lab_job_t *", ffi.from_buffer(jobs)),
-        njobs,
-        ffi.cast("uint64_t *", ffi.from_buffer(holds)),
-        ffi.cast("uint64_t *", ffi.from_buffer(recovery)),
-        totals,
-    )
+        records, nrecords, ntasks, deadlines, len(scenario.resources), is_mutex, end_ns, jobs, njobs,
+        holds, recovery, totals,
+    )  # fmt: skip
     if err != 0:
         raise NativeError("the job accounting could not read the kernel trace")
+    if scenario.timers:  # the timer service's job is no job of the file
+        njobs = int(lib.pr_lab_jobs_of_tasks(jobs, njobs, len(scenario.tasks)))
     n = len(scenario.resources)
-    if scenario.timers:  # a copy of every row: only when some can be the timer service's
-        jobs = jobs[jobs["task"] < len(scenario.tasks)]  # the timer service's job is no job of the file
-    return Accounting(jobs, int(totals.busy), holds[:n].tolist(), recovery[:n].tolist())
+    rows = bytes(ffi.buffer(jobs, njobs * ffi.sizeof("pr_lab_job_t")))
+    return Accounting(
+        rows, int(totals.busy), [int(holds[i]) for i in range(n)], [int(recovery[i]) for i in range(n)]
+    )
 
 
 @record(frozen=True)
@@ -483,11 +516,8 @@ def simulate(
 
     count = native.ffi.new("size_t *")
     records = lib.pr_host_trace(count)
-    # Copied as bytes (one memcpy; a copy of the structured array would move
-    # it field by field): the kernel reuses its buffer. Into numpy's memory,
-    # which is not zeroed first (a bytearray's is).
-    trace = np.empty(count[0], dtype=native.TRACE_DTYPE)
-    native.ffi.memmove(native.ffi.from_buffer(trace), records, trace.nbytes)
+    # Copied as bytes (one memcpy): the kernel reuses its buffer.
+    trace = bytes(native.ffi.buffer(records, count[0] * native.ffi.sizeof("pr_trace_record_t")))
     accounted = account(lib, scenario, trace, end_ns)
 
     stats = native.ffi.new("pr_kernel_stats_t *")
@@ -527,8 +557,8 @@ def simulate(
     del loaded, interrupts
     return SimResult(
         scenario=scenario,
-        trace=trace,
-        jobs=accounted.jobs,
+        trace_records=trace,
+        job_rows=accounted.job_rows,
         end_ns=end_ns,
         quiescent=quiescent,
         busy_ns=accounted.busy_ns,

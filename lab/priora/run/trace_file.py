@@ -329,7 +329,7 @@ def result_of(run: uart_trace.UartRun, scenario: Scenario) -> SimResult:
     records = run.records
     last = int(records["time"][-1]) if len(records) else 0
     end = run.end_ns if run.end_ns is not None else last
-    accounted = account(native.lib(), scenario, records, end)
+    accounted = account(native.lib(), scenario, records.tobytes(), end)
     jobs = accounted.jobs
     scripts = []
     for i in range(len(scenario.tasks)):
@@ -344,8 +344,8 @@ def result_of(run: uart_trace.UartRun, scenario: Scenario) -> SimResult:
         )
     return SimResult(
         scenario=scenario,
-        trace=records,
-        jobs=jobs,
+        trace_records=records.tobytes(),
+        job_rows=accounted.job_rows,
         end_ns=end,
         quiescent=False,
         busy_ns=accounted.busy_ns,
