@@ -14,7 +14,6 @@ written.
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -60,6 +59,8 @@ def replacing(path: Path) -> Iterator[Path]:
     writer that chooses its format by the suffix still does); renamed to
     `path` when the block ends without an exception, removed otherwise."""
     target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    import tempfile  # only here: it imports shutil, random, ...: start-up
+
     fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=f".tmp{target.suffix}", dir=target.parent)
     os.close(fd)
     temporary = Path(name)

@@ -84,8 +84,42 @@ class UsageError(PrioraError):
 # ---------------------------------------------------------------- parser
 
 
+def _terminal_columns() -> int:
+    """shutil.get_terminal_size().columns, without importing shutil (which
+    argparse's help formatter does at every argument it is given: start-up)."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns if sys.__stdout__ else 80
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
+class _Formatter(argparse.HelpFormatter):
+    def __init__(
+        self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None
+    ) -> None:
+        # argparse's own default width: the terminal's, less 2.
+        super().__init__(
+            prog, indent_increment, max_help_position, _terminal_columns() - 2 if width is None else width
+        )
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser with _Formatter; its subcommands' parsers are
+    _Parsers too (add_subparsers makes them of the parser's class)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="priora",
         description="Priora's lab: real-time task sets simulated on the Priora kernel.",
     )
@@ -267,7 +301,7 @@ def _campaign_parser(command: str | None) -> argparse.ArgumentParser:
     """The options of `priora campaign SPEC` (command None) or of one of
     CAMPAIGN_COMMANDS on a database."""
     if command is None:
-        p = argparse.ArgumentParser(
+        p = _Parser(
             prog="priora campaign",
             description="Runs (or resumes) the campaign of SPEC (docs/campaigns.md). On its database: "
             "priora campaign rerun DB ROW, summary DB, plot DB OUT, export DB --csv OUT.",
@@ -301,7 +335,7 @@ def _campaign_parser(command: str | None) -> argparse.ArgumentParser:
         p.add_argument("--ray", metavar="ADDRESS", help="run on the Ray cluster at ADDRESS (priora[cluster])")
         p.set_defaults(handler=_campaign_run)
         return p
-    p = argparse.ArgumentParser(prog=f"priora campaign {command}")
+    p = _Parser(prog=f"priora campaign {command}")
     p.add_argument("db", type=Path, metavar="DB", help="a campaign's database")
     if command == "rerun":
         p.description = (

@@ -1,0 +1,63 @@
+"""What `priora simulate FILE` imports: not numpy, dataclasses or inspect.
+
+The command's start-up is most of its time for a short run
+(docs/packaging.md, "Start-up"): numpy's import alone is about three
+interpreters, dataclasses' (with inspect) half of one. The report of a run
+is read in C (lab/native/job_fields.c, task_totals.c, trace_scan.c) and
+the lab's records are priora.record's, so a plain `simulate` needs neither;
+this test fails as soon as an import on that path brings one back. Run in a
+fresh interpreter: the test process itself has imported everything.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+PROBE = """
+import contextlib, io, json, sys
+from priora.cli.main import main
+with contextlib.redirect_stdout(io.StringIO()) as out:
+    code = main(sys.argv[1:])
+print(json.dumps({"code": code, "modules": sorted(sys.modules), "lines": out.getvalue().count(chr(10))}))
+"""
+
+HEAVY = ("numpy", "dataclasses", "inspect", "pycparser")
+
+
+def imported_by(*argv: str) -> dict[str, object]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "lab")}
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, env=env, cwd=ROOT, check=True
+    )
+    result: dict[str, object] = json.loads(done.stdout.splitlines()[-1])
+    return result
+
+
+@pytest.mark.parametrize(
+    "example", ["examples/inversion.toml", "examples/chain.toml", "examples/producer_consumer.toml"]
+)
+def test_simulate_imports_none_of_the_heavy_modules(example: str) -> None:
+    if not (ROOT / example).exists():
+        pytest.fail(f"{example} is gone: name another example here")
+    result = imported_by("simulate", example)
+    assert result["code"] in (0, None)
+    assert isinstance(result["lines"], int) and result["lines"] > 20  # the whole report was printed
+    modules = result["modules"]
+    assert isinstance(modules, list)
+    assert [m for m in HEAVY if m in modules] == []
+
+
+def test_the_probe_sees_numpy_when_a_view_needs_it() -> None:
+    # --json writes its document in numpy's memory (priora.report.build):
+    # the check above would pass for a probe that saw nothing.
+    result = imported_by("simulate", "examples/inversion.toml", "--json")
+    modules = result["modules"]
+    assert isinstance(modules, list) and "numpy" in modules
