@@ -161,6 +161,9 @@ def _all_fields(cls: type) -> tuple[Field, ...]:
     return made
 
 
+_UNSET: Any = object()  # a field's place in bind() before its value is known
+
+
 def _make_init(cls: type, made: tuple[Field, ...]) -> Callable[..., None]:
     # Fields __init__ does not take, but sets to their default (a cache, say).
     preset = tuple(f for f in made if not f.init and f.default is not MISSING)
@@ -168,26 +171,24 @@ def _make_init(cls: type, made: tuple[Field, ...]) -> Callable[..., None]:
     made = tuple(f for f in made if f.init)
     names = tuple(f.name for f in made)
     count = len(names)
-    # Per position: the default value, or the factory's marker, or MISSING.
-    defaults = tuple(f.default_factory if f.default_factory is not None else f.default for f in made)
-    factories = tuple(f.default_factory is not None for f in made)
-    any_factory = any(factories)
+    # Per position: the plain default, or _UNSET for a field that has none
+    # or whose default is made by a factory.
+    defaults = tuple(f.default if f.default is not MISSING else _UNSET for f in made)
     post_init = getattr(cls, "__post_init__", None)
 
     def bind(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
-        if len(args) > count:
-            raise TypeError(f"{cls.__name__}() takes {count} fields, {len(args)} given")
+        given = len(args)
+        if given > count:
+            raise TypeError(f"{cls.__name__}() takes {count} fields, {given} given")
         values = list(args)
-        for i in range(len(args), count):
-            name = names[i]
-            if name in kwargs:
-                values.append(kwargs.pop(name))
-            elif factories[i]:
-                values.append(defaults[i]())
-            elif defaults[i] is not MISSING:
-                values.append(defaults[i])
-            else:
-                raise TypeError(f"{cls.__name__}() missing field {name!r}")
+        for i in range(given, count):
+            value = kwargs.pop(names[i], defaults[i]) if kwargs else defaults[i]
+            if value is _UNSET:
+                factory = made[i].default_factory
+                if factory is None:
+                    raise TypeError(f"{cls.__name__}() missing field {names[i]!r}")
+                value = factory()
+            values.append(value)
         if kwargs:
             name = next(iter(kwargs))
             problem = f"field {name!r} twice" if name in names else f"no field {name!r}"
@@ -195,10 +196,15 @@ def _make_init(cls: type, made: tuple[Field, ...]) -> Callable[..., None]:
         return values
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        if kwargs or len(args) != count or any_factory:
-            self.__dict__.update(zip(names, bind(args, kwargs), strict=True))
-        else:  # every field given by position: the common case, bound at once
-            self.__dict__.update(zip(names, args, strict=True))
+        # Every field given by position, the common case, is bound at once.
+        bound = args if not kwargs and len(args) == count else bind(args, kwargs)
+        self.__dict__.update(zip(names, bound, strict=False))  # both are `count` long
+
+    if not (preset or made_anew or post_init is not None):
+        return __init__
+
+    def full_init(self: Any, *args: Any, **kwargs: Any) -> None:  # the fields, then the rest
+        __init__(self, *args, **kwargs)
         for f in preset:
             self.__dict__[f.name] = f.default
         for f in made_anew:
@@ -206,7 +212,7 @@ def _make_init(cls: type, made: tuple[Field, ...]) -> Callable[..., None]:
         if post_init is not None:
             post_init(self)
 
-    return __init__
+    return full_init
 
 
 # The methods of a record whose fields are all plain (Field.plain): its
