@@ -7,10 +7,9 @@ of them.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 __version__ = "0.1.0"  # the package's version (pyproject.toml reads it here)
 
+TYPE_CHECKING = False  # typing's import costs start-up; type checkers see True
 if TYPE_CHECKING:
     from priora.errors import NativeError, PrioraError, ScenarioError
     from priora.scenario.model import Action, Resource, Scenario, System, Task

@@ -13,8 +13,8 @@ benchmarks/riscv/bench.py (run by the system's python3) builds its block here to
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from priora import __version__
@@ -34,9 +34,10 @@ SCHEMA_VERSIONS: dict[str, int] = {
 Names = str | Sequence[str] | None
 
 
-def sha256(path: Path) -> str:
+def sha256(path: str | os.PathLike[str]) -> str:
     """The SHA-256 of the file's bytes, in hex."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    with open(path, "rb") as file:
+        return hashlib.sha256(file.read()).hexdigest()
 
 
 def _names(value: Names) -> str | list[str] | None:
@@ -46,7 +47,7 @@ def _names(value: Names) -> str | list[str] | None:
 def provenance(
     document: str,
     command: Sequence[str],
-    input_file: Path | None = None,
+    input_file: str | os.PathLike[str] | None = None,
     *,
     target: Names = None,
     protocol: Names = None,

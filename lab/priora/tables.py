@@ -12,17 +12,18 @@ keeps formatting them cheap (docs/lab.md, "Tables").
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Literal
 
-from priora import outputs
 from priora.errors import PrioraError
 from priora.record import field, record
 
 Cell = str | int | float | bool | None
-Format = Literal["text", "markdown"]
+TYPE_CHECKING = False  # typing's import costs start-up; type checkers see True
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Literal
+
+    Format = Literal["text", "markdown"]
 FORMATS: tuple[Format, ...] = ("text", "markdown")
 
 
@@ -170,6 +171,10 @@ def _csv_rows(section: Section) -> tuple[str, list[str], list[list[str]]] | None
 def write_csv(sections: Sequence[Section], directory: Path, option: str = "--csv") -> list[Path]:
     """One CSV file per table into `directory` (created, with its parents),
     named after the table; returns the paths written, in order."""
+    import csv  # here, as printing a table needs neither: start-up
+
+    from priora import outputs
+
     written: list[Path] = []
     try:
         directory.mkdir(parents=True, exist_ok=True)

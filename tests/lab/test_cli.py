@@ -19,7 +19,8 @@ import jsonschema
 import pytest
 
 import priora
-from priora.cli.main import horizon_ticks, main
+from priora.cli.commands.simulate import horizon_ticks
+from priora.cli.main import main
 from priora.errors import PrioraError
 from priora.report.build import schema
 from priora.run.simulate import SimResult
@@ -599,7 +600,9 @@ def test_the_commands_names_are_the_modules_names() -> None:
     modules (benchmarks/cli_startup.py): they must stay the same."""
     from priora.analysis import blocking
     from priora.breakdown import search as breakdown
-    from priora.cli import main as cli
+    from priora.cli import parser as cli
+    from priora.cli.commands import breakdown as breakdown_command
+    from priora.costs import model as costs
     from priora.scenario import bounds, model
 
     assert cli.PROTOCOLS == model.PROTOCOLS
@@ -609,4 +612,5 @@ def test_the_commands_names_are_the_modules_names() -> None:
         bounds.DEFAULT_MAX_TICKS,
         bounds.DEFAULT_MAX_ACTIONS,
     )
-    assert cli.BREAKDOWN_MAX_JOBS == breakdown.MAX_JOBS_PER_RUN
+    assert breakdown_command.BREAKDOWN_MAX_JOBS == breakdown.MAX_JOBS_PER_RUN
+    assert breakdown_command.COST_MODELS == tuple(costs.NAMES)

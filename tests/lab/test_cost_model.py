@@ -352,7 +352,7 @@ def test_breakdown_under_a_cost_model() -> None:
     # would end 0.53 ms later: B's second job, released at 310, preempts it
     # and C misses its deadline at 410.072 ms. At 179 C ends at 309.43.
     from priora.breakdown.search import breakdown
-    from priora.cli.main import with_cost_model
+    from priora.cli.commands.breakdown import with_cost_model
     from priora.record import replace
     from priora.scenario.loader import load
 

@@ -32,15 +32,11 @@ from priora.report.build import build_report
 from priora.run import native
 from priora.run.simulate import SimResult, simulate
 from priora.scenario.loader import load, parse
-from priora.scenario.model import (
-    NS_PER_SECOND,
-    UNITS_PER_SECOND,
-    Action,
-    Protocol,
-    Resource,
-    Scenario,
-    System,
-)
+from priora.scenario.model import NS_PER_SECOND, UNITS_PER_SECOND, Action, Resource, Scenario, System
+
+TYPE_CHECKING = False  # typing's import costs start-up; type checkers see True
+if TYPE_CHECKING:
+    from priora.scenario.model import Protocol
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 SHIPPED = (

@@ -6,7 +6,11 @@ import pytest
 
 from priora.errors import NativeError, ScenarioError
 from priora.record import replace
-from priora.scenario.model import PROTOCOLS, Action, Protocol, Resource, Scenario, System, Task
+from priora.scenario.model import PROTOCOLS, Action, Resource, Scenario, System, Task
+
+TYPE_CHECKING = False  # typing's import costs start-up; type checkers see True
+if TYPE_CHECKING:
+    from priora.scenario.model import Protocol
 
 
 def scenario(unit: str = "ms", tick_hz: int = 1000, order: str = "priority") -> Scenario:

@@ -212,14 +212,14 @@ def test_the_library_is_the_override_then_the_packaged_then_the_checkouts(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     packaged = tmp_path / "priora" / "libpriora_lab.so"
-    monkeypatch.setattr(native, "PACKAGED", packaged)
+    monkeypatch.setattr(native, "PACKAGED", str(packaged))
     monkeypatch.delenv("PRIORA_NATIVE_LIB", raising=False)
-    assert native.library_path() == native.CHECKOUT == ROOT / "build" / "lab" / "libpriora_lab.so"
+    assert native.library_path() == native.CHECKOUT == str(ROOT / "build" / "lab" / "libpriora_lab.so")
     packaged.parent.mkdir()
     packaged.touch()
-    assert native.library_path() == packaged
+    assert native.library_path() == str(packaged)
     monkeypatch.setenv("PRIORA_NATIVE_LIB", "/elsewhere/libpriora_lab.so")
-    assert native.library_path() == Path("/elsewhere/libpriora_lab.so")
+    assert native.library_path() == "/elsewhere/libpriora_lab.so"
 
 
 def one_line(done: subprocess.CompletedProcess[str]) -> str:

@@ -13,7 +13,11 @@ import pytest
 
 from priora.errors import ScenarioError
 from priora.scenario.loader import load, parse, parse_time
-from priora.scenario.model import Action, Order, Protocol, Resource, Scenario, System, Task
+from priora.scenario.model import Action, Resource, Scenario, System, Task
+
+TYPE_CHECKING = False  # typing's import costs start-up; type checkers see True
+if TYPE_CHECKING:
+    from priora.scenario.model import Order, Protocol
 
 HERE = Path(__file__).parent
 BAD = HERE / "bad"

@@ -15,7 +15,11 @@ from typing import Any
 from priora.analysis.core import TESTS, Analysis, TaskResult
 from priora.analysis.fixed_priority import Test
 from priora.analysis.taskset import TaskSet, number
-from priora.tables import Cell, Format, Lines, Section, Table, render
+from priora.tables import Cell, Lines, Section, Table, render
+
+TYPE_CHECKING = False  # typing's import costs start-up; type checkers see True
+if TYPE_CHECKING:
+    from priora.tables import Format
 
 TEST_TITLES: dict[str, str] = {
     "utilisation": "total utilisation U <= 1 (necessary)",

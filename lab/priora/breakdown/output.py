@@ -13,7 +13,11 @@ from typing import Any
 
 from priora.breakdown.search import Answer, Breakdown, show
 from priora.scenario.model import Scenario, in_unit
-from priora.tables import Cell, Format, Lines, Section, Table, render
+from priora.tables import Cell, Lines, Section, Table, render
+
+TYPE_CHECKING = False  # typing's import costs start-up; type checkers see True
+if TYPE_CHECKING:
+    from priora.tables import Format
 
 
 def _ratio(value: Fraction) -> float:

@@ -16,7 +16,11 @@ from typing import Any
 from priora.campaign.spec import Campaign
 from priora.generate import GenerateError, derive_seed, generate
 from priora.record import replace
-from priora.scenario.model import Protocol, Scenario
+from priora.scenario.model import Scenario
+
+TYPE_CHECKING = False  # typing's import costs start-up; type checkers see True
+if TYPE_CHECKING:
+    from priora.scenario.model import Protocol
 
 Row = dict[str, Any]
 

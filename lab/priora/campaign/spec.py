@@ -17,7 +17,11 @@ from priora.costs import model as costs
 from priora.errors import SpecError, describe_value
 from priora.generate import AXIS_KEYS, Params, Reader, parse_params
 from priora.record import record
-from priora.scenario.model import PROTOCOLS, Protocol
+from priora.scenario.model import PROTOCOLS
+
+TYPE_CHECKING = False  # typing's import costs start-up; type checkers see True
+if TYPE_CHECKING:
+    from priora.scenario.model import Protocol
 
 Run = Literal["analysis", "simulation"]
 RUNS: tuple[Run, ...] = ("analysis", "simulation")

@@ -12,7 +12,11 @@ from pathlib import Path
 from priora.report.build import Report, TaskRow, build_report
 from priora.run.simulate import SimResult, simulate
 from priora.scenario.loader import load
-from priora.scenario.model import Protocol, Scenario
+from priora.scenario.model import Scenario
+
+TYPE_CHECKING = False  # typing's import costs start-up; type checkers see True
+if TYPE_CHECKING:
+    from priora.scenario.model import Protocol
 
 # The package's copy of the example (a wheel, lab/setup.py), else the checkout's.
 PACKAGED = Path(__file__).resolve().parents[1] / "examples" / "inversion.toml"

@@ -35,11 +35,14 @@ import json
 from collections.abc import Mapping
 from fractions import Fraction
 from functools import cache
-from typing import Any
 
 from priora.errors import ScenarioError, describe_value
 from priora.record import field, fields, record, replace
 from priora.scenario.model import PROTOCOLS, Resource
+
+TYPE_CHECKING = False  # typing's import costs start-up; type checkers see True
+if TYPE_CHECKING:
+    from typing import Any
 
 NAMES = ("zero", "rtmach93", "measured")
 BUILDS = ("rv32-trace-on", "rv32-trace-off", "rv64-trace-on", "rv64-trace-off")

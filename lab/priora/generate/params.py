@@ -20,15 +20,11 @@ from priora.errors import SpecError, describe_value
 from priora.limits import MAX_RESOURCES, MAX_TASKS
 from priora.record import record
 from priora.scenario.loader import PERIOD_MAX, TICK_HZ_MAX
-from priora.scenario.model import (
-    PRIORITY_MAX,
-    PRIORITY_MIN,
-    PROTOCOLS,
-    TIME_UNITS,
-    UNITS_PER_SECOND,
-    Protocol,
-    TimeUnit,
-)
+from priora.scenario.model import PRIORITY_MAX, PRIORITY_MIN, PROTOCOLS, TIME_UNITS, UNITS_PER_SECOND
+
+TYPE_CHECKING = False  # typing's import costs start-up; type checkers see True
+if TYPE_CHECKING:
+    from priora.scenario.model import Protocol, TimeUnit
 
 Method = Literal["uunifast-discard", "randfixedsum", "dirichlet-rescale"]
 Deadlines = Literal["implicit", "constrained", "arbitrary"]

@@ -25,19 +25,24 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from functools import cache
-from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 from priora.record import field, fields, record
 from priora.run import native, refusals
 from priora.run.simulate import ScriptCounters, SimResult
 from priora.scenario.model import UNITS_PER_SECOND, Action, Scenario, Task, in_unit
-from priora.tables import Cell, Format, Lines, Pairs, Section, Table, render
+from priora.tables import Cell, Lines, Pairs, Section, Table, render
 
+TYPE_CHECKING = False  # typing's import costs start-up; type checkers see True
 if TYPE_CHECKING:
+    from typing import Any, Literal, overload
+
     import numpy as np
 
+    from priora.tables import Format
+
+    Stopped = Literal["horizon", "quiescent"]
+
 Number = int | float
-Stopped = Literal["horizon", "quiescent"]
 
 DECIMALS = 6
 
@@ -126,11 +131,13 @@ class JobRows(Sequence[JobRow]):
     def __len__(self) -> int:
         return self._length
 
-    @overload
-    def __getitem__(self, index: int) -> JobRow: ...
+    if TYPE_CHECKING:
 
-    @overload
-    def __getitem__(self, index: slice) -> tuple[JobRow, ...]: ...
+        @overload
+        def __getitem__(self, index: int) -> JobRow: ...
+
+        @overload
+        def __getitem__(self, index: slice) -> tuple[JobRow, ...]: ...
 
     def __getitem__(self, index: int | slice) -> JobRow | tuple[JobRow, ...]:
         if isinstance(index, slice):
@@ -356,10 +363,12 @@ def _time(scenario: Scenario, ns: int | float) -> Number:
 def _column_float(scenario: Scenario, ns: np.ndarray[Any, Any]) -> list[Number | None]:
     """A column of ns (NEVER = did not happen) in the file's unit, converted
     at once as `_time` converts one value."""
+    from typing import cast  # numpy imports typing: no start-up to save here
+
     import numpy as np
 
     # Scenario.to_unit is plain arithmetic, so it takes a whole array too.
-    to_unit = cast(Callable[[np.ndarray[Any, Any]], np.ndarray[Any, Any]], scenario.to_unit)
+    to_unit = cast("Callable[[np.ndarray[Any, Any]], np.ndarray[Any, Any]]", scenario.to_unit)
     values = np.round(to_unit(ns.astype(np.float64)), DECIMALS)
     # An object array holds Python ints, floats and None side by side.
     never = ns == native.NEVER if ns.dtype == np.uint64 else np.zeros(len(ns), dtype=bool)

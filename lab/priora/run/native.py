@@ -19,8 +19,6 @@ import importlib
 import os
 import re
 from functools import cache
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from priora import limits
 from priora.errors import NativeError
@@ -298,7 +296,10 @@ SPAN_KIND = {
 # when first asked for, so that a run that never looks at its records as
 # arrays does not import numpy (about three times the interpreter's own
 # start-up); their sizes are checked against the C structures then.
+TYPE_CHECKING = False  # typing's import costs start-up; type checkers see True
 if TYPE_CHECKING:
+    from typing import Any
+
     import numpy as np
 
     TRACE_DTYPE: np.dtype[np.void]
@@ -395,18 +396,22 @@ def _declarations() -> Any:
 ffi: Any = _declarations()
 
 LIBRARY = "libpriora_lab.so"
-PACKAGED = Path(__file__).resolve().parents[1] / LIBRARY  # built into the wheel (lab/setup.py)
-CHECKOUT = Path(__file__).resolve().parents[3] / "build" / "lab" / LIBRARY  # scripts/setup.sh
+# Paths as str: os.path, not pathlib, whose import is start-up.
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+PACKAGED = os.path.join(_PACKAGE, LIBRARY)  # built into the wheel (lab/setup.py)
+CHECKOUT = os.path.join(
+    os.path.dirname(os.path.dirname(_PACKAGE)), "build", "lab", LIBRARY
+)  # scripts/setup.sh
 REBUILD = "rebuild it: scripts/setup.sh in a checkout, else pip install ./lab again"
 
 
-def library_path() -> Path:
+def library_path() -> str:
     """$PRIORA_NATIVE_LIB; else the library built into the package; else the
     checkout's build/lab/libpriora_lab.so."""
     override = os.environ.get("PRIORA_NATIVE_LIB")
     if override:
-        return Path(override)
-    return PACKAGED if PACKAGED.exists() else CHECKOUT
+        return override
+    return PACKAGED if os.path.exists(PACKAGED) else CHECKOUT
 
 
 def lab_limits() -> dict[str, int]:
@@ -419,7 +424,7 @@ def lab_limits() -> dict[str, int]:
     }
 
 
-def check_limits(path: Path, loaded: Any) -> None:
+def check_limits(path: str, loaded: Any) -> None:
     """The library was built with the limits the loader validates for: a file
     accepted by the loader is never refused by the kernel for a limit."""
     for which, (name, expected) in enumerate(lab_limits().items()):
@@ -449,7 +454,7 @@ def mirrored_constants() -> dict[str, dict[str, int]]:
     }
 
 
-def check_constants(path: Path, loaded: Any) -> None:
+def check_constants(path: str, loaded: Any) -> None:
     """Every mirrored constant has the library's value, and the library has
     no event, cause or kind of object that this module does not know: one line
     naming the first that differs."""
@@ -482,7 +487,7 @@ def check_constants(path: Path, loaded: Any) -> None:
 def lib() -> Any:
     """The loaded library (once per process), its layout checked."""
     path = library_path()
-    if not path.exists():
+    if not os.path.exists(path):
         if os.environ.get("PRIORA_NATIVE_LIB"):
             raise NativeError(
                 f"native kernel library not found at {path} (PRIORA_NATIVE_LIB): fix or unset it"
@@ -492,7 +497,7 @@ def lib() -> Any:
             "to build it, or install the lab with pip install ./lab (which builds it into the package)"
         )
     try:
-        loaded = ffi.dlopen(str(path))
+        loaded = ffi.dlopen(path)
     except OSError as exc:
         raise NativeError(f"cannot load {path}: {' '.join(str(exc).split())}: {REBUILD}") from exc
     for function in FUNCTIONS:

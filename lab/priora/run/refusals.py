@@ -28,14 +28,16 @@ holder, ..., back to the caller.
 from __future__ import annotations
 
 from collections.abc import Generator
-from typing import TYPE_CHECKING, Any
 
 from priora.record import record, replace
 from priora.run import native
 from priora.run.simulate import SimResult
 from priora.scenario.model import Action, Scenario, in_unit
 
+TYPE_CHECKING = False  # typing's import costs start-up; type checkers see True
 if TYPE_CHECKING:
+    from typing import Any
+
     import numpy as np
 
 EV = native.EVENT

@@ -10,8 +10,6 @@ kernel: what happened is what the trace says.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from priora.costs.model import CostModel
 from priora.costs.model import apply as apply_costs
 from priora.errors import NativeError
@@ -28,7 +26,10 @@ from priora.run.compiled import (
 )
 from priora.scenario.model import NS_PER_SECOND, Scenario
 
+TYPE_CHECKING = False  # typing's import costs start-up; type checkers see True
 if TYPE_CHECKING:
+    from typing import Any
+
     import numpy as np
 
 # Run "until every job has finished" (no periodic task): the host port stops

@@ -49,14 +49,15 @@ from priora.scenario.model import (
     PRIORITY_MIN,
     PROTOCOLS,
     RESOURCE_KINDS,
-    Order,
-    Protocol,
     Resource,
-    ResourceKind,
     Scenario,
     System,
     Task,
 )
+
+TYPE_CHECKING = False  # typing's import costs start-up; type checkers see True
+if TYPE_CHECKING:
+    from priora.scenario.model import Order, Protocol, ResourceKind
 
 MAX_TRACE_BYTES = 256 * 2**20  # a UART log of about 5 million records
 EV = native.EVENT

@@ -17,7 +17,6 @@ import tomllib
 from collections.abc import Mapping
 from decimal import Decimal
 from fractions import Fraction
-from typing import NoReturn, TypeVar
 
 from priora import inputs
 from priora.costs import model as costs
@@ -37,20 +36,23 @@ from priora.scenario.model import (
     TIME_UNITS,
     UNITS_PER_SECOND,
     Action,
-    ActionKind,
     EventFlags,
-    Order,
     Periodic,
-    Protocol,
     Queue,
     Resource,
-    ResourceKind,
     Scenario,
     System,
     Task,
-    TimeUnit,
     top_level,
 )
+
+TYPE_CHECKING = False  # typing's import costs start-up; type checkers see True
+if TYPE_CHECKING:
+    from typing import NoReturn, TypeVar
+
+    from priora.scenario.model import ActionKind, Order, Protocol, ResourceKind, TimeUnit
+
+    _T = TypeVar("_T", bound=str)
 
 # ---- the kernel's limits (priora.limits), and the lab's own ----
 
@@ -141,7 +143,6 @@ _KIND_NAME: dict[str, str] = {
 # Any object a body names: a semaphore, a queue or event flags.
 _Object = Resource | Queue | EventFlags
 
-_T = TypeVar("_T", bound=str)
 
 # A number as read: its exact value, and its text for messages.
 _Number = tuple[Fraction, str]

@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from fractions import Fraction
-from typing import TYPE_CHECKING, Literal
 
 from priora.errors import ScenarioError
 from priora.limits import DEFAULT_PRIORITY_MAX as DEFAULT_PRIORITY_MAX
@@ -20,29 +19,34 @@ from priora.limits import PRIORITY_MAX as PRIORITY_MAX
 from priora.limits import PRIORITY_MIN as PRIORITY_MIN
 from priora.record import record, replace
 
+TYPE_CHECKING = False  # typing's import costs start-up; type checkers see True
 if TYPE_CHECKING:
+    from typing import Literal
+
     from priora.costs.model import CostModel
 
-TimeUnit = Literal["tick", "us", "ms"]
-Protocol = Literal["none", "pip", "pcp", "ipcp", "npcs", "rcs"]
-ResourceKind = Literal["mutex", "counting", "binary"]
-Order = Literal["priority", "fifo"]
-ActionKind = Literal[
-    "compute",
-    "lock",
-    "unlock",
-    "down",
-    "up",
-    "delay",
-    "send",
-    "receive",
-    "set",
-    "clear",
-    "wait",
-    "rtprio",
-    "nice",
-    "release",
-]
+    # The value sets of the model's fields, for the type checker: at run time
+    # they are only names in annotations (from __future__ import annotations).
+    TimeUnit = Literal["tick", "us", "ms"]
+    Protocol = Literal["none", "pip", "pcp", "ipcp", "npcs", "rcs"]
+    ResourceKind = Literal["mutex", "counting", "binary"]
+    Order = Literal["priority", "fifo"]
+    ActionKind = Literal[
+        "compute",
+        "lock",
+        "unlock",
+        "down",
+        "up",
+        "delay",
+        "send",
+        "receive",
+        "set",
+        "clear",
+        "wait",
+        "rtprio",
+        "nice",
+        "release",
+    ]
 
 TIME_UNITS: tuple[TimeUnit, ...] = ("tick", "us", "ms")
 PROTOCOLS: tuple[Protocol, ...] = ("none", "pip", "pcp", "ipcp", "npcs", "rcs")
