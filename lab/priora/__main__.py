@@ -1,5 +1,5 @@
 """`python -m priora`: the same as the `priora` command."""
 
-from priora.cli.main import main
+from priora.cli.main import run_command
 
-raise SystemExit(main())
+run_command()

@@ -584,6 +584,44 @@ def test_console_script(inversion: Path, bad: Path) -> None:
     assert usage.returncode == 2 and "Traceback" not in usage.stderr
 
 
+# The program's end (priora.cli.main.run_command): Python's exit less the
+# modules' teardown, or Python's own exit when a thread may be running.
+END_OF = """
+import atexit, sys
+atexit.register(lambda: print("atexit ran", file=sys.stderr))
+if sys.argv[1] == "threading":
+    import threading
+sys.argv[1:] = sys.argv[2:]
+from priora.cli.main import run_command
+run_command()
+"""
+
+
+@pytest.mark.parametrize("threads", ["none", "threading"])
+def test_the_program_ends_as_pythons_exit_would(
+    capsys: pytest.CaptureFixture[str], inversion: Path, bad: Path, threads: str
+) -> None:
+    def program(*argv: str | Path) -> tuple[int, str, str]:
+        child = subprocess.run(
+            [sys.executable, "-c", END_OF, threads, *map(str, argv)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        return child.returncode, child.stdout, child.stderr
+
+    report = run(capsys, "simulate", str(inversion))[1]
+    # The whole report through a pipe (the buffered output flushed), the atexit handlers run.
+    assert program("simulate", inversion) == (0, report, "atexit ran\n")
+    assert program("--version") == (0, f"priora {priora.__version__}\n", "atexit ran\n")
+    status, out, err = program("simulate", bad)
+    assert (status, out) == (2, "") and err.endswith("\natexit ran\n") and str(bad) in err
+    deadlock = Path(__file__).resolve().parents[2] / "examples" / "deadlock.toml"
+    status, out, err = program("simulate", deadlock, "--strict")
+    assert (status, out.startswith("Jobs\n")) == (1, True)
+    assert "\npriora: strict: " in "\n" + err and err.endswith("\natexit ran\n")
+
+
 def test_python_dash_m(inversion: Path) -> None:
     child = subprocess.run(
         [sys.executable, "-m", "priora", "simulate", inversion],
