@@ -1,12 +1,14 @@
-"""What `priora simulate FILE` imports: not numpy, dataclasses or inspect.
+"""What `priora simulate FILE` imports: not numpy, dataclasses, inspect or tomllib.
 
 The command's start-up is most of its time for a short run
 (docs/packaging.md, "Start-up"): numpy's import alone is about three
 interpreters, dataclasses' (with inspect) half of one. The report of a run
 is read in C (lab/native/job_fields.c, task_totals.c, trace_scan.c) and
-the lab's records are priora.record's, so a plain `simulate` needs neither;
-this test fails as soon as an import on that path brings one back. Run in a
-fresh interpreter: the test process itself has imported everything.
+the lab's records are priora.record's, and the scenario file is read by
+priora.scenario.toml_reader (tomllib only reads what it leaves), so a plain
+`simulate` needs none of them; this test fails as soon as an import on that
+path brings one back. Run in a fresh interpreter: the test process itself
+has imported everything.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ with contextlib.redirect_stdout(io.StringIO()) as out:
 print(json.dumps({"code": code, "modules": sorted(sys.modules), "lines": out.getvalue().count(chr(10))}))
 """
 
-HEAVY = ("numpy", "dataclasses", "inspect", "pycparser")
+HEAVY = ("numpy", "dataclasses", "inspect", "pycparser", "tomllib")
 
 
 def imported_by(*argv: str) -> dict[str, object]:
@@ -61,3 +63,14 @@ def test_the_probe_sees_numpy_when_a_view_needs_it() -> None:
     result = imported_by("simulate", "examples/inversion.toml", "--json")
     modules = result["modules"]
     assert isinstance(modules, list) and "numpy" in modules
+
+
+def test_the_probe_sees_tomllib_when_the_reader_leaves_the_file_to_it(tmp_path: Path) -> None:
+    # Windows line ends are valid TOML that toml_reader leaves to tomllib:
+    # the check above would pass for a probe that saw nothing.
+    crlf = tmp_path / "inversion.toml"
+    crlf.write_bytes((ROOT / "examples/inversion.toml").read_bytes().replace(b"\n", b"\r\n"))
+    result = imported_by("simulate", str(crlf))
+    assert result["code"] in (0, None)
+    modules = result["modules"]
+    assert isinstance(modules, list) and "tomllib" in modules

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import tomllib
 from collections.abc import Mapping
 from decimal import Decimal
 from fractions import Fraction
@@ -266,6 +265,17 @@ def _check_top_level(source: str, doc: Mapping[str, object]) -> None:
 def _decode(text: str, source: str) -> dict[str, object]:
     # Floats are read as Decimal, exactly as written: 0.1 ms must be one tenth
     # of a ms (one tick at 10 kHz), which the binary float 0.1 is not.
+    # toml_reader reads the TOML scenario files use, as tomllib would, without
+    # tomllib's import (a fifth of the interpreter's start-up); every other
+    # document, and every message about a malformed one, is tomllib's.
+    from priora.scenario import toml_reader
+
+    try:
+        return toml_reader.loads(text)
+    except toml_reader.Unsupported:
+        pass
+    import tomllib
+
     try:
         return tomllib.loads(text, parse_float=Decimal)
     except tomllib.TOMLDecodeError as e:
