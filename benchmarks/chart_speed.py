@@ -29,7 +29,8 @@ from pathlib import Path
 
 from priora.pictures import gantt
 from priora.pictures.gantt_model import AXIS_SHARE, DPI, Window, default_size, plan
-from priora.report.build import build_report, report_text
+from priora.report.build import build_report
+from priora.report.text import report_text
 from priora.run.simulate import SimResult, simulate
 from priora.scenario.model import Action, Resource, Scenario, System, Task
 from priora.trace.timeline import extract

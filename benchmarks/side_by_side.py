@@ -65,11 +65,25 @@ print(json.dumps({
 }))
 """
 
+# The `priora` program of either tree: the console script's code, which is
+# run_command() since the program ends without the interpreter's teardown,
+# main() before.
+PROGRAM = """
+import sys
+import priora.cli.main as cli
+run = getattr(cli, "run_command", None)
+sys.exit(run() if run is not None else cli.main())
+"""
+
 REPORT = """
 import json, sys, time
 sys.path.insert(0, sys.argv[1])
 from lab_speed import task_set
-from priora.report.build import build_report, report_json
+from priora.report.build import build_report
+try:
+    from priora.report.json_document import report_json
+except ImportError:  # a commit from before the JSON document had its module
+    from priora.report.build import report_json
 from priora.run.simulate import simulate
 scenario = task_set()
 report_json(build_report(simulate(scenario, 100)))
@@ -154,7 +168,6 @@ def main() -> None:
         ).stdout.strip()
     wanted = set(args.only.split(","))
     python = sys.executable
-    priora = str(Path(python).with_name("priora"))
     head = subprocess.run(
         ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], check=True, capture_output=True, text=True
     ).stdout.strip()
@@ -169,7 +182,7 @@ def main() -> None:
         results: dict[str, dict[str, list[float]]] = {name: {} for name in trees}
         example = str(ROOT / "examples" / "inversion.toml")
         for tree in trees.values():  # bytecode caches written, libraries in the page cache
-            wall([priora, "simulate", example], environment(tree))
+            wall([python, "-c", PROGRAM, "simulate", example], environment(tree))
         for _ in range(args.rounds):
             for name, tree in trees.items():
                 env = environment(tree)
@@ -181,7 +194,7 @@ def main() -> None:
                 if "startup" in wanted:
                     figures[INTERPRETER] = 1e3 * wall([python, "-c", "import json"], env)
                     figures["priora simulate examples/inversion.toml (ms)"] = 1e3 * wall(
-                        [priora, "simulate", example], env
+                        [python, "-c", PROGRAM, "simulate", example], env
                     )
                     warm = [python, "-c", f"import sys; sys.path.insert(0, {str(BENCHMARKS)!r}); "
                             "from cli_startup import WARM_RUN; exec(WARM_RUN)", example, "5"]  # fmt: skip

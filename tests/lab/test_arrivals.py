@@ -25,7 +25,8 @@ from priora.analysis import analyze
 from priora.cli.main import main
 from priora.errors import ScenarioError
 from priora.record import replace
-from priora.report.build import build_report, report_json, schema
+from priora.report.build import build_report
+from priora.report.json_document import report_json, schema
 from priora.run import native, qemu_run
 from priora.run.blob import BlobError, decode, encode
 from priora.run.compiled import compile_scenario, exec_spread

@@ -22,7 +22,7 @@ import priora
 from priora.cli.commands.simulate import horizon_ticks
 from priora.cli.main import main
 from priora.errors import PrioraError
-from priora.report.build import schema
+from priora.report.json_document import schema
 from priora.run.simulate import SimResult
 from priora.scenario.model import Scenario
 

@@ -36,7 +36,8 @@ from perfetto_check import check_file
 
 from priora.cli.main import main
 from priora.record import replace
-from priora.report.build import build_report, report_dict, schema
+from priora.report.build import build_report
+from priora.report.json_document import report_dict, schema
 from priora.run import blob, native, qemu_run, uart_trace
 from priora.run.compiled import KernelAction, KernelScenario, KernelTask, compile_scenario
 from priora.run.simulate import HostCosts, SimResult, simulate

@@ -28,7 +28,8 @@ from priora.analysis import blocking as rcs_blocking
 from priora.cli.main import main
 from priora.pictures import gantt
 from priora.record import replace
-from priora.report.build import build_report, report_dict, report_json, schema
+from priora.report.build import build_report
+from priora.report.json_document import report_dict, report_json, schema
 from priora.run import blob, native, qemu_run
 from priora.run.compiled import compile_scenario
 from priora.run.simulate import HostCosts, SimResult, simulate

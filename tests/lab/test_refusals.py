@@ -16,7 +16,9 @@ import pytest
 
 from priora.cli.main import main
 from priora.pictures import gantt
-from priora.report.build import build_report, report_json, report_text, schema
+from priora.report.build import build_report
+from priora.report.json_document import report_json, schema
+from priora.report.text import report_text
 from priora.run import refusals
 from priora.run import simulate as simulate_module
 from priora.run.simulate import simulate

@@ -22,11 +22,9 @@ from priora.report.build import (
     TaskRow,
     build_report,
     nominal_utilisation,
-    report_dict,
-    report_json,
-    report_text,
-    schema,
 )
+from priora.report.json_document import report_dict, report_json, schema
+from priora.report.text import report_text
 from priora.run import native
 from priora.run.simulate import simulate
 from priora.scenario.model import NS_PER_SECOND, UNITS_PER_SECOND, Action, Resource, Scenario, System, Task

@@ -14,7 +14,8 @@ import pytest
 
 from priora.generate import generate, parse_params
 from priora.record import replace
-from priora.report.build import JobRows, Report, TaskRow, _time, build_report, report_dict, report_json
+from priora.report.build import JobRows, Report, TaskRow, _time, build_report
+from priora.report.json_document import report_dict, report_json
 from priora.run import native
 from priora.run.simulate import simulate
 from priora.scenario.loader import load, parse

@@ -10,7 +10,9 @@ from pathlib import Path
 from priora.analysis import analysis_json, analysis_text, analyze
 from priora.pictures import gantt
 from priora.record import replace
-from priora.report.build import build_report, report_json, report_text
+from priora.report.build import build_report
+from priora.report.json_document import report_json
+from priora.report.text import report_text
 from priora.run import blob, native, qemu_run
 from priora.run.compiled import compile_scenario
 from priora.run.simulate import SimResult, simulate

@@ -486,6 +486,15 @@ def test_integer_too_long_for_python() -> None:
     assert str(e.value).startswith("big.toml: malformed TOML: Exceeds the limit")
 
 
+def test_float_exponent_too_large_for_decimal() -> None:
+    # Decimal refuses the exponent with InvalidOperation, which tomllib passes on.
+    with pytest.raises(ScenarioError) as e:
+        parse('[tasks.T]\nperiod = 10\nbody = ["compute 1"]\nwcet = 1e99999999999999999999\n', "huge.toml")
+    assert str(e.value) == (
+        "huge.toml: line 4: malformed TOML: float 1e99999999999999999999: its exponent is beyond what can be held"
+    )
+
+
 # ---- limits that only show when the scenario runs ----
 
 LIMIT_TICKS = 2**62 // 1_000_000  # the host port's clock at tick_hz 1000 (1 ms = 10^6 ns)

@@ -23,7 +23,9 @@ from priora.analysis import schema as analysis_schema
 from priora.errors import ScenarioError
 from priora.pictures import gantt
 from priora.record import replace
-from priora.report.build import build_report, report_dict, report_json, report_text, schema
+from priora.report.build import build_report
+from priora.report.json_document import report_dict, report_json, schema
+from priora.report.text import report_text
 from priora.run import native
 from priora.run.simulate import (
     EventsCounters,

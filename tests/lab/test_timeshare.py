@@ -21,7 +21,9 @@ from priora.analysis import analyze
 from priora.errors import ScenarioError
 from priora.pictures import gantt
 from priora.pictures.gantt_model import plan
-from priora.report.build import build_report, report_json, report_text, schema
+from priora.report.build import build_report
+from priora.report.json_document import report_json, schema
+from priora.report.text import report_text
 from priora.run import native, qemu_run
 from priora.run.simulate import SimResult, simulate
 from priora.scenario.loader import parse

@@ -2,8 +2,9 @@
 
 `build_report` turns a `SimResult` (kernel times in ns, NEVER for times that
 did not happen) into plain values in the scenario file's time unit, so that
-`report_json` and `report_text` only format. The JSON document is described
-by report.schema.json (shipped with the package) and docs/report-schema.md.
+the JSON document (priora.report.json_document: report.schema.json, shipped
+with the package, and docs/report-schema.md) and the tables
+(priora.report.text) only format.
 
 Times are ints when they are a whole number of the unit, else floats rounded
 to 6 decimals: 11 ticks at 1000 Hz in ms read 11, not 11.0; at 512 Hz they
@@ -21,24 +22,19 @@ time-sharing tasks, the arrivals of sporadic tasks.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from fractions import Fraction
-from functools import cache
 
 from priora.record import field, fields, record
 from priora.run import native, refusals
 from priora.run.simulate import ScriptCounters, SimResult
 from priora.scenario.model import UNITS_PER_SECOND, Action, Scenario, Task, in_unit
-from priora.tables import Cell, Lines, Pairs, Section, Table, render
 
 TYPE_CHECKING = False  # typing's import costs start-up; type checkers see True
 if TYPE_CHECKING:
     from typing import Any, Literal, overload
 
     import numpy as np
-
-    from priora.tables import Format
 
     Stopped = Literal["horizon", "quiescent"]
 
@@ -380,7 +376,7 @@ def _column_float(scenario: Scenario, ns: np.ndarray[Any, Any]) -> list[Number |
     return converted
 
 
-def _units_per_second(scenario: Scenario) -> int:
+def units_per_second(scenario: Scenario) -> int:
     """The factor of Scenario.to_unit: a time in the unit is ns * this / 1e9."""
     system = scenario.system
     return system.tick_hz if system.time_unit == "tick" else UNITS_PER_SECOND[system.time_unit]
@@ -398,7 +394,7 @@ def _column(scenario: Scenario, rows: bytes, name: str) -> list[Any]:
     nevers = ffi.new("uint64_t[]", max(1, n))
     jobs = ffi.cast("const pr_lab_job_t *", ffi.from_buffer(rows))
     found = int(
-        lib.pr_lab_job_column(jobs, n, JOB_FIELDS.index(name), _units_per_second(scenario), values, nevers)
+        lib.pr_lab_job_column(jobs, n, JOB_FIELDS.index(name), units_per_second(scenario), values, nevers)
     )
     if found == native.FIELD_NOT_WHOLE:
         array = native.records(rows, "JOB_DTYPE")
@@ -697,19 +693,6 @@ def build_report(result: SimResult) -> Report:
     )
 
 
-# ---------------------------------------------------------------- JSON
-
-
-@cache
-def schema() -> dict[str, Any]:
-    """The JSON Schema of `report_json`'s document (report.schema.json)."""
-    from importlib import resources  # only here: its import costs start-up
-
-    text = resources.files("priora").joinpath("report.schema.json").read_text(encoding="utf-8")
-    loaded: dict[str, Any] = json.loads(text)
-    return loaded
-
-
 Row = (
     TaskRow
     | ResourceRow
@@ -723,19 +706,9 @@ Row = (
 )
 
 
-def _services(report: Report) -> dict[str, dict[str, Row]]:
-    """The objects beyond semaphores that the scenario has, by JSON key."""
-    tables: dict[str, dict[str, Row]] = {
-        "queues": dict(report.queues),
-        "events": dict(report.events),
-        "timers": dict(report.timers),
-        "interrupts": dict(report.interrupts),
-        "arrivals": dict(report.arrivals),
-    }
-    return {key: rows for key, rows in tables.items() if rows}
-
-
-def _fields(row: Row, recoveries: bool = True, timeshare: bool = True) -> dict[str, Any]:
+def row_fields(row: Row, recoveries: bool = True, timeshare: bool = True) -> dict[str, Any]:
+    """A row's fields by name, without the recovery or the time-sharing ones
+    when the run has none (the JSON objects, the text tables)."""
     # The rows hold only scalars, so a shallow copy is what asdict's deep
     # copy would give, at a fraction of its cost.
     values = dict(vars(row))
@@ -746,369 +719,3 @@ def _fields(row: Row, recoveries: bool = True, timeshare: bool = True) -> dict[s
         for name in TIMESHARE_FIELDS:
             values.pop(name, None)
     return values
-
-
-def _job_fields(report: Report) -> tuple[str, ...]:
-    """The keys of a job's object: every field, `recovery` only with recoveries."""
-    return JOB_FIELDS if report.recoveries else tuple(f for f in JOB_FIELDS if f not in RECOVERY_FIELDS)
-
-
-def _job_columns(report: Report) -> list[list[Any]]:
-    return [report.jobs._columns[JOB_FIELDS.index(name)] for name in _job_fields(report)]
-
-
-def report_dict(
-    report: Report, provenance: Mapping[str, Any] | None = None, summary: bool = False
-) -> dict[str, Any]:
-    """The JSON document as Python values; keys in a fixed order (the
-    records' field order), tasks and resources in the scenario's order;
-    the `recovery` fields only when a mutex has a recovery (Report.recoveries).
-    `provenance` (priora.provenance) comes first when given; `summary`: no
-    `jobs` key."""
-    keys, r, ts = _job_fields(report), report.recoveries, report.timeshare
-    jobs = [dict(zip(keys, row, strict=True)) for row in zip(*_job_columns(report), strict=True)]
-    return {
-        **({"provenance": dict(provenance)} if provenance is not None else {}),
-        **({} if summary else {"jobs": jobs}),
-        "tasks": {name: _fields(t, r, ts) for name, t in report.tasks.items()},
-        "resources": {name: _fields(x, r) for name, x in report.resources.items()},
-        **{key: {name: _fields(x) for name, x in rows.items()} for key, rows in _services(report).items()},
-        "system": _fields(report.system, r, ts),
-        "warnings": [_fields(w) for w in report.warnings],
-    }
-
-
-def _compact(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
-
-
-def _lines(key: str, items: list[str], brackets: str) -> str:
-    """One top-level key: each item on a line of its own, so the document
-    reads and greps line by line."""
-    if not items:
-        return f"  {_compact(key)}: {brackets}"
-    body = ",\n    ".join(items)
-    return f"  {_compact(key)}: {brackets[0]}\n    {body}\n  {brackets[1]}"
-
-
-def _block(key: str, value: dict[str, Any]) -> str:
-    return _lines(key, [f"{_compact(k)}: {_compact(v)}" for k, v in value.items()], "{}")
-
-
-def _job_object(names: tuple[str, ...]) -> str:
-    """One job's object, as json.dumps writes it, with a {} for each value."""
-    return "{{" + ", ".join(f"{_compact(name)}: {{}}" for name in names) + "}}"
-
-
-def _json_column(name: str, values: list[Any]) -> list[Any]:
-    """Job column `name` ready for str.format in _JOB_OBJECT, so that the
-    text is json.dumps's: an int or a float formats as its repr, as
-    json.dumps writes it (NaN and infinities never occur); names, booleans
-    and None are encoded here."""
-    if name == "task":
-        encoded = {v: _compact(v) for v in set(values)}
-        return [encoded[v] for v in values]
-    if name == "missed":
-        return ["true" if v else "false" for v in values]
-    if None in values:
-        return ["null" if v is None else v for v in values]
-    return values
-
-
-def _jobs_json(report: Report) -> str:
-    """The jobs block, formatted column by column: json.dumps once per job
-    costs several times more than the simulation."""
-    names = _job_fields(report)
-    columns = [_json_column(name, values) for name, values in zip(names, _job_columns(report), strict=True)]
-    return _lines("jobs", list(map(_job_object(names).format, *columns)), "[]")
-
-
-# Where report_json's document has the jobs that lab/native/jobs_json.c
-# writes: a character json.dumps never writes (it escapes control characters).
-_JOBS_HERE = "\x00"
-
-
-def _native_jobs(report: Report, out: Any, offset: int, size: int) -> int | None:
-    """Writes the jobs' objects of a run as `_jobs_json` writes them,
-    separated as `_lines` separates them, with lab/native/jobs_json.c from
-    the C rows, at `offset` of the `size` bytes at `out` (a char *, NULL to
-    learn the size: a bound). Returns the bytes written (the bound), or None:
-    rows made in Python, no job, or a time that is not a whole number of the
-    unit (its float needs Python's repr)."""
-    source = report.jobs.source
-    if source is None or len(report.jobs) == 0:
-        return None
-    scenario, jobs = source
-    njobs = len(report.jobs)
-    ffi, lib = native.ffi, native.lib()
-    names = _job_fields(report)
-    task_names = [ffi.new("char[]", _compact(t.name).encode()) for t in scenario.tasks]
-    keys = [
-        ffi.new("char[]", f"{'{' if i == 0 else ', '}{_compact(n)}: ".encode()) for i, n in enumerate(names)
-    ]
-    args = (
-        len(names),
-        ffi.new("uint8_t[]", [JOB_FIELDS.index(n) for n in names]),
-        ffi.new("char *[]", keys),
-        ffi.new("char *[]", task_names),
-        len(task_names),
-    )
-    sep = b",\n    "
-    if out == ffi.NULL:
-        return int(lib.pr_lab_jobs_json_bound(njobs, *args, sep))
-    rows = ffi.cast("const pr_lab_job_t *", ffi.from_buffer(jobs))
-    written = int(
-        lib.pr_lab_jobs_json(
-            rows, njobs, *args, _units_per_second(scenario), sep, out + offset, size - offset
-        )
-    )
-    if written == native.JSON_NOT_WHOLE:
-        return None
-    if written < 0:
-        raise ValueError(f"the jobs could not be written in C ({written})")
-    return written
-
-
-def report_json(report: Report, provenance: Mapping[str, Any] | None = None, summary: bool = False) -> str:
-    """One JSON document (keys provenance when given, jobs unless `summary`,
-    tasks, resources, system, warnings), laid out one entry per line;
-    json.loads gives back report_dict(report, provenance, summary)."""
-    # A run's jobs are written by C into the document's buffer when they can
-    # be (_native_document): a place is kept for them.
-    if not summary and _native_jobs(report, native.ffi.NULL, 0, 0) is not None:
-        document = _native_document(report, _document(report, provenance, [_JOBS_HERE]))
-        if document is not None:
-            return document
-    return _document(report, provenance, [] if summary else [_jobs_json(report)])
-
-
-def _document(report: Report, provenance: Mapping[str, Any] | None, jobs: list[str]) -> str:
-    """report_json's document, with `jobs` as its jobs block (none, or one)."""
-    r, ts = report.recoveries, report.timeshare
-    blocks = [
-        *([_block("provenance", dict(provenance))] if provenance is not None else []),
-        *(f"  {_compact('jobs')}: [\n    {_JOBS_HERE}\n  ]" if j == _JOBS_HERE else j for j in jobs),
-        _block("tasks", {name: _fields(t, r, ts) for name, t in report.tasks.items()}),
-        _block("resources", {name: _fields(x, r) for name, x in report.resources.items()}),
-        *(
-            _block(key, {name: _fields(x) for name, x in rows.items()})
-            for key, rows in _services(report).items()
-        ),
-        _block("system", _fields(report.system, r, ts)),
-        _lines("warnings", [_compact(_fields(w)) for w in report.warnings], "[]"),
-    ]
-    return "{\n" + ",\n".join(blocks) + "\n}"
-
-
-def _native_document(report: Report, document: str) -> str | None:
-    """`document` with the jobs written by C at its _JOBS_HERE, or None when
-    a time is not a whole number of the unit. One buffer for the whole
-    document, the jobs written into it in place: they are most of it, and
-    each copy of them costs. numpy's memory, not a bytearray: it is not
-    zeroed first, and a large one is given in huge pages. The text is
-    decoded from that memory directly."""
-    import numpy as np
-
-    ffi = native.ffi
-    bound = _native_jobs(report, ffi.NULL, 0, 0)
-    assert bound is not None
-    head, tail = (part.encode() for part in document.split(_JOBS_HERE, 1))
-    out = np.empty(len(head) + bound + len(tail), dtype=np.uint8)
-    start = ffi.cast("char *", ffi.from_buffer(out))
-    ffi.memmove(start, head, len(head))
-    written = _native_jobs(report, start, len(head), len(head) + bound)
-    if written is None:
-        return None
-    ffi.memmove(start + len(head) + written, tail, len(tail))
-    return str(out.data[: len(head) + written + len(tail)], "utf-8")
-
-
-# ---------------------------------------------------------------- text
-
-# The Jobs table's columns: the JobRow fields, in this order; the rcs ones
-# only when a mutex is restartable (_restartable).
-_JOBS_TEXT = ("task", "job", "release", "start", "finish", "response", "deadline", "missed", "blocked",
-              "inverted", "timeouts", "errors")  # fmt: skip
-_JOBS_RCS = ("aborts", "lost")
-_TIMES = {"release", "start", "finish", "response", "deadline", "blocked", "inverted", "lost", "recovery"}
-
-
-def _restartable(report: Report) -> bool:
-    """A mutex of the run is rcs: the text shows the aborts and the lost work."""
-    return any(r.protocol == "rcs" for r in report.resources.values())
-
-
-def _recovery_columns(report: Report) -> tuple[str, ...]:
-    """The `recovery` columns, shown when a mutex of the run has a recovery."""
-    return RECOVERY_FIELDS if report.recoveries else ()
-
-
-def _ceilings(report: Report) -> bool:
-    """A mutex of the run has a ceiling (pcp, ipcp, npcs): the text shows it."""
-    return any(r.ceiling is not None for r in report.resources.values())
-
-
-def _jobs_table(report: Report, unit: str) -> Table:
-    names = _JOBS_TEXT + (_JOBS_RCS if _restartable(report) else ()) + _recovery_columns(report)
-    headers = [f"{name} ({unit})" if name in _TIMES else name for name in names]
-    columns = [report.jobs._columns[JOB_FIELDS.index(name)] for name in names]
-    return Table("jobs", "Jobs", headers, columns)
-
-
-def _tasks_table(report: Report, unit: str) -> Table:
-    headers = ["task", "jobs", *(f"{h} ({unit})" for h in ("max response", "mean response"))]
-    headers += [f"max blocked ({unit})", f"max inverted ({unit})", "misses", "timeouts", "errors"]
-    rcs = _restartable(report)
-    if rcs:
-        headers += ["aborts", f"lost ({unit})"]
-    headers += [f"{name} ({unit})" for name in _recovery_columns(report)]
-    # The TaskRow fields, in their order.
-    rows: list[list[Cell]] = [
-        [name, *list(_fields(t).values())[: len(headers) - 1]] for name, t in report.tasks.items()
-    ]
-    if report.timeshare:
-        headers += ["band", f"cpu ({unit})", "cpu share"]
-        for row, t in zip(rows, report.tasks.values(), strict=True):
-            row += [t.band, t.cpu, f"{t.cpu_share:.6f}"]
-    return Table("tasks", "Tasks", headers, list(zip(*rows, strict=True)))
-
-
-def _resources_table(report: Report, unit: str) -> Table:
-    headers = ["resource", "kind", "protocol"]
-    ceilings, rcs = _ceilings(report), _restartable(report)
-    if ceilings:
-        headers.append("ceiling")
-    headers += ["downs", "ups", "most waiters", f"longest hold ({unit})"]
-    if rcs:
-        headers.append("aborts")
-    if report.recoveries:
-        headers.append(f"recovery ({unit})")
-    rows: list[list[Cell]] = []
-    for name, r in report.resources.items():
-        row: list[Cell] = [name, r.kind, r.protocol, *([r.ceiling] if ceilings else [])]
-        row += [r.downs, r.ups, r.most_waiters, r.longest_hold, *([r.aborts] if rcs else [])]
-        row += [r.recovery] if report.recoveries else []
-        rows.append(row)
-    return Table("resources", "Resources", headers, list(zip(*rows, strict=True)), align="lll")
-
-
-def _services_tables(report: Report, unit: str) -> list[Table]:
-    """The tables of the queues, event flags, timers and interrupts the scenario has."""
-    tables = []
-    if report.queues:
-        headers = ["queue", "length", "order", "inherit", "sends", "receives", "most messages", "send waits"]
-        headers += ["receive waits", "left"]
-        rows: list[list[Cell]] = [[name, *vars(q).values()] for name, q in report.queues.items()]
-        tables.append(Table("queues", "Message queues", headers, list(zip(*rows, strict=True))))
-    if report.events:
-        rows = [[name, e.sets, e.wakeups, f"0x{e.flags:08x}"] for name, e in report.events.items()]
-        headers = ["events", "sets", "wakeups", "flags at end"]
-        tables.append(Table("events", "Event flags", headers, list(zip(*rows, strict=True))))
-    if report.timers:
-        headers = ["timer", f"phase ({unit})", f"period ({unit})", "priority", "expiries", "dropped"]
-        headers += [f"max lateness ({unit})", "failed calls"]
-        rows = [[name, *vars(t).values()] for name, t in report.timers.items()]
-        tables.append(Table("timers", "Timers", headers, list(zip(*rows, strict=True))))
-    if report.interrupts:
-        headers = ["interrupt", f"phase ({unit})", f"period ({unit})", "runs", "failed calls"]
-        rows = [[name, *vars(i).values()] for name, i in report.interrupts.items()]
-        tables.append(Table("interrupts", "Interrupts", headers, list(zip(*rows, strict=True))))
-    if report.arrivals:
-        headers = ["task", "arrivals", "refused", "deferred", f"max jitter ({unit})"]
-        headers += [f"max response from arrival ({unit})", "hard misses", "soft misses", "aborted"]
-        rows = [[name, *vars(a).values()] for name, a in report.arrivals.items()]
-        tables.append(Table("arrivals", "Arrivals", headers, list(zip(*rows, strict=True))))
-    return tables
-
-
-def _system_pairs(report: Report) -> Pairs:
-    s = report.system
-    unit = s.time_unit
-    pairs: list[tuple[str, str]] = [
-        ("time unit", f"{unit} (tick_hz {s.tick_hz})"),
-        ("protocol", s.protocol),
-        *([("quantum", f"{s.quantum} {unit} (round robin among equal priorities)")] if s.quantum else []),
-        ("horizon", f"{s.horizon} {unit} (stopped: {s.stopped})"),
-        ("utilisation", f"{s.utilisation:.6f}"),
-        ("nominal utilisation", "-" if s.nominal_utilisation is None else f"{s.nominal_utilisation:.6f}"),
-        ("context switches", str(s.context_switches)),
-        ("priority changes", str(s.priority_changes)),
-        ("jobs", str(s.jobs)),
-        ("misses", str(s.misses)),
-        *([("refused calls", f"{s.refused} (Warnings, below)")] if s.refused else []),
-    ]
-    if _restartable(report):
-        pairs += [("aborts", str(s.aborts)), ("lost", f"{s.lost} {unit}")]
-    if report.recoveries:
-        pairs.append(("recovery", f"{s.recovery} {unit}"))
-    if report.timeshare:
-        pairs += [("real-time band CPU share", f"{s.realtime_share:.6f}")]
-        pairs += [("time-sharing band CPU share", f"{s.timeshare_share:.6f}")]
-    # The CSV file: the JSON document's system entry, key by key.
-    raw = list(_fields(s, report.recoveries, report.timeshare).items())
-    return Pairs("system", "System", ("figure", "value"), pairs, raw)
-
-
-_WARNING_COLUMNS = ("task", "job", "time", "action", "action_text", "error", "cause")
-
-
-def _warnings_lines(report: Report) -> Lines:
-    unit = report.system.time_unit
-    columns = [[getattr(w, name) for w in report.warnings] for name in _WARNING_COLUMNS]
-    headers = [f"time ({unit})" if name == "time" else name for name in _WARNING_COLUMNS]
-    table = Table("warnings", "Warnings", headers, columns)
-    return Lines("Warnings", [w.line(unit) for w in report.warnings], table)
-
-
-def strict_failures(report: Report) -> list[str]:
-    """Why `priora simulate --strict` fails the run, one line each: every
-    refused call (the same call refused again is one line, with its count),
-    then every task with misses. Empty when the run is clean."""
-    unit = report.system.time_unit
-    lines: list[str] = []
-    groups: dict[tuple[str, int | None, str], list[WarningRow]] = {}
-    for w in report.warnings:
-        groups.setdefault((w.task, w.action, w.error), []).append(w)
-    for same in groups.values():
-        line = same[0].line(unit)
-        if len(same) > 1:
-            last = same[-1]
-            line += f" (and {len(same) - 1} more times, the last in job {last.job} at {last.time} {unit})"
-        lines.append(line)
-    missed: dict[str, list[int]] = {}  # task -> rows of its missed jobs, read by column
-    for row, (task, miss) in enumerate(
-        zip(report.jobs.column("task"), report.jobs.column("missed"), strict=True)
-    ):
-        if miss:
-            missed.setdefault(task, []).append(row)
-    for task in report.tasks:  # file order
-        rows = missed.get(task, [])
-        if not rows:
-            continue
-        first = report.jobs[rows[0]]
-        at = f"{first.deadline} {unit}"
-        if len(rows) == 1:
-            lines.append(f"{task} job {first.job} missed its deadline at {at}")
-        else:
-            lines.append(f"{task} missed {len(rows)} deadlines, the first in job {first.job} at {at}")
-    return lines
-
-
-def report_sections(report: Report, summary: bool = False) -> list[Section]:
-    """The tables (jobs, tasks, resources), the system block and the
-    warnings; `summary`: without the jobs table."""
-    unit = report.system.time_unit
-    sections: list[Section] = [] if summary else [_jobs_table(report, unit)]
-    sections += [_tasks_table(report, unit), _resources_table(report, unit)]
-    sections += _services_tables(report, unit)
-    sections.append(_system_pairs(report))
-    if report.warnings:
-        sections.append(_warnings_lines(report))
-    return sections
-
-
-def report_text(report: Report, summary: bool = False, fmt: Format = "text") -> str:
-    """Aligned tables (jobs, tasks, resources) and the system block, every
-    time column headed with the file's unit; `summary`: without the jobs
-    table; `fmt` "markdown": as Markdown tables (priora.tables)."""
-    return render(report_sections(report, summary), fmt)

@@ -277,14 +277,33 @@ def _decode(text: str, source: str) -> dict[str, object]:
     import tomllib
 
     try:
-        return tomllib.loads(text, parse_float=Decimal)
+        return tomllib.loads(text, parse_float=_exact_float)
     except tomllib.TOMLDecodeError as e:
         where, reason = _toml_position(str(e), text)
         raise ScenarioError(source, where, f"malformed TOML: {reason}") from e
+    except _FloatOutOfRange as e:  # tomllib gives no position: the float's first line
+        line = text[: text.find(e.written)].count("\n") + 1
+        reason = f"malformed TOML: float {e.written}: its exponent is beyond what can be held"
+        raise ScenarioError(source, f"line {line}", reason) from None
     except ValueError as e:  # an integer too long for Python's int(), from tomllib
         raise ScenarioError(source, "", f"malformed TOML: {e}") from e
     except RecursionError as e:  # arrays or inline tables nested thousands deep: no line known
         raise ScenarioError(source, "", "malformed TOML: nested too deeply") from e
+
+
+class _FloatOutOfRange(ValueError):
+    """A TOML float whose exponent Decimal cannot hold (1e99999999999999999999)."""
+
+    def __init__(self, written: str) -> None:
+        super().__init__(written)
+        self.written = written
+
+
+def _exact_float(written: str) -> Decimal:
+    try:
+        return Decimal(written)
+    except ArithmeticError:  # decimal.InvalidOperation: no traceback for a user's file
+        raise _FloatOutOfRange(written) from None
 
 
 def _toml_position(message: str, text: str) -> tuple[str, str]:

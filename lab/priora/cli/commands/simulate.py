@@ -236,7 +236,9 @@ def _html_report(target: str) -> Writer:
 def _report(args: argparse.Namespace, result: SimResult, target: str = "host") -> Outcome:
     """The outputs asked for, then the report (and, with --strict, why the
     run fails). On QEMU the kernel's costs are its own: no cost model."""
-    from priora.report.build import build_report, report_json, report_sections, strict_failures
+    from priora.report.build import build_report
+    from priora.report.json_document import report_json
+    from priora.report.text import report_sections, strict_failures
 
     costs = {} if target == "host" else {"cost_model": None}
     if args.gantt is not None:
