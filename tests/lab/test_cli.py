@@ -19,8 +19,10 @@ import jsonschema
 import pytest
 
 import priora
+from priora.cli import main as cli_main
 from priora.cli.commands.simulate import horizon_ticks
 from priora.cli.main import main
+from priora.cli.options import plain_arguments
 from priora.errors import PrioraError
 from priora.report.json_document import schema
 from priora.run.simulate import SimResult
@@ -622,6 +624,37 @@ def test_the_program_ends_as_pythons_exit_would(
     assert "\npriora: strict: " in "\n" + err and err.endswith("\natexit ran\n")
 
 
+# A command line of positionals alone is read without argparse
+# (priora.cli.options.plain_arguments): exactly as argparse reads it.
+@pytest.mark.parametrize("command", sorted(set(cli_main.COMMANDS) - set(cli_main.PASSED_ON)))
+@pytest.mark.parametrize("given", [[], ["f.toml"], ["f.toml", "g.toml"], ["--json", "f.toml"], ["-"]])
+def test_a_plain_command_line_is_read_as_argparse_reads_it(command: str, given: list[str]) -> None:
+    options, handler = cli_main._module(command).arguments(command)
+    plain = plain_arguments(command, options, handler, given)
+    try:
+        parsed: dict[str, object] | None = vars(cli_main._parser(command).parse_args([command, *given]))
+    except SystemExit:  # a usage error, or a line argparse reads another way
+        parsed = None
+    if plain is None:
+        return  # argparse's, with its messages
+    assert parsed is not None and vars(plain) == parsed
+
+
+def test_plain_command_lines_take_the_plain_path() -> None:
+    """The lines users type most are read without argparse."""
+    for command, given in (
+        ("simulate", ["f.toml"]),
+        ("analyze", ["f.toml"]),
+        ("trace", ["x.log"]),
+        ("demo", []),
+    ):
+        options, handler = cli_main._module(command).arguments(command)
+        assert plain_arguments(command, options, handler, given) is not None
+    options, handler = cli_main._module("simulate").arguments("simulate")
+    for given in (["f.toml", "--json"], ["--help"], [], ["-f.toml"]):
+        assert plain_arguments("simulate", options, handler, given) is None
+
+
 def test_python_dash_m(inversion: Path) -> None:
     child = subprocess.run(
         [sys.executable, "-m", "priora", "simulate", inversion],
@@ -638,7 +671,7 @@ def test_the_commands_names_are_the_modules_names() -> None:
     modules (benchmarks/cli_startup.py): they must stay the same."""
     from priora.analysis import blocking
     from priora.breakdown import search as breakdown
-    from priora.cli import parser as cli
+    from priora.cli import options as cli
     from priora.cli.commands import breakdown as breakdown_command
     from priora.costs import model as costs
     from priora.scenario import bounds, model

@@ -199,6 +199,25 @@ def test_the_wheel_carries_the_kernel_and_runs_in_a_fresh_venv(tmp_path: Path) -
     library, parser_loaded = probe.stdout.split()
     assert Path(library).is_relative_to(venv) and Path(library).name == "libpriora_lab.so"
     assert parser_loaded == "False"
+    # Installed without the editable finder (which imports pathlib at the
+    # interpreter's start), simulate's start-up is its own: none of these.
+    started = subprocess.run(
+        [
+            str(venv / "bin" / "python"),
+            "-c",
+            "import contextlib, io, sys\nfrom priora.cli.main import main\n"
+            f"with contextlib.redirect_stdout(io.StringIO()): main(['simulate', {str(INVERSION)!r}])\n"
+            "print(' '.join(sorted(sys.modules)))",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=elsewhere,
+        env=fresh_venv_env(),
+        timeout=120,
+    )
+    assert started.returncode == 0, started.stderr
+    heavy = {"numpy", "pycparser", "tomllib", "typing", "pathlib", "argparse", "dataclasses", "inspect"}
+    assert heavy & set(started.stdout.split()) == set()
     version = subprocess.run(
         [str(venv / "bin" / "priora"), "--version"], capture_output=True, text=True, env=fresh_venv_env()
     )

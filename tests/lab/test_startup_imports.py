@@ -1,12 +1,16 @@
-"""What `priora simulate FILE` imports: not numpy, dataclasses, inspect or tomllib.
+"""What `priora simulate FILE` imports: not numpy, dataclasses, inspect, tomllib,
+typing, pathlib, argparse, the cost models or the refusals' reader.
 
 The command's start-up is most of its time for a short run
 (docs/packaging.md, "Start-up"): numpy's import alone is about three
 interpreters, dataclasses' (with inspect) half of one. The report of a run
 is read in C (lab/native/job_fields.c, task_totals.c, trace_scan.c) and
 the lab's records are priora.record's, and the scenario file is read by
-priora.scenario.toml_reader (tomllib only reads what it leaves), so a plain
-`simulate` needs none of them; this test fails as soon as an import on that
+priora.scenario.toml_reader (tomllib only reads what it leaves), the
+lab's annotations are for type checkers only (TYPE_CHECKING = False), and a
+command line of positionals alone is read without argparse
+(priora.cli.options.plain_arguments), so a plain `simulate` needs none of
+them; this test fails as soon as an import on that
 path brings one back. Run in a fresh interpreter: the test process itself
 has imported everything.
 """
@@ -31,7 +35,21 @@ with contextlib.redirect_stdout(io.StringIO()) as out:
 print(json.dumps({"code": code, "modules": sorted(sys.modules), "lines": out.getvalue().count(chr(10))}))
 """
 
-HEAVY = ("numpy", "dataclasses", "inspect", "pycparser", "tomllib")
+HEAVY = (
+    "numpy", "dataclasses", "inspect", "pycparser", "tomllib", "typing", "pathlib", "argparse", "gettext",
+    "priora.costs.model", "priora.run.refusals", "priora.report.json_document",
+)  # fmt: skip
+
+
+def at_start() -> set[str]:
+    """The modules the interpreter has before the lab runs (the site's own:
+    an editable install's finder imports pathlib)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "lab")}
+    done = subprocess.run(
+        [sys.executable, "-c", "import json, sys; print(json.dumps(sorted(sys.modules)))"],
+        capture_output=True, text=True, env=env, cwd=ROOT, check=True,
+    )  # fmt: skip
+    return set(json.loads(done.stdout))
 
 
 def imported_by(*argv: str) -> dict[str, object]:
@@ -54,7 +72,22 @@ def test_simulate_imports_none_of_the_heavy_modules(example: str) -> None:
     assert isinstance(result["lines"], int) and result["lines"] > 20  # the whole report was printed
     modules = result["modules"]
     assert isinstance(modules, list)
-    assert [m for m in HEAVY if m in modules] == []
+    assert [m for m in HEAVY if m in modules and m not in at_start()] == []
+
+
+def test_the_probe_sees_argparse_the_refusals_and_the_cost_models_when_needed(tmp_path: Path) -> None:
+    # An option takes argparse; a run that refuses a call reads its refusals;
+    # a file with a cost model imports the cost models.
+    result = imported_by("simulate", "examples/deadlock.toml", "--summary")
+    modules = result["modules"]
+    assert isinstance(modules, list)
+    assert {"argparse", "priora.run.refusals"} <= set(modules)
+    costed = tmp_path / "inversion.toml"
+    text = (ROOT / "examples/inversion.toml").read_text()
+    costed.write_text(text.replace("[system]\n", '[system]\ncost_model = "rtmach93"\n', 1))
+    result = imported_by("simulate", str(costed))
+    modules = result["modules"]
+    assert isinstance(modules, list) and "priora.costs.model" in modules
 
 
 def test_the_probe_sees_numpy_when_a_view_needs_it() -> None:

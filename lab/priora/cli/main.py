@@ -41,17 +41,18 @@ parses the command line and turns a user's mistake into its one line.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
 from priora import __version__
-from priora.cli.parser import EXIT_OK, EXIT_STRICT, EXIT_USER, Outcome, Parser
+from priora.cli.options import EXIT_OK, EXIT_STRICT, EXIT_USER, Outcome, plain_arguments
 from priora.errors import PrioraError
 
 TYPE_CHECKING = False  # typing's import costs start-up; type checkers see True
 if TYPE_CHECKING:
+    import argparse
     from collections.abc import Callable
+    from types import ModuleType
 
 # Each command: the module of priora.cli.commands that defines it, and its
 # line in `priora --help`. A command's module is imported when it runs, and
@@ -90,10 +91,18 @@ COMMANDS: dict[str, tuple[str, str]] = {
 PASSED_ON = ("bench", "campaign")
 
 
+def _module(command: str) -> ModuleType:
+    # __import__, not importlib.import_module: importlib's import (with
+    # warnings') is start-up. With a fromlist it returns the submodule.
+    module: ModuleType = __import__(f"priora.cli.commands.{COMMANDS[command][0]}", fromlist=["arguments"])
+    return module
+
+
 def _parser(command: str | None) -> argparse.ArgumentParser:
-    """The parser of `command`; with None (no command, --help, --version, a
-    command that does not exist), every command's name and help line only."""
-    import importlib
+    """argparse's parser of `command`; with None (no command, --help,
+    --version, a command that does not exist), every command's name and help
+    line only."""
+    from priora.cli.parser import Parser, add_all
 
     parser = Parser(
         prog="priora",
@@ -101,25 +110,36 @@ def _parser(command: str | None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"priora {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name, (module, help_text) in COMMANDS.items():
+    for name, (_, help_text) in COMMANDS.items():
         if command is None or name == command:
             sub = commands.add_parser(name, help=help_text)
             if name == command:
-                importlib.import_module(f"priora.cli.commands.{module}").add_arguments(name, sub)
+                options, handler = _module(name).arguments(name)
+                add_all(sub, options)
+                sub.set_defaults(handler=handler)
     return parser
 
 
 def _args(argv: list[str]) -> argparse.Namespace:
-    """The parsed command line; SystemExit for --help and argparse's usage errors."""
+    """The parsed command line; SystemExit for --help and argparse's usage
+    errors. A command and its positionals alone (`priora simulate FILE`) are
+    read without argparse, as argparse would read them (priora.cli.options)."""
     command = argv[0] if argv and argv[0] in COMMANDS else None
     if command == "bench":
+        from argparse import Namespace
+
         from priora.cli.commands.experiments import bench
 
-        return argparse.Namespace(handler=bench, options=argv[1:])
+        return Namespace(handler=bench, options=argv[1:])
     if command == "campaign":
         from priora.cli.commands import campaign
 
         return campaign.parse_args(argv[1:])
+    if command is not None:
+        options, handler = _module(command).arguments(command)
+        plain = plain_arguments(command, options, handler, argv[1:])
+        if plain is not None:
+            return plain  # type: ignore[return-value]  # the same attributes as argparse's Namespace
     return _parser(command).parse_args(argv)
 
 

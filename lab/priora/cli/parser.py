@@ -1,11 +1,5 @@
-"""What every `priora` command's parser shares: argparse's parser and help
-formatter made cheap to start, the errors a command reports in one line, the
-options several commands take and the values they default to.
-
-The command modules (priora.cli.commands) build their parsers from these;
-none of this imports pathlib, typing or a module of the lab beyond
-priora.inputs, so that a command starts with only what it needs
-(benchmarks/cli_startup.py).
+"""argparse for the `priora` commands: its parser and help formatter made
+cheap to start, given the options the commands declare (priora.cli.options).
 """
 
 from __future__ import annotations
@@ -14,47 +8,12 @@ import argparse
 import os
 import sys
 
-from priora import inputs
-from priora.errors import PrioraError
-
 TYPE_CHECKING = False  # typing's import costs start-up; type checkers see True
 if TYPE_CHECKING:
-    from pathlib import Path
+    from collections.abc import Iterable
     from typing import Any
 
-EXIT_OK = 0
-EXIT_STRICT = 1  # --strict: the run refused a call or missed a deadline
-EXIT_USER = 2
-
-# The names below are the same as their homes' (tests/lab/test_cli.py checks):
-# importing the homes would cost every command their start-up.
-PROTOCOLS = ("none", "pip", "pcp", "ipcp", "npcs", "rcs")  # priora.scenario.model.PROTOCOLS
-ANALYSIS_PROTOCOLS = PROTOCOLS  # priora.analysis.blocking.PROTOCOLS
-DEFAULT_MAX_JOBS = 1_000_000  # priora.scenario.bounds.DEFAULT_MAX_JOBS
-DEFAULT_MAX_TICKS = 1_000_000_000  # priora.scenario.bounds.DEFAULT_MAX_TICKS
-DEFAULT_MAX_ACTIONS = 10_000_000  # priora.scenario.bounds.DEFAULT_MAX_ACTIONS
-
-
-class UsageError(PrioraError):
-    """A bad option value, found after argparse accepted the syntax."""
-
-
-class Outcome:
-    """A command's output, and the reasons --strict fails it (one line each)."""
-
-    __slots__ = ("text", "failures")
-
-    def __init__(self, text: str, failures: tuple[str, ...] = ()) -> None:
-        self.text = text
-        self.failures = failures
-
-
-def path(text: str) -> Path:
-    """argparse's type for a file or directory option: pathlib is imported
-    only when such an option is given (a scenario FILE stays a str)."""
-    from pathlib import Path
-
-    return Path(text)
+    from priora.cli.options import Arg
 
 
 def _terminal_columns() -> int:
@@ -91,59 +50,6 @@ class Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
 
-def protocols_option(parser: argparse.ArgumentParser, only: str, default: str) -> None:
-    """--protocol P ...: the protocols of ANALYSIS_PROTOCOLS a study looks at."""
-    parser.add_argument(
-        "--protocol",
-        action="extend",
-        nargs="+",
-        choices=ANALYSIS_PROTOCOLS,
-        metavar="P",
-        help=f"{only} ({', '.join(ANALYSIS_PROTOCOLS)}; default: {default})",
-    )
-
-
-def strict_option(parser: argparse.ArgumentParser, detail: str = "") -> None:
-    parser.add_argument(
-        "--strict",
-        action="store_true",
-        help=f"exit with status 1 if the kernel refused a call or a job missed its deadline{detail}",
-    )
-
-
-def table_options(parser: argparse.ArgumentParser) -> None:
-    """--format and --csv: the command's tables as Markdown, and as CSV files (priora.tables)."""
-    parser.add_argument(
-        "--format",
-        choices=("text", "markdown"),
-        help="the tables as aligned text (the default) or as Markdown tables (not with --json)",
-    )
-    parser.add_argument(
-        "--csv", type=path, metavar="DIR", help="also write each table as DIR/<table>.csv (DIR is created)"
-    )
-
-
-def limit_options(parser: argparse.ArgumentParser, refuse: str, max_jobs: int = DEFAULT_MAX_JOBS) -> None:
-    """--max-jobs, --max-actions and --max-ticks: the bounds on one
-    simulation (priora.scenario.bounds)."""
-    parser.add_argument(
-        "--max-jobs",
-        type=inputs.integer("--max-jobs", 1),
-        default=max_jobs,
-        metavar="N",
-        help=f"{refuse} release more than N jobs (default: {max_jobs})",
-    )
-    parser.add_argument(
-        "--max-actions",
-        type=inputs.integer("--max-actions", 1),
-        default=DEFAULT_MAX_ACTIONS,
-        metavar="N",
-        help=f"{refuse} run more than N body actions (default: {DEFAULT_MAX_ACTIONS})",
-    )
-    parser.add_argument(
-        "--max-ticks",
-        type=inputs.integer("--max-ticks", 1),
-        default=DEFAULT_MAX_TICKS,
-        metavar="N",
-        help=f"{refuse} compute for more than N ticks (default: {DEFAULT_MAX_TICKS})",
-    )
+def add_all(parser: argparse.ArgumentParser | argparse._MutuallyExclusiveGroup, args: Iterable[Arg]) -> None:
+    for arg in args:
+        parser.add_argument(*arg.flags, **arg.settings)

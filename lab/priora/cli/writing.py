@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from priora.cli.parser import UsageError
+from priora.cli.options import UsageError
 
 TYPE_CHECKING = False  # typing's import costs start-up; type checkers see True
 if TYPE_CHECKING:

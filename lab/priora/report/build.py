@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from fractions import Fraction
 
 from priora.record import field, fields, record
-from priora.run import native, refusals
+from priora.run import native
 from priora.run.simulate import ScriptCounters, SimResult
 from priora.scenario.model import UNITS_PER_SECOND, Action, Scenario, Task, in_unit
 
@@ -612,6 +612,12 @@ def nominal_utilisation(tasks: tuple[Task, ...]) -> float | None:
 
 
 def _warnings(result: SimResult) -> list[WarningRow]:
+    # Most runs refuse nothing: one pass in C then, and no import of the
+    # module that reads refusals (start-up).
+    if native.refusals_end(result.trace_records, result.record_count) == 0:
+        return []
+    from priora.run import refusals
+
     scenario = result.scenario
     return [
         WarningRow(

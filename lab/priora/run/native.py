@@ -15,7 +15,6 @@ The kernel is one global instance: one simulation at a time per process.
 
 from __future__ import annotations
 
-import importlib
 import os
 import re
 from functools import cache
@@ -380,8 +379,9 @@ def _declarations() -> Any:
     which loads without cffi's C parser, the slowest part of start-up; while
     that module is absent or made from another CDEF (edited since), CDEF is
     parsed here: slower, same result."""
-    try:
-        generated = importlib.import_module("priora._native_ffi")
+    generated: Any
+    try:  # __import__: importlib's import is start-up; and the module is generated, unchecked
+        generated = __import__("priora._native_ffi", fromlist=["ffi"])
     except ImportError:  # absent, or written by another version of cffi
         generated = None
     if generated is not None and getattr(generated, "CDEF", None) == CDEF:
@@ -519,6 +519,14 @@ def lib() -> Any:
     check_limits(path, loaded)
     check_constants(path, loaded)
     return loaded
+
+
+def refusals_end(trace: bytes, count: int) -> int:
+    """The index after the last refusal among the first `count` records of
+    `trace` (the C records' bytes), 0 when there is none: one pass in C
+    (lab/native/trace_scan.c, the rule priora.run.refusals reads by)."""
+    records = ffi.cast("const pr_trace_record_t *", ffi.from_buffer(trace))
+    return int(lib().pr_lab_refusals(records, count, ffi.NULL))
 
 
 def errname(code: int) -> str:

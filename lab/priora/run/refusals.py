@@ -122,9 +122,7 @@ def refused_mask(trace: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
 def find(result: SimResult) -> tuple[Refusal, ...]:
     """Every refusal of `result`, in trace order. A run without one costs one
     pass in C over its trace; a run with some is read in Python up to the last."""
-    ffi = native.ffi
-    records = ffi.cast("const pr_trace_record_t *", ffi.from_buffer(result.trace_records))
-    end = int(native.lib().pr_lab_refusals(records, result.record_count, ffi.NULL))
+    end = native.refusals_end(result.trace_records, result.record_count)
     if end == 0:
         return ()
     return _read(result, refused_mask(result.trace), end)[0]

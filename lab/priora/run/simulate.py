@@ -10,8 +10,6 @@ kernel: what happened is what the trace says.
 
 from __future__ import annotations
 
-from priora.costs.model import CostModel
-from priora.costs.model import apply as apply_costs
 from priora.errors import NativeError
 from priora.record import field, record
 from priora.run import native
@@ -31,6 +29,8 @@ if TYPE_CHECKING:
     from typing import Any
 
     import numpy as np
+
+    from priora.costs.model import CostModel
 
 # Run "until every job has finished" (no periodic task): the host port stops
 # earlier, as soon as nothing can happen any more (quiescent).
@@ -472,6 +472,8 @@ def _load(scenario: Scenario, costs: HostCosts | CostModel | None) -> _Loaded:
             native.ffi.new("pr_host_costs_t *", {"switch_ns": model.switch_ns, "tick_ns": model.tick_ns})
         )
     elif model is not None and not model.is_zero():
+        from priora.costs.model import apply as apply_costs  # a cost model's import: only for one
+
         apply_costs(lib, scenario.resources, model)
     keep: list[Any] = []
     compiled = compile_scenario(scenario)

@@ -18,8 +18,6 @@ from decimal import Decimal
 from fractions import Fraction
 
 from priora import inputs
-from priora.costs import model as costs
-from priora.costs.model import CostModel
 from priora.errors import ScenarioError, describe_value
 from priora.limits import MAX_EVENTS, MAX_QUEUES, MAX_RESOURCES, MAX_TASKS, MAX_TIMERS, NAME_MAX
 from priora.record import record, replace
@@ -49,6 +47,7 @@ TYPE_CHECKING = False  # typing's import costs start-up; type checkers see True
 if TYPE_CHECKING:
     from typing import NoReturn, TypeVar
 
+    from priora.costs.model import CostModel
     from priora.scenario.model import ActionKind, Order, Protocol, ResourceKind, TimeUnit
 
     _T = TypeVar("_T", bound=str)
@@ -501,7 +500,12 @@ def _system(at: _At, value: object) -> tuple[System, _Clock]:
 
 
 def _cost_model(at: _At, table: Mapping[str, object], tick_hz: int) -> CostModel | None:
-    """[system] cost_model and cpu_hz (priora.costs.model validates the model)."""
+    """[system] cost_model and cpu_hz (priora.costs.model validates the model,
+    imported only for a file that has either)."""
+    if "cpu_hz" not in table and "cost_model" not in table:
+        return None
+    from priora.costs import model as costs
+
     cpu_hz = None
     if "cpu_hz" in table:
         cpu_hz = _int(at.field("cpu_hz"), table["cpu_hz"])

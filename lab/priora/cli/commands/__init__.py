@@ -1,7 +1,9 @@
 """The `priora` commands, one module per family, each imported only when its
-command runs (priora.cli.main builds the parser of the command asked for).
+command runs.
 
-Every module has `add_arguments(command, parser)`, which gives the command's
-parser its options and its handler: a function of the parsed arguments that
-returns the output, a str or a priora.cli.parser.Outcome.
+Every module has `arguments(command)`: the command's options, declared as
+data (priora.cli.options.Arg), and its handler, a function of the parsed
+arguments that returns the output, a str or a priora.cli.options.Outcome.
+priora.cli.main gives the options to argparse, or parses a command line of
+positionals alone without it.
 """

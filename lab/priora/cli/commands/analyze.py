@@ -7,19 +7,22 @@ protocol (priora.analysis): blocking, response times and tests.
 from __future__ import annotations
 
 from priora.cli import writing
-from priora.cli.parser import ANALYSIS_PROTOCOLS, protocols_option, table_options
+from priora.cli.options import ANALYSIS_PROTOCOLS, Arg, protocols_option, table_options
 
 TYPE_CHECKING = False  # typing's import costs start-up; type checkers see True
 if TYPE_CHECKING:
     import argparse
 
+    from priora.cli.options import Handler
 
-def add_arguments(command: str, parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", metavar="FILE", help="scenario file (TOML)")
-    parser.add_argument("--json", action="store_true", help="print the analysis as one JSON document")
-    protocols_option(parser, "analyse only these protocols", "all")
-    table_options(parser)
-    parser.set_defaults(handler=_analyze)
+
+def arguments(command: str) -> tuple[list[Arg], Handler]:
+    return [
+        Arg("file", metavar="FILE", help="scenario file (TOML)"),
+        Arg("--json", action="store_true", help="print the analysis as one JSON document"),
+        protocols_option("analyse only these protocols", "all"),
+        *table_options(),
+    ], _analyze
 
 
 def _analyze(args: argparse.Namespace) -> str:

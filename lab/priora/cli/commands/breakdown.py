@@ -12,53 +12,53 @@ from __future__ import annotations
 
 from priora import inputs
 from priora.cli import writing
-from priora.cli.parser import UsageError, limit_options, protocols_option, table_options
+from priora.cli.options import Arg, UsageError, limit_options, protocols_option, table_options
 
 TYPE_CHECKING = False  # typing's import costs start-up; type checkers see True
 if TYPE_CHECKING:
     import argparse
 
+    from priora.cli.options import Handler
     from priora.scenario.model import Scenario
 
 COST_MODELS = ("zero", "rtmach93", "measured")  # priora.costs.model.NAMES
 BREAKDOWN_MAX_JOBS = 2_000_000  # priora.breakdown.search.MAX_JOBS_PER_RUN: its runs keep no report
 
 
-def add_arguments(command: str, parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", metavar="FILE", help="scenario file (TOML)")
-    parser.add_argument(
-        "--vary",
-        required=True,
-        metavar="TASK.FIELD",
-        help="what to vary: TASK.wcet, TASK.section.MUTEX, TASK.body[i], TASK.period or TASK.deadline",
-    )
-    protocols_option(parser, "only these protocols", "every one the lab simulates")
-    parser.add_argument("--json", action="store_true", help="print the breakdown as one JSON document")
-    parser.add_argument(
-        "--synchronous", action="store_true", help="release every task at 0 (ignore the file's phases)"
-    )
-    parser.add_argument(
-        "--ignore",
-        action="extend",
-        nargs="+",
-        default=[],
-        metavar="TASK",
-        help="do not judge these tasks' deadlines (their misses do not count)",
-    )
-    parser.add_argument(
-        "--cost-model",
-        choices=COST_MODELS,
-        help="the kernel's costs in the simulations (default: the file's [system] cost_model)",
-    )
-    parser.add_argument(
-        "--cpu-hz",
-        type=inputs.integer("--cpu-hz"),
-        metavar="HZ",
-        help="the CPU clock rate, for --cost-model measured",
-    )
-    table_options(parser)
-    limit_options(parser, "refuse a simulation estimated to", BREAKDOWN_MAX_JOBS)
-    parser.set_defaults(handler=_breakdown)
+def arguments(command: str) -> tuple[list[Arg], Handler]:
+    return [
+        Arg("file", metavar="FILE", help="scenario file (TOML)"),
+        Arg(
+            "--vary",
+            required=True,
+            metavar="TASK.FIELD",
+            help="what to vary: TASK.wcet, TASK.section.MUTEX, TASK.body[i], TASK.period or TASK.deadline",
+        ),
+        protocols_option("only these protocols", "every one the lab simulates"),
+        Arg("--json", action="store_true", help="print the breakdown as one JSON document"),
+        Arg("--synchronous", action="store_true", help="release every task at 0 (ignore the file's phases)"),
+        Arg(
+            "--ignore",
+            action="extend",
+            nargs="+",
+            default=[],
+            metavar="TASK",
+            help="do not judge these tasks' deadlines (their misses do not count)",
+        ),
+        Arg(
+            "--cost-model",
+            choices=COST_MODELS,
+            help="the kernel's costs in the simulations (default: the file's [system] cost_model)",
+        ),
+        Arg(
+            "--cpu-hz",
+            type=inputs.integer("--cpu-hz"),
+            metavar="HZ",
+            help="the CPU clock rate, for --cost-model measured",
+        ),
+        *table_options(),
+        *limit_options("refuse a simulation estimated to", BREAKDOWN_MAX_JOBS),
+    ], _breakdown
 
 
 def with_cost_model(scenario: Scenario, name: str, cpu_hz: int | None) -> Scenario:

@@ -17,7 +17,8 @@ import argparse
 
 from priora import inputs
 from priora.cli import writing
-from priora.cli.parser import Parser, UsageError, path
+from priora.cli.options import UsageError, path
+from priora.cli.parser import Parser
 
 TYPE_CHECKING = False  # typing's import costs start-up; type checkers see True
 if TYPE_CHECKING:

@@ -7,25 +7,28 @@ inheritance, side by side, and its Gantt charts (priora.cli.demo).
 from __future__ import annotations
 
 from priora.cli import writing
-from priora.cli.parser import UsageError, path
+from priora.cli.options import Arg, UsageError, path
 
 TYPE_CHECKING = False  # typing's import costs start-up; type checkers see True
 if TYPE_CHECKING:
     import argparse
     from pathlib import Path
 
+    from priora.cli.options import Handler
+
 DEFAULT_DEMO_DIR = "priora-demo"
 
 
-def add_arguments(command: str, parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--out",
-        type=path,
-        default=path(DEFAULT_DEMO_DIR),
-        metavar="DIR",
-        help=f"directory for the Gantt charts (default: {DEFAULT_DEMO_DIR})",
-    )
-    parser.set_defaults(handler=_demo)
+def arguments(command: str) -> tuple[list[Arg], Handler]:
+    return [
+        Arg(
+            "--out",
+            type=path,
+            default=DEFAULT_DEMO_DIR,  # a str default goes through `type`, as argparse does
+            metavar="DIR",
+            help=f"directory for the Gantt charts (default: {DEFAULT_DEMO_DIR})",
+        )
+    ], _demo
 
 
 def _demo(args: argparse.Namespace) -> str:

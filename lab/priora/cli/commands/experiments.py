@@ -12,25 +12,30 @@ import argparse
 import os
 import sys
 
-from priora.cli.parser import UsageError, path
+from priora.cli.options import Arg, UsageError, path
+
+TYPE_CHECKING = False  # typing's import costs start-up; type checkers see True
+if TYPE_CHECKING:
+    from priora.cli.options import Handler
 
 
-def add_arguments(command: str, parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--out", type=path, metavar="DIR", help="also write experiments.md and experiments.json into DIR"
-    )
-    parser.add_argument(
-        "--bench",
-        type=path,
-        metavar="FILE",
-        help="QEMU figures from scripts/bench.sh --json FILE (default: the ones shipped with the lab)",
-    )
-    parser.add_argument(
-        "--quick",
-        action="store_true",
-        help="the zero and rtmach93 cost models and the paper's protocols only",
-    )
-    parser.set_defaults(handler=_experiments)
+def arguments(command: str) -> tuple[list[Arg], Handler]:
+    return [
+        Arg(
+            "--out", type=path, metavar="DIR", help="also write experiments.md and experiments.json into DIR"
+        ),
+        Arg(
+            "--bench",
+            type=path,
+            metavar="FILE",
+            help="QEMU figures from scripts/bench.sh --json FILE (default: the ones shipped with the lab)",
+        ),
+        Arg(
+            "--quick",
+            action="store_true",
+            help="the zero and rtmach93 cost models and the paper's protocols only",
+        ),
+    ], _experiments
 
 
 def _experiments(args: argparse.Namespace) -> str:

@@ -8,39 +8,50 @@ by seed.
 from __future__ import annotations
 
 from priora import inputs
-from priora.cli.parser import UsageError, path
+from priora.cli.options import Arg, UsageError, path
 
 TYPE_CHECKING = False  # typing's import costs start-up; type checkers see True
 if TYPE_CHECKING:
     import argparse
     from pathlib import Path
 
+    from priora.cli.options import Handler
+
 MAX_GENERATED = 1_000_000  # priora generate --count: files in one directory
 
 
-def add_arguments(command: str, parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "spec",
-        type=path,
-        nargs="?",
-        metavar="SPEC",
-        help="a TOML file whose [generator] table gives the parameters (a campaign's works)",
-    )
-    parser.add_argument("--out", type=path, required=True, metavar="DIR", help="directory for the files")
-    parser.add_argument(
-        "--count", type=inputs.integer("--count"), default=1, metavar="N", help="how many sets (default: 1)"
-    )
-    parser.add_argument(
-        "--seed", type=inputs.integer("--seed"), default=1, metavar="S", help="the series' seed (default: 1)"
-    )
-    parser.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="a generator parameter, over the file's (a TOML value: tasks=6, periods=[10,20])",
-    )
-    parser.set_defaults(handler=_generate)
+def arguments(command: str) -> tuple[list[Arg], Handler]:
+    return [
+        Arg(
+            "spec",
+            type=path,
+            nargs="?",
+            metavar="SPEC",
+            help="a TOML file whose [generator] table gives the parameters (a campaign's works)",
+        ),
+        Arg("--out", type=path, required=True, metavar="DIR", help="directory for the files"),
+        Arg(
+            "--count",
+            type=inputs.integer("--count"),
+            default=1,
+            metavar="N",
+            help="how many sets (default: 1)",
+        ),
+        Arg(
+            "--seed",
+            type=inputs.integer("--seed"),
+            default=1,
+            metavar="S",
+            help="the series' seed (default: 1)",
+        ),
+        Arg(
+            "--set",
+            action="append",
+            default=[],
+            metavar="KEY=VALUE",
+            help="a generator parameter, over the file's (a TOML value: tasks=6, periods=[10,20])",
+        ),
+    ], _generate
 
 
 def _generate(args: argparse.Namespace) -> str:

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from priora import inputs
 from priora.cli import writing
-from priora.cli.parser import (
+from priora.cli.options import (
     PROTOCOLS,
+    Arg,
     Outcome,
     UsageError,
     limit_options,
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     import argparse
     from pathlib import Path
 
+    from priora.cli.options import Handler
     from priora.cli.writing import Writer
     from priora.run.simulate import SimResult
     from priora.scenario.model import Protocol, Scenario
@@ -42,88 +44,96 @@ DEFAULT_TIMEOUT = 120.0  # priora.run.qemu_run.DEFAULT_TIMEOUT
 TRACE_TARGET = "trace"  # priora trace: the kernel ran elsewhere, its costs were its own
 
 
-def add_arguments(command: str, parser: argparse.ArgumentParser) -> None:
+def arguments(command: str) -> tuple[list[Arg], Handler]:
+    """The options and the handler of simulate, run or trace."""
     if command == "trace":
-        _trace_options(parser)
-        parser.set_defaults(handler=_trace)
-        return
-    _scenario_options(parser)
+        return _trace_options(), _trace
     if command == "simulate":
-        parser.set_defaults(handler=_simulate)
-        return
-    parser.add_argument("--target", required=True, choices=TARGETS, help="where the kernel runs")
-    parser.add_argument(
-        "--timeout",
-        type=inputs.seconds("--timeout"),
-        default=DEFAULT_TIMEOUT,
-        metavar="S",
-        help=f"give up when QEMU takes longer than S seconds of wall time (default: {DEFAULT_TIMEOUT:g})",
-    )
-    parser.set_defaults(handler=_run)
+        return _scenario_options(), _simulate
+    run = [
+        Arg("--target", required=True, choices=TARGETS, help="where the kernel runs"),
+        Arg(
+            "--timeout",
+            type=inputs.seconds("--timeout"),
+            default=DEFAULT_TIMEOUT,
+            metavar="S",
+            help=f"give up when QEMU takes longer than S seconds of wall time (default: {DEFAULT_TIMEOUT:g})",
+        ),
+    ]
+    return [*_scenario_options(), *run], _run
 
 
-def _scenario_options(parser: argparse.ArgumentParser) -> None:
+def _scenario_options() -> list[Arg]:
     """The options of simulate and run: the same scenario, the same report."""
     # FILE stays a str: it is named in messages as given, and pathlib's
     # import is start-up.
-    parser.add_argument("file", metavar="FILE", help="scenario file (TOML)")
-    parser.add_argument("--protocol", choices=PROTOCOLS, help="protocol of every mutex (overrides the file)")
-    _report_options(parser, "the file's time unit")
-    parser.add_argument("--horizon", metavar="T", help="run until T, in the file's time unit")
-    strict_option(parser, " (one line on stderr per reason)")
-    _summary_and_table_options(parser)
-    limit_options(parser, "refuse a run estimated to")
+    return [
+        Arg("file", metavar="FILE", help="scenario file (TOML)"),
+        Arg("--protocol", choices=PROTOCOLS, help="protocol of every mutex (overrides the file)"),
+        *_report_options("the file's time unit"),
+        Arg("--horizon", metavar="T", help="run until T, in the file's time unit"),
+        strict_option(" (one line on stderr per reason)"),
+        *_summary_and_table_options(),
+        *limit_options("refuse a run estimated to"),
+    ]
 
 
-def _report_options(parser: argparse.ArgumentParser, unit: str) -> None:
+def _report_options(unit: str) -> list[Arg]:
     """The report's outputs that simulate, run and trace share: JSON, the
     chart and its window, size and resolution, the traces, the HTML page."""
-    parser.add_argument("--json", action="store_true", help="print the report as one JSON document")
-    parser.add_argument("--gantt", type=path, metavar="OUT", help="write a Gantt chart (.png, .svg or .pdf)")
-    parser.add_argument(
-        "--window",
-        metavar="FROM:TO",
-        help=f'the chart shows FROM to TO ({unit}), or "miss": around the first deadline miss',
-    )
-    parser.add_argument("--size", metavar="WxH", help="the chart's width and height in inches (such as 12x4)")
-    parser.add_argument("--dpi", metavar="N", help="the chart's dots per inch (default: 120)")
-    parser.add_argument("--trace", type=path, metavar="OUT", help="write a Chrome/Perfetto trace (.json)")
-    parser.add_argument(
-        "--ctf", type=path, metavar="DIR", help="write the kernel trace as CTF (babeltrace2, Trace Compass)"
-    )
-    parser.add_argument(
-        "--html",
-        type=path,
-        metavar="OUT",
-        help="write a self-contained HTML report with a zoomable chart (.html)",
-    )
+    return [
+        Arg("--json", action="store_true", help="print the report as one JSON document"),
+        Arg("--gantt", type=path, metavar="OUT", help="write a Gantt chart (.png, .svg or .pdf)"),
+        Arg(
+            "--window",
+            metavar="FROM:TO",
+            help=f'the chart shows FROM to TO ({unit}), or "miss": around the first deadline miss',
+        ),
+        Arg("--size", metavar="WxH", help="the chart's width and height in inches (such as 12x4)"),
+        Arg("--dpi", metavar="N", help="the chart's dots per inch (default: 120)"),
+        Arg("--trace", type=path, metavar="OUT", help="write a Chrome/Perfetto trace (.json)"),
+        Arg(
+            "--ctf",
+            type=path,
+            metavar="DIR",
+            help="write the kernel trace as CTF (babeltrace2, Trace Compass)",
+        ),
+        Arg(
+            "--html",
+            type=path,
+            metavar="OUT",
+            help="write a self-contained HTML report with a zoomable chart (.html)",
+        ),
+    ]
 
 
-def _summary_and_table_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--summary", action="store_true", help="the tasks, resources and system tables only (no job rows)"
-    )
-    table_options(parser)
+def _summary_and_table_options() -> list[Arg]:
+    return [
+        Arg(
+            "--summary", action="store_true", help="the tasks, resources and system tables only (no job rows)"
+        ),
+        *table_options(),
+    ]
 
 
-def _trace_options(parser: argparse.ArgumentParser) -> None:
+def _trace_options() -> list[Arg]:
     """The options of trace: simulate's outputs, on a trace file."""
-    parser.add_argument(
-        "file", type=path, metavar="FILE", help="a host program's trace dump or a RISC-V image's UART log"
-    )
-    parser.add_argument("--run", metavar="LABEL", help="the run to read when FILE holds several")
-    parser.add_argument(
-        "--scenario",
-        type=path,
-        metavar="FILE",
-        help="the program's scenario file (TOML): its tasks' deadlines, its time unit, its resources",
-    )
-    parser.add_argument(
-        "--list", action="store_true", help="print every record as a line of text before the report"
-    )
-    _report_options(parser, "the time unit")
-    strict_option(parser)
-    _summary_and_table_options(parser)
+    return [
+        Arg(
+            "file", type=path, metavar="FILE", help="a host program's trace dump or a RISC-V image's UART log"
+        ),
+        Arg("--run", metavar="LABEL", help="the run to read when FILE holds several"),
+        Arg(
+            "--scenario",
+            type=path,
+            metavar="FILE",
+            help="the program's scenario file (TOML): its tasks' deadlines, its time unit, its resources",
+        ),
+        Arg("--list", action="store_true", help="print every record as a line of text before the report"),
+        *_report_options("the time unit"),
+        strict_option(),
+        *_summary_and_table_options(),
+    ]
 
 
 # ---------------------------------------------------------------- checks
@@ -237,7 +247,6 @@ def _report(args: argparse.Namespace, result: SimResult, target: str = "host") -
     """The outputs asked for, then the report (and, with --strict, why the
     run fails). On QEMU the kernel's costs are its own: no cost model."""
     from priora.report.build import build_report
-    from priora.report.json_document import report_json
     from priora.report.text import report_sections, strict_failures
 
     costs = {} if target == "host" else {"cost_model": None}
@@ -252,6 +261,8 @@ def _report(args: argparse.Namespace, result: SimResult, target: str = "host") -
         writing.write_result("--html", args.html, lambda: _html_report(target), result)
     report = build_report(result)
     if args.json:
+        from priora.report.json_document import report_json
+
         about = writing.provenance(args, "report", result.scenario, target=target, **costs)
         text = report_json(report, about, summary=args.summary)
         if args.csv is not None:
