@@ -2,7 +2,7 @@
 typing, pathlib, argparse, the cost models or the refusals' reader.
 
 The command's start-up is most of its time for a short run
-(docs/packaging.md, "Start-up"): numpy's import alone is about three
+(docs/packaging.md, "Start-up time"): numpy's import alone is about three
 interpreters, dataclasses' (with inspect) half of one. The report of a run
 is read in C (lab/native/job_fields.c, task_totals.c, trace_scan.c) and
 the lab's records are priora.record's, and the scenario file is read by
