@@ -54,6 +54,10 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from types import ModuleType
 
+    from priora.cli.options import Arg, Handler
+
+    Declared = tuple[list[Arg], Handler]  # a command module's arguments(command)
+
 # Each command: the module of priora.cli.commands that defines it, and its
 # line in `priora --help`. A command's module is imported when it runs, and
 # the parser is built for it alone: the lab's start-up is that of the command
@@ -98,10 +102,10 @@ def _module(command: str) -> ModuleType:
     return module
 
 
-def _parser(command: str | None) -> argparse.ArgumentParser:
-    """argparse's parser of `command`; with None (no command, --help,
-    --version, a command that does not exist), every command's name and help
-    line only."""
+def _parser(command: str | None, declared: Declared | None = None) -> argparse.ArgumentParser:
+    """argparse's parser of `command`, given its options and handler when
+    they are at hand (`declared`); with None (no command, --help, --version,
+    a command that does not exist), every command's name and help line only."""
     from priora.cli.parser import Parser, add_all
 
     parser = Parser(
@@ -114,7 +118,7 @@ def _parser(command: str | None) -> argparse.ArgumentParser:
         if command is None or name == command:
             sub = commands.add_parser(name, help=help_text)
             if name == command:
-                options, handler = _module(name).arguments(name)
+                options, handler = declared if declared is not None else _module(name).arguments(name)
                 add_all(sub, options)
                 sub.set_defaults(handler=handler)
     return parser
@@ -135,12 +139,14 @@ def _args(argv: list[str]) -> argparse.Namespace:
         from priora.cli.commands import campaign
 
         return campaign.parse_args(argv[1:])
+    declared: Declared | None = None
     if command is not None:
-        options, handler = _module(command).arguments(command)
+        declared = _module(command).arguments(command)
+        options, handler = declared
         plain = plain_arguments(command, options, handler, argv[1:])
         if plain is not None:
             return plain  # type: ignore[return-value]  # the same attributes as argparse's Namespace
-    return _parser(command).parse_args(argv)
+    return _parser(command, declared).parse_args(argv)
 
 
 # ---------------------------------------------------------------- main

@@ -3,12 +3,10 @@ analysis and on the kernel (priora.campaign), and its database read back.
 A command of its own, with subcommands on a database: priora.cli.main hands
 parse_args() everything after `campaign`.
 
-    priora campaign SPEC [--db FILE] [--jobs N] [--limit N] [--max-jobs N]
-                         [--plot OUT] [--csv OUT] [--ray ADDRESS]
-    priora campaign rerun DB ROW [--scenario OUT.toml]
-    priora campaign summary DB
-    priora campaign plot DB OUT.png|OUT.svg|OUT.pdf
-    priora campaign export DB --csv OUT.csv | --parquet OUT.parquet
+    priora campaign SPEC [options]
+    priora campaign rerun|summary|plot|export DB ...
+
+(their options: priora.cli.main's text, or `priora campaign SPEC --help`).
 """
 
 from __future__ import annotations
