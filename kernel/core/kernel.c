@@ -43,7 +43,7 @@ int pr_kernel_init(const pr_kernel_config_t *config)
         return PR_EINVAL;
 
     memset(&pr_k, 0, sizeof pr_k);
-    memset(pr_tasks, 0, sizeof pr_tasks);
+    memset(pr_tasks, 0, (size_t)pr_task_slots_used * sizeof pr_tasks[0]); /* the rest: as the last reset */
     memset(&pr_idle, 0, sizeof pr_idle);
     pr_k.tick_hz = config->tick_hz;
     tick_hook = NULL;
@@ -62,7 +62,7 @@ int pr_kernel_init(const pr_kernel_config_t *config)
     privileges_reset();
     trace_reset();
 
-    for (int i = 0; i < PR_CONFIG_MAX_TASKS; i++) {
+    for (int i = 0; i < pr_task_slots_used; i++) {
         pr_task_t *t = &pr_tasks[i];
         t->id = i;
         t->trace_tag = trace_task_tag(i);
@@ -71,6 +71,7 @@ int pr_kernel_init(const pr_kernel_config_t *config)
         t->state = PR_TASK_FREE;
         list_init(&t->qlink);
     }
+    pr_task_slots_used = 0;
     pr_task_t *idle = idle_task();
     idle->id = PR_IDLE_SLOT;
     idle->trace_tag = PR_TRACE_NONE;

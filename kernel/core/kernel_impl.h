@@ -37,6 +37,12 @@ typedef struct pr_kernel {
 
 extern pr_kernel_t pr_k;
 extern pr_task_t pr_tasks[PR_CONFIG_MAX_TASKS]; /* by id */
+/* The slots from this index on are as pr_kernel_init left them: no task has
+ * been created there since (pr_task_create raises it). So a reset clears the
+ * slots below it only, which a build with many slots needs: the lab's has
+ * 1,024 of about a kilobyte, and clearing them all cost each short run more
+ * than its own tasks did (docs/performance.md, "Campaign speed"). */
+extern int pr_task_slots_used;
 extern pr_task_t pr_idle;                        /* the idle task (slot PR_IDLE_SLOT) */
 
 /* Why every tick has work to do: a round-robin quantum to charge, the

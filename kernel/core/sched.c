@@ -279,11 +279,12 @@ void sched_tick(void)
  * given under it becomes `old` ticks, as a slice counted from the quantum
  * of its time; one given while the quantum was off (0) starts full under
  * any quantum (the largest count, which sched_tick cuts to the quantum).
- * O(PR_CONFIG_MAX_TASKS); the idle task has no slice. */
+ * O(PR_CONFIG_MAX_TASKS); the idle task has no slice, a free slot none either
+ * (pr_task_create clears it, and a reset leaves the slots no task used). */
 void sched_quantum_changes(pr_ticks_t old)
 {
     for (int i = 0; i < PR_CONFIG_MAX_TASKS; i++)
-        if (pr_tasks[i].slice_left == SLICE_FULL)
+        if (pr_tasks[i].state != PR_TASK_FREE && pr_tasks[i].slice_left == SLICE_FULL)
             pr_tasks[i].slice_left = old != 0 ? old : UINT64_MAX;
 }
 

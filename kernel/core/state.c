@@ -9,6 +9,7 @@
 
 pr_kernel_t pr_k;
 pr_task_t pr_tasks[PR_CONFIG_MAX_TASKS];
+int pr_task_slots_used = PR_CONFIG_MAX_TASKS; /* none reset yet */
 pr_task_t pr_idle;
 pr_task_t *pr_self = &pr_idle;
 pr_timeshare_t pr_ts;

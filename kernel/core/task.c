@@ -151,6 +151,8 @@ static int task_create(const pr_task_attr_t *attr, pr_id_t *id)
         return PR_ENOSPC;
 
     pr_id_t tid = t->id;
+    if (tid >= pr_task_slots_used)
+        pr_task_slots_used = tid + 1; /* the next reset clears it */
     memset(t, 0, sizeof *t);
     t->id = tid;
     t->trace_tag = trace_task_tag(tid);

@@ -176,23 +176,28 @@ def _make_init(cls: type, made: tuple[Field, ...]) -> Callable[..., None]:
     defaults = tuple(f.default if f.default is not MISSING else _UNSET for f in made)
     post_init = getattr(cls, "__post_init__", None)
 
+    # The positions whose default is _UNSET: the only ones bind() must look at
+    # after taking the values (a required field, or a factory's).
+    unset = tuple(i for i, d in enumerate(defaults) if d is _UNSET)
+
     def bind(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
         given = len(args)
         if given > count:
             raise TypeError(f"{cls.__name__}() takes {count} fields, {given} given")
-        values = list(args)
-        for i in range(given, count):
-            value = kwargs.pop(names[i], defaults[i]) if kwargs else defaults[i]
-            if value is _UNSET:
+        if kwargs:  # each later field from kwargs, else its default: in C, by map
+            values = [*args, *map(kwargs.pop, names[given:], defaults[given:])]
+            if kwargs:
+                name = next(iter(kwargs))
+                problem = f"field {name!r} twice" if name in names else f"no field {name!r}"
+                raise TypeError(f"{cls.__name__}() got {problem}")
+        else:
+            values = [*args, *defaults[given:]]
+        for i in unset:
+            if i >= given and values[i] is _UNSET:
                 factory = made[i].default_factory
                 if factory is None:
                     raise TypeError(f"{cls.__name__}() missing field {names[i]!r}")
-                value = factory()
-            values.append(value)
-        if kwargs:
-            name = next(iter(kwargs))
-            problem = f"field {name!r} twice" if name in names else f"no field {name!r}"
-            raise TypeError(f"{cls.__name__}() got {problem}")
+                values[i] = factory()
         return values
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:

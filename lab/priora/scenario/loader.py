@@ -319,21 +319,48 @@ def _toml_position(message: str, text: str) -> tuple[str, str]:
 # ---- where a value is, for messages ----
 
 
-@record(frozen=True)
 class _At:
-    """A place in the file: raises the ScenarioError about it."""
+    """A place in the file: raises the ScenarioError about it. A field's or
+    an item's place is written out only when a message names it: a file has
+    hundreds of places and most files none in error (a campaign reads a
+    generated set at each step)."""
 
-    source: str
-    where: str
+    __slots__ = ("source", "_where", "_parent", "_key", "_index")
+
+    def __init__(self, source: str, where: str) -> None:
+        self.source = source
+        self._where: str | None = where
+        self._parent: _At | None = None
+        self._key: str | None = None
+        self._index = 0
+
+    @property
+    def where(self) -> str:
+        if self._where is None:
+            assert self._parent is not None  # only a field or an item has no text yet
+            above = self._parent.where
+            self._where = f"{above} {_key(self._key)}" if self._key is not None else f"{above}[{self._index}]"
+        return self._where
 
     def fail(self, reason: str) -> NoReturn:
         raise ScenarioError(self.source, self.where, reason)
 
     def field(self, key: str) -> _At:
-        return _At(self.source, f"{self.where} {_key(key)}")
+        return self._below(key, 0)
 
     def item(self, index: int) -> _At:
-        return _At(self.source, f"{self.where}[{index}]")
+        return self._below(None, index)
+
+    def _below(self, key: str | None, index: int) -> _At:
+        place = _At.__new__(_At)
+        place.source, place._where, place._parent, place._key, place._index = (
+            self.source,
+            None,
+            self,
+            key,
+            index,
+        )
+        return place
 
 
 def _key(key: str) -> str:
