@@ -263,4 +263,28 @@ int pr_kernel_skip_ticks(pr_ticks_t count)
     return PR_OK;
 }
 
+/*
+ * Up to `max` of the next ticks counted at once, as long as each of them
+ * only counts: no timer is due at it, and no tick has other work (no
+ * round-robin quantum, tick hook or time-sharing task: tick_work_every 0;
+ * stamps that never wrap). Any task may be running: for a port that
+ * simulates time, while a task computes (the host port), a tick that would
+ * change nothing is counted rather than taken. The count stops at the
+ * first tick with a timer due, and after one lap of the wheel, so that
+ * each slot is looked at once: O(min(max, PR_CONFIG_TIMER_SLOTS) + the
+ * timers in those slots).
+ */
+pr_ticks_t pr_kernel_skip_quiet_ticks(pr_ticks_t max)
+{
+    if (PR_PORT_STAMP_FOLD_TICKS != 0 || pr_k.tick_work_every != 0 || pr_k.defers != 0)
+        return 0;
+    if (max > PR_CONFIG_TIMER_SLOTS)
+        max = PR_CONFIG_TIMER_SLOTS;
+    pr_ticks_t n = 0;
+    while (n < max && !timers_due_at(pr_k.ticks + n + 1))
+        n++;
+    pr_k.ticks += n;
+    return n;
+}
+
 int pr_kernel_current_slot(void) { return pr_k.current->id; }

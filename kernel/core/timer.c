@@ -37,6 +37,18 @@ void timer_arm(pr_timer_t *tm, pr_ticks_t expiry)
     pr_timers_armed++;
 }
 
+/* Whether a timer is due at `tick`: one in its slot with that expiry (the
+ * others there are due in later laps). O(timers in the slot), as the
+ * tick's own scan of it. */
+int timers_due_at(pr_ticks_t tick)
+{
+    pr_link_t *slot = timer_slot(tick);
+    for (pr_link_t *l = slot->next; l != slot; l = l->next)
+        if (container_of(l, pr_timer_t, link)->expiry == tick)
+            return 1;
+    return 0;
+}
+
 /* The earliest expiry among the armed timers, 0 when none is armed: one
  * pass over the wheel, O(PR_CONFIG_TIMER_SLOTS + armed timers). */
 pr_ticks_t timers_next_expiry(void)

@@ -32,6 +32,7 @@ void timers_reset(void);
 void timers_fire_slot(pr_link_t *slot, pr_ticks_t now); /* slot = timer_slot(now), known to the caller */
 static inline void timers_fire_due(pr_ticks_t now) { timers_fire_slot(timer_slot(now), now); }
 pr_ticks_t timers_next_expiry(void); /* 0: no timer armed */
+int timers_due_at(pr_ticks_t tick);  /* 1: a timer in tick's slot expires at tick */
 
 /* An armed timer leaves the wheel, not armed any more. */
 static inline void timer_unlink(pr_timer_t *tm)

@@ -172,9 +172,31 @@ static pr_trace_record_t record(uint64_t time, uint8_t event, uint32_t task, uin
     return r;
 }
 
-/* Turns the slot `s` into its records (up to 3: a merged kind), or takes
- * it as the new mark; returns how many. */
-static size_t decode(const trace_slot_t *s, pr_trace_record_t out[3])
+/* A slot left out of a drain (pr_trace_drain_events): its records are
+ * numbered all the same, and a SWITCH still names the current task. */
+static size_t skip(uint8_t kind, uint32_t task)
+{
+    from.seq += 1;
+    if (kind == PR_EV_SWITCH)
+        from.current = task;
+    return 0;
+}
+
+/* The records of out[0..n) whose events are in `events`, moved to its
+ * front; returns how many (a merged kind's, which a filter may split). */
+static size_t keep_only(pr_trace_record_t *out, size_t n, uint64_t events)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++)
+        if (events >> out[i].event & 1)
+            out[kept++] = out[i];
+    return kept;
+}
+
+/* Turns the slot `s` into its records of the events in `events` (up to 3:
+ * a merged kind), or takes it as the new mark; returns how many. A LOST
+ * record is always kept: a reader must know of records that are gone. */
+static size_t decode(const trace_slot_t *s, pr_trace_record_t out[3], uint64_t events)
 {
     uint8_t kind = (uint8_t)s->head;
     uint32_t task = s->head >> 16 & 0xFFFu, object = s->tail & 0xFFFu;
@@ -192,6 +214,8 @@ static size_t decode(const trace_slot_t *s, pr_trace_record_t out[3])
         from.current = task;
         return 0;
     }
+    if (kind <= PR_EV_LAST && kind != PR_EV_LOST && !(events >> kind & 1))
+        return skip(kind, task);
     uint64_t time = from.mark_time;
     if (!from.standing)
         time += pr_port_stamp_time((pr_stamp_t)(s->stamp - from.mark_stamp));
@@ -212,24 +236,28 @@ static size_t decode(const trace_slot_t *s, pr_trace_record_t out[3])
                               PR_CAUSE_RELEASE | PR_OBJ_SEM << 8);
         out[n++] = record(time, PR_EV_WAKE, arg0, object, PR_OK, 0, 0, 0);
         out[n++] = record(time, PR_EV_SEM_UP, task, object, PR_OK, arg0, 0, s->value);
-        return n;
+        return keep_only(out, n, events);
     }
     case TRACE_BLOCK_LENT:
         out[0] = record(time, PR_EV_BLOCK, task, object, PR_OK, 0, 0, s->value);
         if ((uint8_t)arg1 == (uint8_t)result)
-            return 1;
+            return keep_only(out, 1, events);
         out[1] = record(time, PR_EV_PRIO, arg0, object, PR_OK, arg1, (uint8_t)result,
                         PR_CAUSE_INHERIT | PR_OBJ_SEM << 8);
-        return 2;
+        return keep_only(out, 2, events);
     default:
         out[0] = record(time, kind, task, object, result, arg0, arg1, s->value);
         return 1;
     }
 }
 
-/* An emptied ring starts again at its first slot, so that the records
- * written until the next drain wrap around its end as late as possible. */
-size_t pr_trace_drain(pr_trace_record_t *out, size_t max)
+/* Hands out the records of the slots written since the last drain, oldest
+ * first, up to `max`, of the events in `events` (bit e for event e): the
+ * others are numbered but left out. A merged slot's records that do not
+ * fit wait in from.held for the next drain. An emptied ring starts again
+ * at its first slot, so that the records written until the next drain wrap
+ * around its end as late as possible. */
+size_t pr_trace_drain_events(pr_trace_record_t *out, size_t max, uint64_t events)
 {
     pr_irq_state_t irq = pr_port_irq_save();
     size_t n = 0;
@@ -246,7 +274,7 @@ size_t pr_trace_drain(pr_trace_record_t *out, size_t max)
             oldest = ring;
         drained++;
         pr_trace_record_t r[3];
-        size_t k = decode(s, r);
+        size_t k = decode(s, r, events);
         s->head = 0; /* free again */
         for (size_t i = 0; i < k; i++) {
             if (n < max)
@@ -271,16 +299,20 @@ uint32_t pr_trace_lost(void) { return lost_total; }
 
 #else /* tracing compiled out */
 
-size_t pr_trace_drain(pr_trace_record_t *out, size_t max)
+size_t pr_trace_drain_events(pr_trace_record_t *out, size_t max, uint64_t events)
 {
     (void)out;
     (void)max;
+    (void)events;
     return 0;
 }
 
 uint32_t pr_trace_lost(void) { return 0; }
 
 #endif
+
+size_t pr_trace_drain(pr_trace_record_t *out, size_t max) { return pr_trace_drain_events(out, max, PR_TRACE_ALL); }
+
 const char *pr_trace_event_name(int event)
 {
     static const char *const names[] = {

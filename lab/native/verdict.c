@@ -35,16 +35,17 @@ typedef struct task_state {
     uint64_t arrival; /* its latest ARRIVAL not yet released, or NEVER (metrics.c's rule) */
 } task_state_t;
 
-/* Records whose task byte must name a task (metrics.c's rule). */
-static int needs_task(uint8_t event)
-{
-    switch (event) {
-    case PR_EV_TASK_CREATE: case PR_EV_RELEASE: case PR_EV_JOB_DONE: case PR_EV_BLOCK:
-    case PR_EV_WAKE: case PR_EV_DEADLINE_MISS: case PR_EV_ABORT: case PR_EV_RECOVER: case PR_EV_ARRIVAL:
-        return 1;
-    }
-    return 0;
-}
+#define EVENT(e) (UINT64_C(1) << (e))
+
+/* The events the verdict reads: those of the switch in pr_lab_verdict, and
+ * those whose task byte must name a task (metrics.c's rule, needs_task). */
+#define FOLDED (EVENT(PR_EV_ARRIVAL) | EVENT(PR_EV_RELEASE) | EVENT(PR_EV_JOB_DONE) | EVENT(PR_EV_BLOCK) | \
+                EVENT(PR_EV_WAKE) | EVENT(PR_EV_DEADLINE_MISS))
+#define CHECKED (FOLDED | EVENT(PR_EV_TASK_CREATE) | EVENT(PR_EV_ABORT) | EVENT(PR_EV_RECOVER))
+
+static int needs_task(uint8_t event) { return (CHECKED >> event & 1) != 0; }
+
+uint64_t pr_lab_verdict_events(void) { return CHECKED; }
 
 /* A job leaves the pending list: finished at `finish`, or unfinished when
  * the run ended at `end` (finish == NEVER). */

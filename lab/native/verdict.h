@@ -32,6 +32,11 @@ typedef struct pr_lab_verdict {
 int pr_lab_verdict(const pr_trace_record_t *records, size_t n, int ntasks, const uint64_t *rel_deadline,
                    uint64_t end, uint64_t judged, pr_lab_verdict_t *verdict);
 
+/* The events pr_lab_verdict reads (bit e for event e), for a trace kept
+ * for a verdict only (pr_host_trace_keep): it gives the same verdict from
+ * those records alone, and the others need not be converted at all. */
+uint64_t pr_lab_verdict_events(void);
+
 /* sizeof(pr_lab_verdict_t), to check the Python binding's layout. */
 size_t pr_lab_verdict_sizeof(void);
 

@@ -210,6 +210,30 @@ static uint64_t next_event_time(void)
     return host.next_tick_time < host.until ? host.next_tick_time : host.until;
 }
 
+/* The last tick whose time is before `ns` (0: none): ceil(ns * hz / 1e9) - 1,
+ * in two parts so that nothing overflows. */
+static pr_ticks_t last_tick_before(uint64_t ns)
+{
+    uint64_t hz = pr_tick_hz();
+    pr_ticks_t ticks = (ns / 1000000000u) * hz + ((ns % 1000000000u) * hz + 999999999u) / 1000000000u;
+    return ticks > 0 ? ticks - 1 : 0;
+}
+
+/* A task computes for `amount` more: of the ticks it would take on the way
+ * (those before its end and before the driver's limit), the next ones that
+ * would change nothing are counted at once (pr_kernel_skip_quiet_ticks),
+ * not taken one by one. Most ticks of a computation are such ticks. Not
+ * with a tick hook or a tick cost, which every tick runs or pays. */
+static void skip_quiet_ticks(uint64_t amount)
+{
+    uint64_t limit = amount < host.until - host.now ? host.now + amount : host.until;
+    if (host.next_tick_time >= limit || host.tick_hook != NULL || host.costs.tick_ns != 0)
+        return;
+    pr_ticks_t n = pr_kernel_skip_quiet_ticks(last_tick_before(limit) - host.next_tick + 1);
+    if (n > 0)
+        next_tick_set(host.next_tick + n);
+}
+
 /* A task whose critical section was aborted (rcs), or whose job was
  * (task.h: pr_task_aborted), stops computing at once, also when the abort
  * happened while it was preempted in here. */
@@ -219,6 +243,7 @@ void pr_port_consume(uint64_t amount)
         take_interrupts();
         if (pr_sem_aborted() != 0 || pr_task_aborted() != 0)
             return;
+        skip_quiet_ticks(amount);
         uint64_t step = next_event_time() - host.now;
         if (step > amount)
             step = amount;
@@ -228,15 +253,6 @@ void pr_port_consume(uint64_t amount)
 }
 
 void pr_host_consume(uint64_t ns) { pr_port_consume(ns); }
-
-/* The last tick whose time is before `ns` (0: none): ceil(ns * hz / 1e9) - 1,
- * in two parts so that nothing overflows. */
-static pr_ticks_t last_tick_before(uint64_t ns)
-{
-    uint64_t hz = pr_tick_hz();
-    pr_ticks_t ticks = (ns / 1000000000u) * hz + ((ns % 1000000000u) * hz + 999999999u) / 1000000000u;
-    return ticks > 0 ? ticks - 1 : 0;
-}
 
 /* Nothing is ready: the ticks before the next timer's only count, so they
  * are counted at once rather than taken one by one (a phase or a delay of

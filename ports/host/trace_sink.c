@@ -10,8 +10,15 @@
 
 static pr_trace_record_t *records;
 static size_t count, capacity;
+static uint64_t kept = PR_TRACE_ALL; /* pr_host_trace_keep */
 
-void host_trace_reset(void) { count = 0; }
+void host_trace_reset(void)
+{
+    count = 0;
+    kept = PR_TRACE_ALL;
+}
+
+void pr_host_trace_keep(uint64_t events) { kept = events; }
 
 static void drain_all(void)
 {
@@ -24,7 +31,7 @@ static void drain_all(void)
             records = grown;
             capacity = more;
         }
-        size_t got = pr_trace_drain(records + count, capacity - count);
+        size_t got = pr_trace_drain_events(records + count, capacity - count, kept);
         count += got;
         if (got == 0)
             return;

@@ -145,6 +145,10 @@ static int issue(fz_call_t *c, pr_id_t *out_id, call_out_t *out)
                                                                                                           : PR_EINVAL;
     }
     case FZ_CONSUME: pr_host_consume((uint64_t)a0); return 0;
+    case FZ_TRACE_KEEP: /* the driver's: what the trace keeps from now on (main.c checks the trace) */
+        pr_host_trace_keep((uint64_t)a0);
+        fz.kept |= (uint64_t)a0;
+        return 0;
     default:
         if (fz_is_bands_op(c->op))
             return fz_bands_issue(c, &out->b);

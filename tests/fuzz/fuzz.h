@@ -66,7 +66,7 @@ typedef enum fz_op {
     FZ_EVENTS_ALLOC, FZ_EVENTS_FREE, FZ_EVENTS_SET, FZ_EVENTS_CLEAR, FZ_EVENTS_WAIT, FZ_EVENTS_STATUS,
     FZ_MSGQ_ALLOC, FZ_MSGQ_FREE, FZ_MSGQ_SEND, FZ_MSGQ_RECEIVE, FZ_MSGQ_STATUS,
     FZ_TIMER_SERVICE_START, FZ_TIMER_ALLOC, FZ_TIMER_FREE, FZ_TIMER_START, FZ_TIMER_STOP, FZ_TIMER_STATUS,
-    FZ_TASK_RELEASE, FZ_TASK_ABORTED, FZ_OPS
+    FZ_TASK_RELEASE, FZ_TASK_ABORTED, FZ_TRACE_KEEP, FZ_OPS
 } fz_op_t;
 
 /* Who makes a call: a task (its id, >= 0), the tick interrupt or the driver. */
@@ -239,6 +239,12 @@ typedef struct fz_run {
     uintptr_t cookies;
     uint64_t actions;          /* timer actions run */
     int ts_levels;             /* the time-sharing band's levels (0: none) */
+    /* A quiet seed: no tick hook, so the host port counts the ticks that
+     * change nothing at once while a task computes (pr_kernel_skip_quiet_ticks)
+     * where the other seeds take every tick; no interrupt calls then, and
+     * no software timer is started (its shadow is kept by the hook). */
+    int quiet;
+    uint64_t kept;             /* every event pr_host_trace_keep kept in this seed (FZ_TRACE_KEEP) */
     pr_privs_t privs[PR_CONFIG_PRIV_GROUPS + 1]; /* each group's privileges, per the calls */
     int64_t hard_importance;   /* the most important hard task created in the seed (-1: none) */
 } fz_run_t;

@@ -362,7 +362,10 @@ static void task_cond(fz_call_t *c, int self)
 static void task_compute(fz_call_t *c)
 {
     c->op = FZ_CONSUME;
-    c->arg[0] = fz_chance(20) ? (int64_t)FZ_TICK_NS * fz_range(1, 2) : fz_range(50, 1500) * 1000;
+    if (fz.quiet && fz_chance(40)) /* over several ticks: the port's skip (main.c) */
+        c->arg[0] = (int64_t)FZ_TICK_NS * fz_range(2, 8) + fz_below(FZ_TICK_NS);
+    else
+        c->arg[0] = fz_chance(20) ? (int64_t)FZ_TICK_NS * fz_range(1, 2) : fz_range(50, 1500) * 1000;
 }
 
 void fz_gen_task(int self, fz_call_t *c)
@@ -497,6 +500,11 @@ void fz_gen_driver(fz_call_t *c)
     }
     if (attack_retrier(c, PR_NO_TASK, 70))
         return;
+    if (fz_chance(2)) { /* the trace from now on: some events, or every one */
+        c->op = FZ_TRACE_KEEP;
+        c->arg[0] = fz_chance(30) ? (int64_t)PR_TRACE_ALL : (int64_t)fz_next();
+        return;
+    }
     if (fz_chance(25)) {
         c->op = FZ_SEM_UP;
         c->arg[0] = pick_sem(A_COUNTING);

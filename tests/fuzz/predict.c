@@ -64,6 +64,7 @@ static const op_info_t OPS[FZ_OPS] = {
     [FZ_SCHED_UNLOCK] = {"sched_unlock", E(OK) | E(ECONTEXT) | E(ESTATE)},
     [FZ_TICKS_NOW] = {"ticks_now", 0},
     [FZ_NAMES] = {"strerror/errname/trace_event_name", 0},
+    [FZ_TRACE_KEEP] = {"host_trace_keep", 0},
     [FZ_CONSUME] = {"consume", 0},
     [FZ_EXIT] = {"return", 0},
     [FZ_TASK_RTPRIO] = {"task_rtprio", E(OK) | E(EBADID) | E(ENOTALLOC) | E(EINVAL) | E(ESTATE) | E(EPRIV_RT) |

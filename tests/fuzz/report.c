@@ -185,6 +185,9 @@ static void print_call(FILE *out, const fz_call_t *c)
     case FZ_SET_QUANTUM: case FZ_NAMES:
         fprintf(out, "%lld", (long long)a0);
         break;
+    case FZ_TRACE_KEEP:
+        fprintf(out, "0x%llx", (unsigned long long)a0);
+        break;
     case FZ_CONSUME:
         fprintf(out, "%lld ns", (long long)a0);
         break;

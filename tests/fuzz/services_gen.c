@@ -162,7 +162,7 @@ void fz_gen_services(fz_call_t *c, int self)
             make_msgq_attr(c);
         }
     } else if (k < 82) {
-        c->op = fz_chance(70) ? FZ_TIMER_START : FZ_TIMER_STOP;
+        c->op = fz_chance(70) && !fz.quiet ? FZ_TIMER_START : FZ_TIMER_STOP;
         c->arg[0] = pick_timer();
         c->arg[1] = fz_chance(4) ? (fz_chance(50) ? 0 : (int64_t)PR_FOREVER) : fz_range(1, 6);
     } else if (k < 87) {
@@ -282,7 +282,7 @@ void fz_gen_services_setup(void)
         c.timer_attr.period = fz_chance(50) ? (pr_ticks_t)fz_range(1, 6) : 0;
         c.timer_attr.priority = fz_range(0, 3);
         c.timer_attr.name = "tm";
-        if (fz_do(&c) == PR_OK && fz_chance(70)) {
+        if (fz_do(&c) == PR_OK && fz_chance(70) && !fz.quiet) {
             pr_id_t id = 0;
             for (int t = 0; t < FZ_TIMERS; t++) /* the one just allocated: the highest cookie */
                 if (fz.timer[t].alive && fz.timer[t].cookie == fz.cookies)

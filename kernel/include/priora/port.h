@@ -173,6 +173,16 @@ pr_ticks_t pr_kernel_next_timer(void);
  * (nothing changed) when one of those conditions does not hold. */
 int pr_kernel_skip_ticks(pr_ticks_t count);
 
+/* Counts at once up to `max` of the next ticks, as many as only count one
+ * after the other: no timer due at them, no tick work of any kind (no
+ * round-robin quantum, tick hook or time-sharing), not from an interrupt or
+ * outside the kernel's tasks, on a port whose stamps never wrap. Whichever
+ * task runs. Returns how many were counted: 0, and nothing changed, when a
+ * condition does not hold. A port that simulates time calls it while a task
+ * computes, instead of taking each tick (the host port). Looks at one lap
+ * of the timer wheel at most: O(PR_CONFIG_TIMER_SLOTS + armed timers). */
+pr_ticks_t pr_kernel_skip_quiet_ticks(pr_ticks_t max);
+
 /* Slot of the running context. */
 int pr_kernel_current_slot(void);
 

@@ -155,8 +155,20 @@ static inline pr_id_t pr_trace_task_id(const pr_trace_record_t *r, int field)
 }
 
 /* Copies up to max records out of the ring (oldest first) and removes them.
- * Returns the number copied. Ports call it; it never blocks. */
+ * Returns the number copied. Ports call it; it never blocks. O(records
+ * removed). */
 size_t pr_trace_drain(pr_trace_record_t *out, size_t max);
+
+/* Every event, as a pr_trace_drain_events filter. */
+#define PR_TRACE_ALL (~UINT64_C(0))
+/* As pr_trace_drain, keeping only the records of the events in `events`
+ * (bit e for event e: UINT64_C(1) << PR_EV_RELEASE | ...), and LOST
+ * records whatever the filter. The others are removed from the ring too,
+ * and keep their sequence numbers: a kept record's seq is the one it has
+ * in the whole trace, so a gap in a filtered drain is the records left
+ * out (and those lost, which a LOST record tells). A drain that reads a
+ * few kinds (the lab's verdict) decodes only those. */
+size_t pr_trace_drain_events(pr_trace_record_t *out, size_t max, uint64_t events);
 
 /* Records dropped because the ring was full and the port could not drain. */
 uint32_t pr_trace_lost(void);

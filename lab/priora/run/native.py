@@ -110,6 +110,7 @@ void pr_host_set_preempt_cost(uint64_t ns);
 int pr_host_run_until(uint64_t until_ns);
 uint64_t pr_host_now(void);
 const pr_trace_record_t *pr_host_trace(size_t *count);
+void pr_host_trace_keep(uint64_t events);
 void pr_kernel_stats(pr_kernel_stats_t *stats);
 void pr_task_attr_init(pr_task_attr_t *attr);
 int pr_task_create(const pr_task_attr_t *attr, pr_id_t *id);
@@ -151,6 +152,7 @@ typedef struct {
 int pr_lab_verdict(const pr_trace_record_t *records, size_t n, int ntasks, const uint64_t *rel_deadline,
                    uint64_t end, uint64_t judged, pr_lab_verdict_t *verdict);
 size_t pr_lab_verdict_sizeof(void);
+uint64_t pr_lab_verdict_events(void);
 
 /* The jobs block of the JSON report (lab/native/jobs_json.h). */
 int64_t pr_lab_jobs_json(const pr_lab_job_t *jobs, size_t n, int nfields, const uint8_t *fields,

@@ -610,6 +610,8 @@ def verdict(
     trace in place, without the trace's copy or a row per job."""
     loaded = _load(scenario, costs)
     lib = loaded.lib
+    # The records the verdict reads, only: the others are not even converted.
+    lib.pr_host_trace_keep(lib.pr_lab_verdict_events())
     end_ns, _ = _run(loaded, scenario, horizon_ticks)
     ffi = native.ffi
     count = ffi.new("size_t *")

@@ -122,6 +122,13 @@ void pr_host_consume(uint64_t ns);
  * pointer stays valid until the next kernel activity. */
 const pr_trace_record_t *pr_host_trace(size_t *count);
 
+/* From now until the next pr_host_init, pr_host_trace keeps only the
+ * records of these events (pr_trace_drain_events: bit e for event e, LOST
+ * records always): a run read for a few kinds of records keeps and
+ * converts only those. pr_host_init sets PR_TRACE_ALL. Records already
+ * kept stay. */
+void pr_host_trace_keep(uint64_t events);
+
 /* One record as a line of text, times in ticks ("2", "2.5"), names of tasks
  * and semaphores resolved. Returns buf. */
 char *pr_host_trace_line(const pr_trace_record_t *r, char *buf, size_t size);
