@@ -4,7 +4,7 @@ Python traceback is never shown for a user's mistake."""
 from __future__ import annotations
 
 import json
-from decimal import Decimal
+import sys
 
 
 class PrioraError(Exception):
@@ -36,7 +36,8 @@ def describe_value(value: object) -> str:
         return f"a boolean ({'true' if value else 'false'})"
     if isinstance(value, int):
         return f"an integer ({value})"
-    if isinstance(value, Decimal):
+    decimal = sys.modules.get("decimal")  # a TOML float is a Decimal: none without decimal imported
+    if decimal is not None and isinstance(value, decimal.Decimal):
         return f"a float ({value})"
     if isinstance(value, str):
         return f"a string ({json.dumps(value)})"

@@ -1,5 +1,6 @@
 """What `priora simulate FILE` imports: not numpy, dataclasses, inspect, tomllib,
-typing, pathlib, argparse, the cost models or the refusals' reader.
+typing, pathlib, argparse, fractions, decimal, the cost models or the
+refusals' reader.
 
 The command's start-up is most of its time for a short run
 (docs/packaging.md, "Start-up time"): numpy's import alone is about three
@@ -9,8 +10,9 @@ the lab's records are priora.record's, and the scenario file is read by
 priora.scenario.toml_reader (tomllib only reads what it leaves), the
 lab's annotations are for type checkers only (TYPE_CHECKING = False), and a
 command line of positionals alone is read without argparse
-(priora.cli.options.plain_arguments), so a plain `simulate` needs none of
-them; this test fails as soon as an import on that
+(priora.cli.options.plain_arguments), and the loader reads whole numbers
+as ints (a Fraction, with fractions' and decimal's imports, only for a
+number that is not whole), so a plain `simulate` needs none of them; this test fails as soon as an import on that
 path brings one back. Run in a fresh interpreter: the test process itself
 has imported everything.
 """
@@ -37,7 +39,7 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules), "lines": out.get
 
 HEAVY = (
     "numpy", "dataclasses", "inspect", "pycparser", "tomllib", "typing", "pathlib", "argparse", "gettext",
-    "priora.costs.model", "priora.run.refusals", "priora.report.json_document",
+    "fractions", "decimal", "numbers", "priora.costs.model", "priora.run.refusals", "priora.report.json_document",
 )  # fmt: skip
 
 

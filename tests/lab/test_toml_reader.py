@@ -440,5 +440,22 @@ def test_the_reader_imports_nothing_costly() -> None:
         check=True,
     )
     new = done.stdout.split()
-    assert "toml_reader" in new and "decimal" in new
-    assert [m for m in ("tomllib", "typing", "datetime", "re", "string") if m in new] == []
+    assert "toml_reader" in new
+    # decimal comes with the first float only (a scenario of whole numbers needs none).
+    assert [m for m in ("tomllib", "typing", "datetime", "re", "string", "decimal") if m in new] == []
+
+
+def test_decimal_comes_with_the_first_float() -> None:
+    probe = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import toml_reader;"
+        " whole = toml_reader.loads('a = 1'); before = 'decimal' in sys.modules;"
+        " floats = toml_reader.loads('b = 0.1');"
+        " print(before, 'decimal' in sys.modules, type(floats['b']).__name__, floats['b'], whole['a'])"
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", probe, str(ROOT / "lab" / "priora" / "scenario")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.split() == ["False", "True", "Decimal", "0.1", "1"]

@@ -22,8 +22,8 @@ time-sharing tasks, the arrivals of sporadic tasks.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from fractions import Fraction
 
 from priora.record import field, fields, record
 from priora.run import native
@@ -607,8 +607,11 @@ def nominal_utilisation(tasks: tuple[Task, ...]) -> float | None:
         return None
     # A sporadic task at its most frequent: one job per minimum interarrival time.
     gaps = [(t, t.period or t.min_interarrival) for t in tasks if t.period or t.min_interarrival]
-    total = sum((Fraction(_compute_ticks(t.body), gap) for t, gap in gaps if gap), Fraction(0))
-    return round(float(total), DECIMALS)
+    # The exact sum over a common denominator (without fractions' import),
+    # then the nearest float: int / int rounds once, as float(Fraction).
+    common = math.lcm(*(gap for _, gap in gaps if gap))
+    total = sum(_compute_ticks(t.body) * (common // gap) for t, gap in gaps if gap)
+    return round(total / common, DECIMALS)
 
 
 def _warnings(result: SimResult) -> list[WarningRow]:

@@ -25,11 +25,13 @@ linear in the bodies.
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 from priora.errors import PrioraError
 from priora.record import record
 from priora.scenario.model import NS_PER_SECOND, Periodic, Scenario, Task
+
+TYPE_CHECKING = False  # typing's import costs start-up; type checkers see True
+if TYPE_CHECKING:
+    from fractions import Fraction
 
 DEFAULT_MAX_JOBS = 1_000_000  # about 2 GB and 10 s from model to text report
 DEFAULT_MAX_ACTIONS = 10_000_000  # about 0.8 GB of trace
@@ -123,18 +125,26 @@ def estimate(scenario: Scenario) -> Work:
     horizon = scenario.horizon_ticks()
     jobs = actions = 0
     ticks_part = overhead_part = 0  # busy = ticks_part + overhead_part / tick_ns, exactly
-    tick_ns = Fraction(NS_PER_SECOND, scenario.system.tick_hz)
+    hz = scenario.system.tick_hz
     for i, t in enumerate(scenario.tasks):
         n = task_jobs(t, horizon)
         jobs += n
         actions += n * len(t.body)
         ticks_part += n * (_job_ticks(scenario, i) + 1)
         overhead_part += n * _overhead_ns(scenario, len(t.body))
-    busy = ticks_part + overhead_part / tick_ns
+    # Exactly (a Fraction: its import only where there are overheads to add).
+    busy: int | Fraction = ticks_part
+    if overhead_part:
+        from fractions import Fraction
+
+        busy += Fraction(overhead_part * hz, NS_PER_SECOND)  # overhead_part / tick_ns
     for p in (*scenario.timers, *scenario.interrupts):
         actions += periodic_runs(p, horizon) * len(p.body)
     model = scenario.system.cost_model
     if model is not None and model.tick:
+        from fractions import Fraction
+
+        tick_ns = Fraction(NS_PER_SECOND, hz)
         busy *= tick_ns / (tick_ns - model.tick)  # checked < tick_ns (priora.costs.model.check_progress)
     ticks = int(busy) + 1
     if horizon is not None:

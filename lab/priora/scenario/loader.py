@@ -14,8 +14,6 @@ import json
 import os
 import re
 from collections.abc import Mapping
-from decimal import Decimal
-from fractions import Fraction
 
 from priora import inputs
 from priora.errors import ScenarioError, describe_value
@@ -45,6 +43,8 @@ from priora.scenario.model import (
 
 TYPE_CHECKING = False  # typing's import costs start-up; type checkers see True
 if TYPE_CHECKING:
+    from decimal import Decimal
+    from fractions import Fraction
     from typing import NoReturn, TypeVar
 
     from priora.costs.model import CostModel
@@ -142,8 +142,17 @@ _KIND_NAME: dict[str, str] = {
 _Object = Resource | Queue | EventFlags
 
 
-# A number as read: its exact value, and its text for messages.
-_Number = tuple[Fraction, str]
+# A number as read: its exact value, and its text for messages. A whole
+# number is an int; any other a Fraction. The imports of fractions and
+# decimal (with numbers) cost a tenth of the interpreter's start-up, and a
+# file of whole numbers needs neither.
+_Number = tuple["int | Fraction", str]
+
+
+def _fraction(value: int | Decimal, denominator: int = 1) -> Fraction:
+    from fractions import Fraction
+
+    return Fraction(value) / denominator
 
 
 # ---- reading the file ----
@@ -299,6 +308,8 @@ class _FloatOutOfRange(ValueError):
 
 
 def _exact_float(written: str) -> Decimal:
+    from decimal import Decimal
+
     try:
         return Decimal(written)
     except ArithmeticError:  # decimal.InvalidOperation: no traceback for a user's file
@@ -407,10 +418,12 @@ def _choice(at: _At, value: object, choices: tuple[_T, ...], what: str) -> _T:
 
 
 def _toml_number(at: _At, value: object) -> _Number:
-    if isinstance(value, bool) or not isinstance(value, int | Decimal):
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value, str(value)
+    from decimal import Decimal  # a float (toml_reader made it one), or a mistake
+
+    if isinstance(value, bool) or not isinstance(value, Decimal):
         at.fail(f"must be a number, got {describe_value(value)}")
-    if isinstance(value, int):
-        return Fraction(value), str(value)
     return _exact(at, value, str(value))
 
 
@@ -418,6 +431,10 @@ def _text_number(at: _At, text: str, what: str) -> _Number:
     """A time written inside an action string."""
     if not _NUMBER.fullmatch(text):
         at.fail(f"{what}must be a number, got {json.dumps(text)}")
+    if len(text) <= 18 and text.lstrip("+-").isdigit():  # whole, and far inside _exact's range
+        return int(text), text
+    from decimal import Decimal
+
     return _exact(at, Decimal(text), text)
 
 
@@ -427,7 +444,7 @@ def _exact(at: _At, value: Decimal, shown: str) -> _Number:
     # Fraction(1e999999) would build a million-digit integer: refuse first.
     if value and abs(value.adjusted()) > 40:
         at.fail(f"{shown} is out of range")
-    return Fraction(value), shown
+    return _fraction(value), shown
 
 
 # ---- times ----
@@ -440,16 +457,19 @@ class _Clock:
     tick_hz: int
     unit: TimeUnit
 
-    def ticks(self, value: Fraction) -> Fraction:
+    def ticks(self, value: int | Fraction) -> int | Fraction:
         if self.unit == "tick":
             return value
-        return value * self.tick_hz / UNITS_PER_SECOND[self.unit]
+        scaled, units = value * self.tick_hz, UNITS_PER_SECOND[self.unit]
+        if not isinstance(scaled, int):
+            return scaled / units
+        return scaled // units if scaled % units == 0 else _fraction(scaled, units)
 
     def max_ticks(self) -> int:
         """Longest span the host port's clock can hold."""
         return CLOCK_MAX_NS // (NS_PER_SECOND // self.tick_hz)
 
-    def show(self, shown: str, ticks: Fraction) -> str:
+    def show(self, shown: str, ticks: int | Fraction) -> str:
         """A time as written, with its ticks when the unit is not the tick."""
         if self.unit == "tick":
             return f"{shown} ticks"
@@ -458,7 +478,7 @@ class _Clock:
     def not_whole(self, shown: str) -> str:
         if self.unit == "tick":
             return f'{shown} is not representable in ticks (time_unit is "tick": times are whole numbers)'
-        tick = _decimal(Fraction(UNITS_PER_SECOND[self.unit], self.tick_hz))
+        tick = _decimal(_fraction(UNITS_PER_SECOND[self.unit], self.tick_hz))
         return (
             f"{shown} {self.unit} is not representable in ticks "
             f"(a tick is {tick} {self.unit} at tick_hz {self.tick_hz})"
@@ -467,6 +487,8 @@ class _Clock:
 
 def _decimal(value: Fraction) -> str:
     """An exact decimal's text (the tick length: tick_hz divides 10^9, so it ends)."""
+    from decimal import Decimal
+
     digits = Decimal(value.numerator) / Decimal(value.denominator)
     return format(digits.normalize(), "f")
 

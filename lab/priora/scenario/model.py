@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
-from fractions import Fraction
 
 from priora.errors import ScenarioError
 from priora.limits import DEFAULT_PRIORITY_MAX as DEFAULT_PRIORITY_MAX
@@ -399,12 +398,10 @@ def in_unit(scenario: Scenario, ticks: int) -> int | float:
     """Ticks in the file's unit, as a file would write them: an int when
     whole, else 6 decimals (an int again if those round to a whole)."""
     unit = scenario.system.time_unit
-    exact = (
-        Fraction(ticks)
-        if unit == "tick"
-        else Fraction(ticks * UNITS_PER_SECOND[unit], scenario.system.tick_hz)
-    )
-    if exact.denominator == 1:
-        return int(exact)
-    rounded = round(float(exact), 6)
+    if unit == "tick":
+        return int(ticks)
+    scaled, hz = ticks * UNITS_PER_SECOND[unit], scenario.system.tick_hz
+    if scaled % hz == 0:
+        return int(scaled // hz)
+    rounded = round(scaled / hz, 6)  # int / int is the nearest float to the exact quotient
     return int(rounded) if rounded.is_integer() else rounded

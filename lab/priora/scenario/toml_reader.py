@@ -42,10 +42,9 @@ keys in another section, a table declared twice) is left to tomllib.
 
 from __future__ import annotations
 
-from decimal import Decimal
-
 TYPE_CHECKING = False  # typing's import costs start-up; type checkers see True
 if TYPE_CHECKING:
+    from decimal import Decimal
     from typing import NoReturn
 
 __all__ = ["MAX_DEPTH", "Unsupported", "loads"]
@@ -304,7 +303,11 @@ class _Reader:
         self.pos = pos
         try:
             # The very calls tomllib makes on its match, underscores and all.
-            return Decimal(token) if is_float else int(token, 0)
+            if not is_float:
+                return int(token, 0)
+            from decimal import Decimal  # with the first float only: its import costs start-up
+
+            return Decimal(token)
         except (ValueError, ArithmeticError):  # an exponent beyond Decimal's
             return _defer()
 
