@@ -426,36 +426,33 @@ def test_the_loader_reads_with_the_reader_and_falls_back_to_tomllib() -> None:
     )
 
 
-def test_the_reader_imports_nothing_costly() -> None:
-    # Imported alone (not through the priora package, which imports more),
-    # in a fresh interpreter without site.
-    probe = (
-        "import sys; before = set(sys.modules); sys.path.insert(0, sys.argv[1]); import toml_reader;"
-        " print(' '.join(sorted(set(sys.modules) - before)))"
-    )
+def _alone(probe: str) -> list[str]:
+    """What `probe` prints, run with toml_reader imported alone (not through
+    the priora package, which imports more), in a fresh interpreter without site."""
     done = subprocess.run(
         [sys.executable, "-I", "-S", "-c", probe, str(ROOT / "lab" / "priora" / "scenario")],
         capture_output=True,
         text=True,
         check=True,
     )
-    new = done.stdout.split()
+    return done.stdout.split()
+
+
+def test_the_reader_imports_nothing_costly() -> None:
+    new = _alone(
+        "import sys; before = set(sys.modules); sys.path.insert(0, sys.argv[1]); import toml_reader;"
+        " print(' '.join(sorted(set(sys.modules) - before)))"
+    )
     assert "toml_reader" in new
     # decimal comes with the first float only (a scenario of whole numbers needs none).
     assert [m for m in ("tomllib", "typing", "datetime", "re", "string", "decimal") if m in new] == []
 
 
 def test_decimal_comes_with_the_first_float() -> None:
-    probe = (
+    printed = _alone(
         "import sys; sys.path.insert(0, sys.argv[1]); import toml_reader;"
         " whole = toml_reader.loads('a = 1'); before = 'decimal' in sys.modules;"
         " floats = toml_reader.loads('b = 0.1');"
         " print(before, 'decimal' in sys.modules, type(floats['b']).__name__, floats['b'], whole['a'])"
     )
-    done = subprocess.run(
-        [sys.executable, "-I", "-S", "-c", probe, str(ROOT / "lab" / "priora" / "scenario")],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert done.stdout.split() == ["False", "True", "Decimal", "0.1", "1"]
+    assert printed == ["False", "True", "Decimal", "0.1", "1"]
