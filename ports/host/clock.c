@@ -120,8 +120,10 @@ void pr_host_set_preempt_cost(uint64_t ns)
     host.charging |= ns != 0;
 }
 
+#ifdef PR_PORT_TRACE_HOOK
 /* The kernel's hook (port.h): the cost of the operation a record stands for,
- * added to virtual time inside the call that wrote it. */
+ * added to virtual time inside the call that wrote it. A build without the
+ * hook (CMakeLists.txt: priora_host_merged, for tests) charges no costs. */
 void pr_port_traced(uint8_t event, pr_trace_tag_t task, pr_trace_tag_t object, int result, pr_trace_tag_t arg0,
                     pr_trace_tag_t arg1, int32_t value)
 {
@@ -155,6 +157,7 @@ void pr_port_traced(uint8_t event, pr_trace_tag_t task, pr_trace_tag_t object, i
     if (object < PR_CONFIG_MAX_SEMS)
         host.now += host.sem_cost[object][op];
 }
+#endif
 
 /* A switch's cost, charged inside the kernel call that switches: the tick
  * interrupts it makes due are taken when time next advances (as a real CPU

@@ -3,7 +3,10 @@
  * pr_trace_drain_events): the records of those events, exactly as the whole
  * trace has them (time, fields, sequence number), and every LOST record;
  * nothing else. The run is long enough for the ring to be drained many
- * times while it runs. Host only.
+ * times while it runs. Host only; built twice, the second time as
+ * host_trace_keep_merged, against the host port without its cost hook,
+ * where the kernel merges a mutex's hand-off and an inheriting block into
+ * one slot each (trace_impl.h) and the filter splits their records.
  */
 #include <stdlib.h>
 #include "harness.h"
