@@ -7,8 +7,11 @@
  * (0 unless asked for). Before each step forward, the due
  * "interrupts" are taken: first the stop request (time reached the driver's
  * limit: back to the driver), then the tick whose time has come. A step
- * never crosses the next tick or the limit; idle skips the ticks that have
- * nothing to do before the next timer (skip_idle_ticks).
+ * never crosses the next tick or the limit. The ticks that would change
+ * nothing are counted rather than taken: idle, those before the next timer
+ * (skip_idle_ticks); while a task computes, those before the next tick with
+ * work to do (skip_quiet_ticks). The trace, the times and the tick count
+ * are those of taking every tick.
  */
 #include <string.h>
 #include "host_internal.h"
