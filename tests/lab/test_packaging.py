@@ -60,10 +60,20 @@ def priora_child(*argv: str, **env: str) -> subprocess.CompletedProcess[str]:
 
 
 def cmake_target_sources(text: str, target: str) -> list[str]:
-    """The source files listed in add_library(target ...) of CMakeLists.txt."""
+    """The source files listed in add_library(target ...) of CMakeLists.txt,
+    with the lists it names (${NAME}, from set(NAME ...)) spelled out."""
     found = re.search(rf"add_library\({target}\b(.*?)\)\n", text, re.S)
     assert found, target
-    return [w for w in found.group(1).split() if re.fullmatch(r"[\w/]+\.(c|S)", w)]
+    words = []
+    for word in found.group(1).split():
+        named = re.fullmatch(r"\$\{(\w+)\}", word)
+        if named:
+            listed = re.search(rf"set\({named[1]}\b(.*?)\)\n", text, re.S)
+            assert listed, named[1]
+            words += listed.group(1).split()
+        else:
+            words.append(word)
+    return [w for w in words if re.fullmatch(r"[\w/]+\.(c|S)", w)]
 
 
 def test_the_wheel_compiles_what_cmake_compiles_into_priora_lab() -> None:
